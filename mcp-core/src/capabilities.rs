@@ -1,0 +1,322 @@
+//! What each side supports: `ClientCapabilities` and `ServerCapabilities`.
+//!
+//! In the legacy era they are exchanged once, in `initialize`; in 2026-07-28 the client declares
+//! its capabilities on every request (`_meta["io.modelcontextprotocol/clientCapabilities"]`) and the
+//! server publishes its own in `server/discover`. A capability is present when its object is
+//! present; an empty object (`{}`) means "supported, no settings".
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::JsonObject;
+use crate::error::{ErrorCode, ErrorObject};
+use crate::render::{self, skip};
+use crate::version::ProtocolVersion;
+
+/// Settings objects keyed by name (`experimental` and `extensions`).
+pub type CapabilityMap = BTreeMap<String, JsonObject>;
+
+/// What a client supports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<CapabilityMap>,
+    /// The client can list roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// The client can sample from an LLM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// The client can ask its user for input (2025-06-18).
+    #[serde(default, skip_serializing_if = "skip::since_2025_06_18")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// The client can run requests as tasks (2025-11-25 only; an extension from 2026-07-28 on).
+    #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
+    pub tasks: Option<ClientTasksCapability>,
+    /// Extensions the client supports, with their settings (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub extensions: Option<CapabilityMap>,
+}
+
+impl ClientCapabilities {
+    /// Whether the client lists roots.
+    pub fn supports_roots(&self) -> bool {
+        self.roots.is_some()
+    }
+
+    /// Whether the client samples.
+    pub fn supports_sampling(&self) -> bool {
+        self.sampling.is_some()
+    }
+
+    /// Whether the client samples with `tools` and `toolChoice` (2025-11-25).
+    pub fn supports_sampling_tools(&self) -> bool {
+        self.sampling.as_ref().is_some_and(|s| s.tools.is_some())
+    }
+
+    /// Whether the client answers form-mode elicitation. An `elicitation` object that names no mode
+    /// means form mode only.
+    pub fn supports_elicitation_form(&self) -> bool {
+        self.elicitation
+            .as_ref()
+            .is_some_and(|e| e.form.is_some() || e.url.is_none())
+    }
+
+    /// Whether the client answers URL-mode elicitation (2025-11-25).
+    pub fn supports_elicitation_url(&self) -> bool {
+        self.elicitation.as_ref().is_some_and(|e| e.url.is_some())
+    }
+
+    /// Whether the client declared the extension `id`.
+    pub fn supports_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+}
+
+/// A request needs client capabilities it did not declare (`-32021`,
+/// `MissingRequiredClientCapabilityError`, 2026-07-28).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("Missing required client capability")]
+pub struct MissingClientCapability {
+    /// The capabilities the request needs.
+    pub required: ClientCapabilities,
+}
+
+impl From<MissingClientCapability> for ErrorObject {
+    fn from(err: MissingClientCapability) -> Self {
+        let required = render::to_value(&err.required, ProtocolVersion::V2026_07_28)
+            .unwrap_or_else(|_| serde_json::json!({}));
+        ErrorObject::new(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            err.to_string(),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+}
+
+/// The client's `roots` capability.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct RootsCapability {
+    /// The client sends `notifications/roots/list_changed` (removed in 2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::until_2025_11_25")]
+    pub list_changed: Option<bool>,
+}
+
+/// The client's `sampling` capability.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SamplingCapability {
+    /// The client honours `includeContext` other than `"none"` (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub context: Option<JsonObject>,
+    /// The client samples with `tools` and `toolChoice` (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub tools: Option<JsonObject>,
+}
+
+/// The client's `elicitation` capability. With neither mode named, it means form mode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ElicitationCapability {
+    /// Form mode (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub form: Option<JsonObject>,
+    /// URL mode (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub url: Option<JsonObject>,
+}
+
+/// The client's `tasks` capability (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientTasksCapability {
+    /// The client answers `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// The client answers `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// The server requests the client may run as tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ClientTaskRequests>,
+}
+
+/// The server-to-client requests a client can run as tasks (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientTaskRequests {
+    /// Sampling requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingTaskRequests>,
+    /// Elicitation requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationTaskRequests>,
+}
+
+/// `tasks.requests.sampling` (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SamplingTaskRequests {
+    /// `sampling/createMessage` can run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create_message: Option<JsonObject>,
+}
+
+/// `tasks.requests.elicitation` (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ElicitationTaskRequests {
+    /// `elicitation/create` can run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create: Option<JsonObject>,
+}
+
+/// What a server supports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<CapabilityMap>,
+    /// The server sends log messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// The server completes arguments (2025-03-26).
+    #[serde(default, skip_serializing_if = "skip::since_2025_03_26")]
+    pub completions: Option<JsonObject>,
+    /// The server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// The server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// The server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
+    /// The server runs requests as tasks (2025-11-25 only; an extension from 2026-07-28 on).
+    #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
+    pub tasks: Option<ServerTasksCapability>,
+    /// Extensions the server supports, with their settings (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub extensions: Option<CapabilityMap>,
+}
+
+/// The server's `prompts` capability.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PromptsCapability {
+    /// The server announces changes to its prompt list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The server's `resources` capability.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourcesCapability {
+    /// Clients can subscribe to changes of single resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// The server announces changes to its resource list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The server's `tools` capability.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolsCapability {
+    /// The server announces changes to its tool list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The server's `tasks` capability (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerTasksCapability {
+    /// The server answers `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// The server answers `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// The client requests the server may run as tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ServerTaskRequests>,
+}
+
+/// The client-to-server requests a server can run as tasks (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerTaskRequests {
+    /// Tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolTaskRequests>,
+}
+
+/// `tasks.requests.tools` (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolTaskRequests {
+    /// `tools/call` can run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<JsonObject>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn client(wire: serde_json::Value) -> ClientCapabilities {
+        serde_json::from_value(wire).unwrap()
+    }
+
+    #[test]
+    fn elicitation_modes() {
+        let none = client(json!({}));
+        assert!(!none.supports_elicitation_form() && !none.supports_elicitation_url());
+        let bare = client(json!({"elicitation": {}}));
+        assert!(bare.supports_elicitation_form() && !bare.supports_elicitation_url());
+        let url = client(json!({"elicitation": {"url": {}}}));
+        assert!(!url.supports_elicitation_form() && url.supports_elicitation_url());
+        let both = client(json!({"elicitation": {"form": {}, "url": {}}}));
+        assert!(both.supports_elicitation_form() && both.supports_elicitation_url());
+    }
+
+    #[test]
+    fn sampling_and_extensions() {
+        let caps = client(json!({
+            "sampling": {"tools": {}},
+            "roots": {"listChanged": true},
+            "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}},
+            "somethingNew": {"x": 1}
+        }));
+        assert!(caps.supports_sampling() && caps.supports_sampling_tools());
+        assert!(caps.supports_roots());
+        assert!(caps.supports_extension("io.modelcontextprotocol/ui"));
+        assert!(!caps.supports_extension("io.modelcontextprotocol/tasks"));
+    }
+
+    #[test]
+    fn missing_capability_error() {
+        let err = ErrorObject::from(MissingClientCapability {
+            required: client(json!({"elicitation": {"form": {}}})),
+        });
+        assert_eq!(err.code.0, -32021);
+        assert_eq!(
+            err.data,
+            Some(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! Reading wire text into JSON-RPC messages.
+//!
+//! [`parse`] recognises everything JSON-RPC 2.0 defines: a single message, a batch (an array of
+//! messages, which only the 2025-03-26 revision allows; whether to accept it is the caller's call),
+//! text that is not JSON (`-32700`), and JSON that is not a valid message (`-32600`). An invalid
+//! message keeps its id when the id itself is valid, so that the error response can echo it;
+//! otherwise the response carries a `null` id.
+//!
+//! ```
+//! use mcp_core::jsonrpc::{parse, Incoming, JsonRpcMessage};
+//!
+//! let Ok(Incoming::Message(JsonRpcMessage::Request(req))) =
+//!     parse(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
+//! else { panic!() };
+//! assert_eq!(req.request.method, "ping");
+//!
+//! let err = parse(b"{not json").unwrap_err();
+//! assert_eq!(err.to_response().error.code.0, -32700);
+//! ```
+
+use serde_json::{Map, Value};
+
+use super::id::RequestId;
+use super::message::{
+    JSONRPC_VERSION, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
+    JsonRpcResponse, RawCall,
+};
+use crate::error::{ErrorCode, ErrorObject};
+
+/// What one piece of wire text holds.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A single message.
+    Message(JsonRpcMessage),
+    /// A non-empty batch; each entry is a message or the reason it is not one.
+    Batch(Vec<Result<JsonRpcMessage, EnvelopeError>>),
+}
+
+/// Text that is not a JSON-RPC message.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// The text is not JSON (`-32700`).
+    #[error("Parse error: {0}")]
+    Parse(String),
+    /// The JSON is not a valid JSON-RPC message (`-32600`).
+    #[error("Invalid request: {reason}")]
+    InvalidRequest {
+        /// The message's id, when it had a valid one.
+        id: Option<RequestId>,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl EnvelopeError {
+    fn invalid(id: Option<RequestId>, reason: impl Into<String>) -> Self {
+        EnvelopeError::InvalidRequest {
+            id,
+            reason: reason.into(),
+        }
+    }
+
+    /// The id of the offending message, when it could be determined.
+    pub fn id(&self) -> Option<&RequestId> {
+        match self {
+            EnvelopeError::Parse(_) => None,
+            EnvelopeError::InvalidRequest { id, .. } => id.as_ref(),
+        }
+    }
+
+    /// The error response that answers this error.
+    pub fn to_response(&self) -> JsonRpcErrorResponse {
+        JsonRpcErrorResponse::new(self.id().cloned(), ErrorObject::from(self))
+    }
+}
+
+impl From<&EnvelopeError> for ErrorObject {
+    fn from(err: &EnvelopeError) -> Self {
+        let code = match err {
+            EnvelopeError::Parse(_) => ErrorCode::PARSE_ERROR,
+            EnvelopeError::InvalidRequest { .. } => ErrorCode::INVALID_REQUEST,
+        };
+        ErrorObject::new(code, err.to_string())
+    }
+}
+
+impl From<EnvelopeError> for ErrorObject {
+    fn from(err: EnvelopeError) -> Self {
+        ErrorObject::from(&err)
+    }
+}
+
+/// Reads wire text: one message or a batch.
+///
+/// Fails with [`EnvelopeError::Parse`] when the text is not JSON, and with
+/// [`EnvelopeError::InvalidRequest`] when it is a single invalid message or an empty batch. An
+/// invalid entry of a batch does not fail the batch; it becomes an `Err` entry.
+pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
+    let value: Value =
+        serde_json::from_slice(text).map_err(|e| EnvelopeError::Parse(e.to_string()))?;
+    match value {
+        Value::Array(entries) if entries.is_empty() => {
+            Err(EnvelopeError::invalid(None, "empty batch"))
+        }
+        Value::Array(entries) => Ok(Incoming::Batch(
+            entries.into_iter().map(message_from_value).collect(),
+        )),
+        other => message_from_value(other).map(Incoming::Message),
+    }
+}
+
+/// Classifies one JSON value as a JSON-RPC message.
+pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError> {
+    let Value::Object(mut object) = value else {
+        return Err(EnvelopeError::invalid(
+            None,
+            "a message must be a JSON object",
+        ));
+    };
+    let id = match object.remove("id") {
+        None => Ok(None),
+        Some(raw) => serde_json::from_value::<RequestId>(raw)
+            .map(Some)
+            .map_err(|_| "the id must be a string or an integer"),
+    };
+    let valid_id = id.clone().ok().flatten();
+    let invalid = |reason: &str| EnvelopeError::invalid(valid_id.clone(), reason);
+
+    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        return Err(invalid("`jsonrpc` must be \"2.0\""));
+    }
+    let id = id.map_err(invalid)?;
+
+    if let Some(method) = object.remove("method") {
+        let Value::String(method) = method else {
+            return Err(invalid("`method` must be a string"));
+        };
+        let params = take_params(&mut object).map_err(invalid)?;
+        let call = RawCall::new(method, params);
+        return Ok(match id {
+            Some(id) => JsonRpcMessage::Request(JsonRpcRequest::new(id, call)),
+            None => JsonRpcMessage::Notification(JsonRpcNotification::new(call)),
+        });
+    }
+    if let Some(result) = object.remove("result") {
+        let id = id.ok_or_else(|| invalid("a response needs an id"))?;
+        if object.contains_key("error") {
+            return Err(invalid(
+                "a response has either `result` or `error`, not both",
+            ));
+        }
+        return Ok(JsonRpcMessage::Response(JsonRpcResponse::new(id, result)));
+    }
+    if let Some(error) = object.remove("error") {
+        let error: ErrorObject = serde_json::from_value(error)
+            .map_err(|e| invalid(&format!("malformed `error`: {e}")))?;
+        return Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(id, error)));
+    }
+    Err(invalid("a message needs `method`, `result` or `error`"))
+}
+
+/// Takes `params` out of a request or notification: absent and `null` mean none; otherwise it must
+/// be structured (MCP only uses objects; an array is left for the method's decoder to refuse).
+fn take_params(object: &mut Map<String, Value>) -> Result<Option<Value>, &'static str> {
+    match object.remove("params") {
+        None | Some(Value::Null) => Ok(None),
+        Some(params @ (Value::Object(_) | Value::Array(_))) => Ok(Some(params)),
+        Some(_) => Err("`params` must be an object"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn single(text: &str) -> Result<JsonRpcMessage, EnvelopeError> {
+        parse(text.as_bytes()).map(|incoming| match incoming {
+            Incoming::Message(m) => m,
+            Incoming::Batch(_) => panic!("not a batch"),
+        })
+    }
+
+    fn invalid(id: Option<RequestId>, reason: &str) -> EnvelopeError {
+        EnvelopeError::InvalidRequest {
+            id,
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn classifies_the_four_kinds() {
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":0,"method":"tools/list","params":{"cursor":"c"}}"#),
+            Ok(JsonRpcMessage::Request(JsonRpcRequest::new(
+                0,
+                RawCall::new("tools/list", Some(json!({"cursor": "c"})))
+            )))
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":null}"#),
+            Ok(JsonRpcMessage::Notification(JsonRpcNotification::new(
+                RawCall::new("notifications/initialized", None)
+            )))
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":"r1","result":{"ok":true}}"#),
+            Ok(JsonRpcMessage::Response(JsonRpcResponse::new(
+                "r1".into(),
+                json!({"ok": true})
+            )))
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#)
+                .unwrap_err(),
+            invalid(None, "the id must be a string or an integer")
+        );
+        assert_eq!(
+            single(
+                r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"nope","data":[1]}}"#
+            ),
+            Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(
+                Some(4.into()),
+                ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "nope").with_data(json!([1]))
+            )))
+        );
+    }
+
+    #[test]
+    fn parse_errors_have_no_id() {
+        for text in ["", "{", "nul", "{\"jsonrpc\":\"2.0\",}", "\u{7f}"] {
+            let err = parse(text.as_bytes()).unwrap_err();
+            assert!(matches!(err, EnvelopeError::Parse(_)), "{text:?}: {err:?}");
+            let response = serde_json::to_value(err.to_response()).unwrap();
+            assert_eq!(response["id"], Value::Null);
+            assert_eq!(response["error"]["code"], -32700);
+        }
+    }
+
+    #[test]
+    fn invalid_messages_echo_a_valid_id() {
+        let cases = [
+            (r#"1"#, invalid(None, "a message must be a JSON object")),
+            (r#""x""#, invalid(None, "a message must be a JSON object")),
+            (
+                r#"{"id":1,"method":"ping"}"#,
+                invalid(Some(1.into()), "`jsonrpc` must be \"2.0\""),
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                invalid(Some(1.into()), "`jsonrpc` must be \"2.0\""),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":7}"#,
+                invalid(Some(2.into()), "`method` must be a string"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"s","method":"m","params":3}"#,
+                invalid(Some("s".into()), "`params` must be an object"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                invalid(None, "the id must be a string or an integer"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+                invalid(None, "the id must be a string or an integer"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","result":{}}"#,
+                invalid(None, "a response needs an id"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#,
+                invalid(
+                    Some(3.into()),
+                    "a response has either `result` or `error`, not both",
+                ),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3}"#,
+                invalid(
+                    Some(3.into()),
+                    "a message needs `method`, `result` or `error`",
+                ),
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(single(text).unwrap_err(), expected, "{text}");
+        }
+        let err = single(r#"{"jsonrpc":"2.0","id":0,"error":{"code":"x"}}"#).unwrap_err();
+        assert_eq!(err.id(), Some(&RequestId::Number(0)));
+        let response = serde_json::to_value(err.to_response()).unwrap();
+        assert_eq!(response["id"], 0);
+        assert_eq!(response["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn batches() {
+        assert_eq!(parse(b"[]").unwrap_err(), invalid(None, "empty batch"));
+        let Incoming::Batch(entries) = parse(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},2,{"jsonrpc":"2.0","method":"n"}]"#,
+        )
+        .unwrap() else {
+            panic!("expected a batch")
+        };
+        assert_eq!(entries.len(), 3);
+        assert!(matches!(entries[0], Ok(JsonRpcMessage::Request(_))));
+        assert_eq!(
+            entries[1],
+            Err(invalid(None, "a message must be a JSON object"))
+        );
+        assert!(matches!(entries[2], Ok(JsonRpcMessage::Notification(_))));
+    }
+
+    #[test]
+    fn deep_nesting_is_a_parse_error_not_a_crash() {
+        let deep = "[".repeat(100_000);
+        assert!(matches!(
+            parse(deep.as_bytes()),
+            Err(EnvelopeError::Parse(_))
+        ));
+    }
+}

@@ -1,0 +1,163 @@
+//! Every method, as a type: its name, its params and its result.
+//!
+//! These marker types let code be generic over methods, e.g. a client's
+//! `request::<CallTool>(params) -> CallToolResult`:
+//!
+//! ```
+//! use mcp_core::methods::{CallTool, Request};
+//!
+//! assert_eq!(CallTool::METHOD, "tools/call");
+//! fn result_of<R: Request>(value: serde_json::Value) -> serde_json::Result<R::Result> {
+//!     serde_json::from_value(value)
+//! }
+//! let result = result_of::<CallTool>(serde_json::json!({"content": []})).unwrap();
+//! assert!(!result.is_error());
+//! ```
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::cancellation::CancelledNotificationParams;
+use crate::completion::{CompleteRequestParams, CompleteResult};
+use crate::elicitation::{
+    ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
+};
+use crate::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
+use crate::params::{NotificationParams, PaginatedRequestParams, RequestParams};
+use crate::progress::ProgressNotificationParams;
+use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
+use crate::resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, ResourceUpdatedNotificationParams, SubscribeRequestParams,
+};
+use crate::result::EmptyResult;
+use crate::roots::ListRootsResult;
+use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use crate::subscriptions::{
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+};
+use crate::tasks::{
+    ListTasksResult, TaskIdParams, TaskPayloadResult, TaskResult, TaskStatusNotificationParams,
+};
+use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
+
+/// A request method.
+pub trait Request {
+    /// Its name on the wire.
+    const METHOD: &'static str;
+    /// Its params.
+    type Params: Serialize + DeserializeOwned;
+    /// Its (complete) result.
+    type Result: Serialize + DeserializeOwned;
+}
+
+/// A notification method.
+pub trait Notification {
+    /// Its name on the wire.
+    const METHOD: &'static str;
+    /// Its params.
+    type Params: Serialize + DeserializeOwned;
+}
+
+macro_rules! requests {
+    ($($(#[$doc:meta])* $name:ident = $method:literal, $params:ty => $result:ty;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl Request for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+            type Result = $result;
+        }
+    )*};
+}
+
+macro_rules! notifications {
+    ($($(#[$doc:meta])* $name:ident = $method:literal, $params:ty;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl Notification for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+        }
+    )*};
+}
+
+requests! {
+    /// `initialize` (legacy era): open a session.
+    Initialize = "initialize", InitializeRequestParams => InitializeResult;
+    /// `ping` (legacy era, both directions): check the peer is alive.
+    Ping = "ping", RequestParams => EmptyResult;
+    /// `server/discover` (2026-07-28): what the server is and supports.
+    Discover = "server/discover", RequestParams => DiscoverResult;
+    /// `resources/list`.
+    ListResources = "resources/list", PaginatedRequestParams => ListResourcesResult;
+    /// `resources/templates/list`.
+    ListResourceTemplates = "resources/templates/list", PaginatedRequestParams => ListResourceTemplatesResult;
+    /// `resources/read`.
+    ReadResource = "resources/read", ReadResourceRequestParams => ReadResourceResult;
+    /// `resources/subscribe` (legacy era).
+    Subscribe = "resources/subscribe", SubscribeRequestParams => EmptyResult;
+    /// `resources/unsubscribe` (legacy era).
+    Unsubscribe = "resources/unsubscribe", SubscribeRequestParams => EmptyResult;
+    /// `subscriptions/listen` (2026-07-28).
+    SubscriptionsListen = "subscriptions/listen", SubscriptionsListenRequestParams => SubscriptionsListenResult;
+    /// `prompts/list`.
+    ListPrompts = "prompts/list", PaginatedRequestParams => ListPromptsResult;
+    /// `prompts/get`.
+    GetPrompt = "prompts/get", GetPromptRequestParams => GetPromptResult;
+    /// `tools/list`.
+    ListTools = "tools/list", PaginatedRequestParams => ListToolsResult;
+    /// `tools/call`.
+    CallTool = "tools/call", CallToolRequestParams => CallToolResult;
+    /// `logging/setLevel` (legacy era).
+    SetLevel = "logging/setLevel", SetLevelRequestParams => EmptyResult;
+    /// `completion/complete`.
+    Complete = "completion/complete", CompleteRequestParams => CompleteResult;
+    /// `tasks/get` (2025-11-25).
+    GetTask = "tasks/get", TaskIdParams => TaskResult;
+    /// `tasks/result` (2025-11-25).
+    GetTaskPayload = "tasks/result", TaskIdParams => TaskPayloadResult;
+    /// `tasks/cancel` (2025-11-25).
+    CancelTask = "tasks/cancel", TaskIdParams => TaskResult;
+    /// `tasks/list` (2025-11-25).
+    ListTasks = "tasks/list", PaginatedRequestParams => ListTasksResult;
+    /// `sampling/createMessage` (server to client).
+    CreateMessage = "sampling/createMessage", CreateMessageRequestParams => CreateMessageResult;
+    /// `roots/list` (server to client).
+    ListRoots = "roots/list", RequestParams => ListRootsResult;
+    /// `elicitation/create` (server to client, 2025-06-18).
+    Elicit = "elicitation/create", ElicitRequestParams => ElicitResult;
+}
+
+notifications! {
+    /// `notifications/cancelled`.
+    Cancelled = "notifications/cancelled", CancelledNotificationParams;
+    /// `notifications/initialized` (legacy era).
+    Initialized = "notifications/initialized", NotificationParams;
+    /// `notifications/progress`.
+    Progress = "notifications/progress", ProgressNotificationParams;
+    /// `notifications/roots/list_changed` (legacy era).
+    RootsListChanged = "notifications/roots/list_changed", NotificationParams;
+    /// `notifications/tasks/status` (2025-11-25).
+    TaskStatus = "notifications/tasks/status", TaskStatusNotificationParams;
+    /// `notifications/resources/list_changed`.
+    ResourceListChanged = "notifications/resources/list_changed", NotificationParams;
+    /// `notifications/resources/updated`.
+    ResourceUpdated = "notifications/resources/updated", ResourceUpdatedNotificationParams;
+    /// `notifications/prompts/list_changed`.
+    PromptListChanged = "notifications/prompts/list_changed", NotificationParams;
+    /// `notifications/tools/list_changed`.
+    ToolListChanged = "notifications/tools/list_changed", NotificationParams;
+    /// `notifications/message`: a log message.
+    LoggingMessage = "notifications/message", LoggingMessageNotificationParams;
+    /// `notifications/elicitation/complete` (2025-11-25).
+    ElicitationComplete = "notifications/elicitation/complete", ElicitationCompleteNotificationParams;
+    /// `notifications/subscriptions/acknowledged` (2026-07-28).
+    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedNotificationParams;
+}

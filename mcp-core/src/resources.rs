@@ -1,0 +1,390 @@
+//! Resources: listing, templates, reading, and subscriptions to changes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::JsonObject;
+use crate::content::Annotations;
+use crate::implementation::Icon;
+use crate::input::InputResponses;
+use crate::meta::{NotificationMeta, RequestMeta, ResultMeta};
+use crate::params::Cursor;
+use crate::render::skip;
+use crate::result::{CacheScope, ResultType};
+
+/// A resource the server can read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Resource {
+    /// Its URI.
+    pub uri: String,
+    /// Its programmatic name.
+    pub name: String,
+    /// A display name (2025-06-18).
+    #[serde(default, skip_serializing_if = "skip::since_2025_06_18")]
+    pub title: Option<String>,
+    /// What it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Its size in bytes (before base64 encoding), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons for a user interface (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata (2025-06-18).
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "skip::since_2025_06_18"
+    )]
+    pub meta: Option<JsonObject>,
+}
+
+impl Resource {
+    /// The resource `name` at `uri`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            icons: None,
+            meta: None,
+        }
+    }
+}
+
+/// A family of resources whose URIs follow an RFC 6570 template.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceTemplate {
+    /// The URI template, e.g. `file:///{path}`.
+    pub uri_template: String,
+    /// Its programmatic name.
+    pub name: String,
+    /// A display name (2025-06-18).
+    #[serde(default, skip_serializing_if = "skip::since_2025_06_18")]
+    pub title: Option<String>,
+    /// What the resources hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The MIME type of every matching resource, if they share one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Icons for a user interface (2025-11-25).
+    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata (2025-06-18).
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "skip::since_2025_06_18"
+    )]
+    pub meta: Option<JsonObject>,
+}
+
+impl ResourceTemplate {
+    /// The template `name` for URIs matching `uri_template`.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        }
+    }
+}
+
+/// The contents of a resource: text or binary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum ResourceContents {
+    /// Text.
+    Text(TextResourceContents),
+    /// Binary data, base64-encoded.
+    Blob(BlobResourceContents),
+}
+
+impl ResourceContents {
+    /// The URI of the resource these contents belong to.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+}
+
+/// The text contents of a resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TextResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Metadata (2025-06-18).
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "skip::since_2025_06_18"
+    )]
+    pub meta: Option<JsonObject>,
+}
+
+impl TextResourceContents {
+    /// The text `text` of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        TextResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+        }
+    }
+}
+
+/// The binary contents of a resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct BlobResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The data, base64-encoded.
+    pub blob: String,
+    /// Metadata (2025-06-18).
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "skip::since_2025_06_18"
+    )]
+    pub meta: Option<JsonObject>,
+}
+
+impl BlobResourceContents {
+    /// The base64 `blob` of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        BlobResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            blob: blob.into(),
+            meta: None,
+        }
+    }
+}
+
+/// The result of `resources/list`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListResourcesResult {
+    /// One page of resources.
+    pub resources: Vec<Resource>,
+    /// Where the next page starts; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// How long the client may cache this page, in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub ttl_ms: u64,
+    /// Who may reuse the cached page (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+    /// Always complete (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub result_type: ResultType,
+}
+
+impl ListResourcesResult {
+    /// A page holding `resources`.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        ListResourcesResult {
+            resources,
+            next_cursor: None,
+            ttl_ms: 0,
+            cache_scope: CacheScope::default(),
+            meta: None,
+            result_type: ResultType::Complete,
+        }
+    }
+}
+
+/// The result of `resources/templates/list`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListResourceTemplatesResult {
+    /// One page of templates.
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// Where the next page starts; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// How long the client may cache this page, in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub ttl_ms: u64,
+    /// Who may reuse the cached page (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+    /// Always complete (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub result_type: ResultType,
+}
+
+impl ListResourceTemplatesResult {
+    /// A page holding `resource_templates`.
+    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
+        ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor: None,
+            ttl_ms: 0,
+            cache_scope: CacheScope::default(),
+            meta: None,
+            result_type: ResultType::Complete,
+        }
+    }
+}
+
+/// The params of `resources/read`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ReadResourceRequestParams {
+    /// The resource to read.
+    pub uri: String,
+    /// Answers to the input requests of an earlier round (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub input_responses: Option<InputResponses>,
+    /// The state the server handed out with its input requests (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub request_state: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+}
+
+impl ReadResourceRequestParams {
+    /// Read `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        ReadResourceRequestParams {
+            uri: uri.into(),
+            input_responses: None,
+            request_state: None,
+            meta: None,
+        }
+    }
+}
+
+/// The result of `resources/read`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ReadResourceResult {
+    /// The contents: one entry, or several for a resource with parts.
+    pub contents: Vec<ResourceContents>,
+    /// How long the client may cache this result, in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub ttl_ms: u64,
+    /// Who may reuse the cached result (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+    /// Always complete (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
+    pub result_type: ResultType,
+}
+
+impl ReadResourceResult {
+    /// A result holding `contents`.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        ReadResourceResult {
+            contents,
+            ttl_ms: 0,
+            cache_scope: CacheScope::default(),
+            meta: None,
+            result_type: ResultType::Complete,
+        }
+    }
+}
+
+/// The params of `resources/subscribe` and `resources/unsubscribe` (legacy era).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SubscribeRequestParams {
+    /// The resource whose changes to follow (or stop following).
+    pub uri: String,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+}
+
+/// The params of `resources/unsubscribe`: the same as those of `resources/subscribe`.
+pub type UnsubscribeRequestParams = SubscribeRequestParams;
+
+impl SubscribeRequestParams {
+    /// The params for `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        SubscribeRequestParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+/// The params of `notifications/resources/updated`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResourceUpdatedNotificationParams {
+    /// The resource that changed (possibly a sub-resource of the one subscribed to).
+    pub uri: String,
+    /// Metadata (2025-11-25).
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "skip::since_2025_11_25"
+    )]
+    pub meta: Option<NotificationMeta>,
+}
+
+impl ResourceUpdatedNotificationParams {
+    /// The notification that `uri` changed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        ResourceUpdatedNotificationParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}

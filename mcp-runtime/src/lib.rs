@@ -1,0 +1,3 @@
+//! The MCP SDK for Rust.
+
+pub use mcp_core as protocol;
