@@ -143,6 +143,9 @@ macro_rules! call_enum {
         }
     ) => {
         $(#[$doc])*
+        // `initialize` carries the client's whole capabilities and is sent once per session; boxing
+        // its params would burden every construction site to save a copy of a few hundred bytes.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug, PartialEq)]
         #[non_exhaustive]
         pub enum $name {

@@ -37,6 +37,9 @@ pub mod keys {
 }
 
 /// The `_meta` of a request's params.
+///
+/// The client's capabilities and info are boxed: they are large and present only on modern
+/// requests, and `_meta` travels inside every request's params.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RequestMeta {
@@ -60,14 +63,14 @@ pub struct RequestMeta {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub client_capabilities: Option<ClientCapabilities>,
+    pub client_capabilities: Option<Box<ClientCapabilities>>,
     /// The client's self-description (2026-07-28).
     #[serde(
         rename = "io.modelcontextprotocol/clientInfo",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub client_info: Option<Implementation>,
+    pub client_info: Option<Box<Implementation>>,
     /// The minimum level of `notifications/message` wanted for this request; none without it
     /// (2026-07-28).
     #[serde(
@@ -102,7 +105,7 @@ impl RequestMeta {
     pub fn modern(version: impl Into<String>, capabilities: ClientCapabilities) -> Self {
         RequestMeta {
             protocol_version: Some(version.into()),
-            client_capabilities: Some(capabilities),
+            client_capabilities: Some(Box::new(capabilities)),
             ..RequestMeta::default()
         }
     }

@@ -5,7 +5,8 @@
 //! every object schema that lists its properties and says nothing about others forbids them. The
 //! published schemas allow unknown properties almost everywhere, so only the strict check notices a
 //! field sent to a revision that does not define it (`icons` to a 2025-06-18 peer, say). The strict
-//! copy leaves open what the protocol leaves open: `_meta` objects, tool input and output schemas,
+//! copy leaves open what the protocol leaves open: `_meta` objects (and the 2026-07-28 `*MetaObject`
+//! definitions), tool input and output schemas,
 //! the params of requests and notifications and results (which inherit `_meta` from their base
 //! types), and the members of `allOf` compositions.
 
@@ -52,6 +53,17 @@ impl SpecSchema {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let official: Value = serde_json::from_str(&text).expect("schema.json is JSON");
+        // The three older revisions are draft-07 documents, the newer ones 2020-12; the validator
+        // picks the dialect from `$schema`.
+        let expected = if version < ProtocolVersion::V2025_11_25 {
+            "http://json-schema.org/draft-07/schema#"
+        } else {
+            "https://json-schema.org/draft/2020-12/schema"
+        };
+        assert_eq!(
+            official["$schema"], expected,
+            "{version}: unexpected JSON Schema dialect"
+        );
         let defs_key = if official.get("$defs").is_some() {
             "$defs"
         } else {
@@ -163,7 +175,7 @@ fn strictify_definitions(doc: &mut Value, defs_key: &str) {
     let composed = names_referenced_in_all_of(&doc[defs_key]);
     let defs = doc[defs_key].as_object_mut().expect("definitions");
     for (name, schema) in defs.iter_mut() {
-        if !composed.contains(name) {
+        if !composed.contains(name) && !name.ends_with("MetaObject") {
             strictify(schema, name.ends_with("Result"));
         }
     }
