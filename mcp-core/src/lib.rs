@@ -61,6 +61,7 @@ pub mod resources;
 pub mod result;
 pub mod roots;
 pub mod sampling;
+pub mod schema;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

@@ -325,10 +325,10 @@ fn result_shape(value: &Value) -> ResultShape {
 pub enum ServerResult {
     /// An empty result (`ping`, `logging/setLevel`, subscribe, unsubscribe).
     Empty(EmptyResult),
-    /// `initialize`.
-    Initialize(InitializeResult),
-    /// `server/discover`.
-    Discover(DiscoverResult),
+    /// `initialize` (boxed: it is large and sent once per session).
+    Initialize(Box<InitializeResult>),
+    /// `server/discover` (boxed: it is large and rarely sent).
+    Discover(Box<DiscoverResult>),
     /// `resources/list`.
     ListResources(ListResourcesResult),
     /// `resources/templates/list`.
@@ -378,9 +378,13 @@ impl ServerResult {
             (CallTool::METHOD, ResultShape::CreateTask) => {
                 decode_result(CallTool::METHOD, value).map(ServerResult::CreateTask)
             }
-            (Initialize::METHOD, _) => own::<Initialize>(value, ServerResult::Initialize),
+            (Initialize::METHOD, _) => {
+                own::<Initialize>(value, |r| ServerResult::Initialize(Box::new(r)))
+            }
             (Ping::METHOD, _) => own::<Ping>(value, ServerResult::Empty),
-            (Discover::METHOD, _) => own::<Discover>(value, ServerResult::Discover),
+            (Discover::METHOD, _) => {
+                own::<Discover>(value, |r| ServerResult::Discover(Box::new(r)))
+            }
             (ListResources::METHOD, _) => own::<ListResources>(value, ServerResult::ListResources),
             (ListResourceTemplates::METHOD, _) => {
                 own::<ListResourceTemplates>(value, ServerResult::ListResourceTemplates)
@@ -475,10 +479,20 @@ macro_rules! result_from {
     )*};
 }
 
+impl From<InitializeResult> for ServerResult {
+    fn from(result: InitializeResult) -> Self {
+        ServerResult::Initialize(Box::new(result))
+    }
+}
+
+impl From<DiscoverResult> for ServerResult {
+    fn from(result: DiscoverResult) -> Self {
+        ServerResult::Discover(Box::new(result))
+    }
+}
+
 result_from!(ServerResult {
     Empty(EmptyResult),
-    Initialize(InitializeResult),
-    Discover(DiscoverResult),
     ListResources(ListResourcesResult),
     ListResourceTemplates(ListResourceTemplatesResult),
     ReadResource(ReadResourceResult),

@@ -186,7 +186,7 @@ pub struct ResultMeta {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub server_info: Option<Implementation>,
+    pub server_info: Option<Box<Implementation>>,
     /// The listen stream this result ends (2026-07-28, `subscriptions/listen` results only).
     #[serde(
         rename = "io.modelcontextprotocol/subscriptionId",
@@ -210,7 +210,7 @@ impl ResultMeta {
     /// Meta that names the server.
     pub fn with_server_info(server_info: Implementation) -> Self {
         ResultMeta {
-            server_info: Some(server_info),
+            server_info: Some(Box::new(server_info)),
             ..ResultMeta::default()
         }
     }

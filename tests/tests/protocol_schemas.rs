@@ -668,7 +668,7 @@ fn catalogue() -> Vec<Sample> {
         InputRequiredResult::new(Some(input_requests()), Some("c3RhdGU=".into()));
     input_required.meta = result_meta();
     let mut listen_result = SubscriptionsListenResult::new(RequestId::from("listen-1"));
-    listen_result.meta.server_info = Some(implementation("server"));
+    listen_result.meta.server_info = Some(Box::new(implementation("server")));
     let page = |set_cursor: &mut Option<String>,
                 ttl: &mut u64,
                 scope: &mut CacheScope,
@@ -1213,7 +1213,7 @@ fn catalogue() -> Vec<Sample> {
             FIRST,
             legacy_end,
             Result,
-            response(ServerResult::Initialize(initialize)),
+            response(ServerResult::from(initialize)),
         ),
         sample(
             "DiscoverResult",
@@ -1221,7 +1221,7 @@ fn catalogue() -> Vec<Sample> {
             modern,
             LAST,
             Result,
-            response(ServerResult::Discover(discover)),
+            response(ServerResult::from(discover)),
         ),
         sample(
             "ListResourcesResult",

@@ -1,0 +1,400 @@
+//! JSON Schemas from Rust types, and validation against them.
+//!
+//! [`schema_for`] derives a schema from a type with `schemars`, then makes it friendly to the
+//! clients that read tool schemas (LLM providers among them, several of which accept only a plain
+//! subset of JSON Schema):
+//! - subschemas are inlined: no `$ref` and no `$defs` (except for recursive types, which cannot be
+//!   inlined);
+//! - `Option<T>` means "may be left out": the property is not `required` and its schema is `T`'s,
+//!   never `["T", "null"]`;
+//! - enums of unit variants are string `enum`s; unsigned integers keep `minimum: 0`;
+//! - the root carries no `$schema` (2020-12 is the protocol's default dialect) and no `title` (the
+//!   Rust type name means nothing to a client); numeric `format`s such as `int64` are dropped.
+//!
+//! [`input_schema_for`] additionally requires an object at the root (tool inputs are objects) and
+//! makes sure `properties` is present even when empty.
+//!
+//! [`CompiledSchema`] compiles a schema once (with the `jsonschema` crate, which never fetches remote
+//! `$ref`s here) and validates values against it, describing each violation with the path of the
+//! offending property.
+//!
+//! ```
+//! use mcp_core::schema::{CompiledSchema, input_schema_for};
+//!
+//! #[derive(schemars::JsonSchema)]
+//! struct Args {
+//!     /// How many.
+//!     count: u32,
+//!     label: Option<String>,
+//! }
+//!
+//! let schema = input_schema_for::<Args>().unwrap();
+//! assert_eq!(serde_json::Value::Object(schema.clone()), serde_json::json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "count": {"description": "How many.", "type": "integer", "minimum": 0},
+//!         "label": {"type": "string"}
+//!     },
+//!     "required": ["count"]
+//! }));
+//! let compiled = CompiledSchema::compile(&schema).unwrap();
+//! let err = compiled.validate(&serde_json::json!({"count": -1})).unwrap_err();
+//! assert_eq!(err.to_string(), "count: -1 is less than the minimum of 0");
+//! ```
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+use crate::JsonObject;
+
+/// A type's schema cannot serve where it is asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// A tool's input must be an object, and the type's schema is not one.
+    #[error("the input schema of `{type_name}` is not an object schema (tool inputs are objects)")]
+    NotAnObject {
+        /// The Rust type.
+        type_name: String,
+    },
+    /// The schema is not a valid JSON Schema (or uses a dialect or a `$ref` that cannot be
+    /// resolved here).
+    #[error("invalid JSON Schema: {0}")]
+    Invalid(String),
+}
+
+/// The client-friendly schema of `T` (see the module docs), whatever its root.
+pub fn schema_for<T: JsonSchema>() -> JsonObject {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let root = generator.into_root_schema_for::<T>();
+    let mut value = Value::from(root);
+    if let Value::Object(object) = &mut value {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    make_client_friendly(&mut value);
+    match value {
+        Value::Object(object) => object,
+        // `true` / `false` schemas: "anything" / "nothing".
+        Value::Bool(true) => Map::new(),
+        _ => Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]),
+    }
+}
+
+/// The client-friendly schema of `T` as a tool input: an object schema with `properties`.
+pub fn input_schema_for<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
+    let mut schema = schema_for::<T>();
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(SchemaError::NotAnObject {
+            type_name: std::any::type_name::<T>().to_owned(),
+        });
+    }
+    schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    Ok(schema)
+}
+
+/// Rewrites a generated schema in place into the client-friendly form described in the module
+/// docs (everything but the root's `$schema` and `title`).
+pub fn make_client_friendly(schema: &mut Value) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    if matches!(
+        object.get("type").and_then(Value::as_str),
+        Some("integer" | "number")
+    ) {
+        object.remove("format");
+    }
+    let required: Vec<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(name) {
+                strip_null(property);
+            }
+        }
+    }
+    for (key, value) in object.iter_mut() {
+        match key.as_str() {
+            // Values, not schemas.
+            "enum" | "const" | "default" | "examples" | "required" => {}
+            _ => match value {
+                Value::Array(items) => items.iter_mut().for_each(make_client_friendly),
+                Value::Object(_) if is_schema_map(key) => {
+                    if let Value::Object(map) = value {
+                        map.values_mut().for_each(make_client_friendly);
+                    }
+                }
+                Value::Object(_) => make_client_friendly(value),
+                _ => {}
+            },
+        }
+    }
+}
+
+/// Keywords whose value maps names to schemas.
+fn is_schema_map(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+    )
+}
+
+/// Makes an optional property's schema that of its non-null type.
+fn strip_null(schema: &mut Value) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            object.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = object.get_mut(keyword) else {
+            continue;
+        };
+        branches.retain(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        if branches.len() == 1 {
+            let Some(Value::Object(branch)) = branches.pop() else {
+                continue;
+            };
+            object.remove(keyword);
+            for (key, value) in branch {
+                object.entry(key).or_insert(value);
+            }
+        }
+    }
+}
+
+/// A schema compiled for validation.
+pub struct CompiledSchema {
+    validator: jsonschema::Validator,
+}
+
+impl fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompiledSchema").finish_non_exhaustive()
+    }
+}
+
+impl CompiledSchema {
+    /// Compiles `schema`, in the dialect its `$schema` names (2020-12 when it names none). Remote
+    /// references are never fetched: a `$ref` that does not resolve inside the schema is an error.
+    pub fn compile(schema: &JsonObject) -> Result<CompiledSchema, SchemaError> {
+        let value = Value::Object(schema.clone());
+        jsonschema::validator_for(&value)
+            .map(|validator| CompiledSchema { validator })
+            .map_err(|e| SchemaError::Invalid(e.to_string()))
+    }
+
+    /// Whether `instance` conforms.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// Checks `instance`, describing every violation.
+    pub fn validate(&self, instance: &Value) -> Result<(), SchemaViolation> {
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(instance)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                let property = path.trim_start_matches('/').replace('/', ".");
+                if property.is_empty() {
+                    error.to_string()
+                } else {
+                    format!("{property}: {error}")
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(SchemaViolation { problems })
+        }
+    }
+}
+
+/// A value does not conform to a schema.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", problems.join("; "))]
+pub struct SchemaViolation {
+    /// Each violation, prefixed with the path of the property it concerns (dot-separated), if any.
+    pub problems: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Inner {
+        flag: bool,
+        note: Option<String>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Color {
+        Red,
+        Green,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    #[serde(tag = "kind", rename_all = "lowercase")]
+    enum Shape {
+        Circle { radius: f64 },
+        Square { side: f64 },
+    }
+
+    fn default_limit() -> u8 {
+        10
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Catalogue {
+        /// A signed integer.
+        int: i64,
+        unsigned: u16,
+        float: f32,
+        text: String,
+        maybe: Option<i32>,
+        color: Color,
+        maybe_color: Option<Color>,
+        inner: Inner,
+        maybe_inner: Option<Inner>,
+        list: Vec<Inner>,
+        map: BTreeMap<String, u8>,
+        shape: Shape,
+        #[serde(rename = "renamedField")]
+        renamed: bool,
+        #[serde(default = "default_limit")]
+        limit: u8,
+    }
+
+    #[test]
+    fn catalogue_schema() {
+        let inner = json!({
+            "type": "object",
+            "properties": {"flag": {"type": "boolean"}, "note": {"type": "string"}},
+            "required": ["flag"]
+        });
+        assert_eq!(
+            Value::Object(input_schema_for::<Catalogue>().unwrap()),
+            json!({
+                "type": "object",
+                "properties": {
+                    "int": {"description": "A signed integer.", "type": "integer"},
+                    "unsigned": {"type": "integer", "maximum": 65535, "minimum": 0},
+                    "float": {"type": "number"},
+                    "text": {"type": "string"},
+                    "maybe": {"type": "integer"},
+                    "color": {"type": "string", "enum": ["Red", "Green"]},
+                    "maybe_color": {"type": "string", "enum": ["Red", "Green"]},
+                    "inner": inner,
+                    "maybe_inner": inner,
+                    "list": {"type": "array", "items": inner},
+                    "map": {"type": "object", "additionalProperties":
+                        {"type": "integer", "maximum": 255, "minimum": 0}},
+                    "shape": {"oneOf": [
+                        {"type": "object", "properties": {
+                            "kind": {"type": "string", "const": "circle"},
+                            "radius": {"type": "number"}}, "required": ["kind", "radius"]},
+                        {"type": "object", "properties": {
+                            "kind": {"type": "string", "const": "square"},
+                            "side": {"type": "number"}}, "required": ["kind", "side"]}
+                    ]},
+                    "renamedField": {"type": "boolean"},
+                    "limit": {"type": "integer", "default": 10, "maximum": 255, "minimum": 0}
+                },
+                "required": ["int", "unsigned", "float", "text", "color", "inner", "list", "map",
+                             "shape", "renamedField"]
+            })
+        );
+    }
+
+    #[test]
+    fn empty_struct_has_properties() {
+        #[derive(JsonSchema)]
+        struct Nothing {}
+        assert_eq!(
+            Value::Object(input_schema_for::<Nothing>().unwrap()),
+            json!({"type": "object", "properties": {}})
+        );
+    }
+
+    #[test]
+    fn non_objects_are_not_inputs() {
+        assert!(matches!(
+            input_schema_for::<Vec<String>>(),
+            Err(SchemaError::NotAnObject { .. })
+        ));
+        assert_eq!(
+            Value::Object(schema_for::<Vec<String>>()),
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+    }
+
+    #[test]
+    fn validation_names_the_property() {
+        let schema = input_schema_for::<Catalogue>().unwrap();
+        let compiled = CompiledSchema::compile(&schema).unwrap();
+        let err = compiled
+            .validate(&json!({"int": "x", "inner": {"flag": 1}}))
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("int: \"x\" is not of type \"integer\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("inner.flag: 1 is not of type \"boolean\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"unsigned\" is a required property"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn verbatim_schemas_keep_their_dialect_and_reject_remote_refs() {
+        let draft7 = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                            "properties": {"a": {"type": "integer"}}, "required": ["a"]});
+        let compiled = CompiledSchema::compile(draft7.as_object().unwrap()).unwrap();
+        assert!(compiled.is_valid(&json!({"a": 1})));
+        assert!(!compiled.is_valid(&json!({})));
+        let remote = json!({"type": "object", "properties": {
+            "a": {"$ref": "https://example.com/schemas/a.json"}}});
+        assert!(matches!(
+            CompiledSchema::compile(remote.as_object().unwrap()),
+            Err(SchemaError::Invalid(_))
+        ));
+    }
+}

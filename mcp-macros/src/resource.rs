@@ -1,0 +1,226 @@
+//! `#[mcp_resource]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{ItemFn, LitStr};
+
+use crate::options::{Options, doc_text};
+use crate::params::{self, Param, RESOURCE_ARG_OPTIONS, generic_of};
+use crate::shared::{call_user_fn, icons, submit};
+
+const OPTIONS: &[&str] = &[
+    "uri",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "size",
+    "annotations",
+    "icon",
+    "icons",
+];
+
+/// The variable names of an RFC 6570 template, in order (`{a}`, `{+b}`, `{c*}`, `{?d,e}`). The
+/// runtime parses the template fully when the server is built; this only needs the names.
+fn template_variables(template: &str) -> Vec<String> {
+    let mut variables = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let Some(length) = rest[start..].find('}') else {
+            break;
+        };
+        let expression = &rest[start + 1..start + length];
+        let expression = expression.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for name in expression.split(',') {
+            let name = name.trim_end_matches('*');
+            let name = name.split(':').next().unwrap_or(name);
+            if !name.is_empty() {
+                variables.push(name.to_owned());
+            }
+        }
+        rest = &rest[start + length + 1..];
+    }
+    variables
+}
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let options = Options::parse(attr)?;
+    options.check("mcp_resource", OPTIONS)?;
+    let mut function: ItemFn = syn::parse2(item)?;
+    let uri: LitStr = options.string("uri")?.ok_or_else(|| {
+        syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "#[mcp_resource] needs a URI: #[mcp_resource(uri = \"...\")]",
+        )
+    })?;
+    let params = params::classify(&mut function.sig, "mcp_resource", RESOURCE_ARG_OPTIONS)?;
+    let fn_ident = function.sig.ident.clone();
+    let name = options.string("name")?.map_or_else(
+        || fn_ident.to_string().trim_start_matches("r#").to_owned(),
+        |s| s.value(),
+    );
+    let description = match options.string("description")? {
+        Some(d) => Some(d.value()),
+        None => doc_text(&function.attrs),
+    };
+    let variables = template_variables(&uri.value());
+    let is_template = uri.value().contains('{');
+
+    let ctx = format_ident!("__ctx");
+    let captured = format_ident!("__captured");
+    let on_error = quote! {
+        ::core::result::Result::Err(::mcp_runtime::__private::ResourceError::from(error))
+    };
+    let mut statements = Vec::new();
+    let mut call_args = Vec::new();
+    let mut settings = Vec::new();
+    let mut bound = Vec::new();
+    for (index, param) in params.iter().enumerate() {
+        match param {
+            Param::Extracted { ty, .. } => {
+                let (var, stmt) = params::extract(index, ty, &ctx, &on_error);
+                statements.push(stmt);
+                call_args.push(quote! { #var });
+            }
+            Param::WholeInput { ty } => {
+                return Err(syn::Error::new_spanned(
+                    ty,
+                    "a resource reader takes template variables, not `Json<T>`",
+                ));
+            }
+            Param::Argument(argument) => {
+                let wire = &argument.name;
+                if !variables.contains(wire) {
+                    let message = if is_template {
+                        format!(
+                            "parameter `{wire}` is not a variable of the URI template `{}`",
+                            uri.value()
+                        )
+                    } else {
+                        format!(
+                            "parameter `{wire}` has nothing to bind to: the URI `{}` is not a template (a template has `{{variables}}`)",
+                            uri.value()
+                        )
+                    };
+                    return Err(syn::Error::new(argument.span, message));
+                }
+                bound.push(wire.clone());
+                let var = &argument.ident;
+                let ty = &argument.ty;
+                let parse = match generic_of(ty, "Option") {
+                    Some(inner) => quote! { ::mcp_runtime::__private::parse_variable::<#inner> },
+                    None => quote! { ::mcp_runtime::__private::require_variable::<#ty> },
+                };
+                statements.push(quote! {
+                    let #var: #ty = match #parse(&#captured, #wire) {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+                    };
+                });
+                call_args.push(quote! { #var });
+                if let Some(complete) = &argument.complete {
+                    settings.push(quote! { .complete_variable(#wire, ::mcp_runtime::__private::completer(#complete)) });
+                }
+            }
+        }
+    }
+    if let Some(unbound) = variables.iter().find(|v| !bound.contains(v)) {
+        return Err(syn::Error::new_spanned(
+            &uri,
+            format!(
+                "template variable `{{{unbound}}}` has no matching parameter in `{fn_ident}` (add a parameter named `{unbound}`, or rename one with #[arg(rename = \"{unbound}\")])"
+            ),
+        ));
+    }
+
+    if let Some(description) = description {
+        settings.push(quote! { .description(#description) });
+    }
+    if let Some(title) = options.string("title")? {
+        settings.push(quote! { .title(#title) });
+    }
+    if let Some(mime_type) = options.string("mime_type")? {
+        settings.push(quote! { .mime_type(#mime_type) });
+    }
+    if let Some(annotations) = options.expr("annotations")? {
+        settings.push(quote! { .annotations(#annotations) });
+    }
+    if let Some(icons) = icons(&options)? {
+        settings.push(quote! { .icons(#icons) });
+    }
+    if let Some(size) = options.expr("size")? {
+        if is_template {
+            return Err(syn::Error::new_spanned(
+                size,
+                "`size` applies to a single resource, not to a template",
+            ));
+        }
+        settings.push(quote! { .size(#size) });
+    }
+    let states = params::state_requirements(&params);
+    let call = call_user_fn(&function, &call_args);
+    let read = quote! {
+        #(#statements)*
+        ::mcp_runtime::__private::IntoResourceContents::into_contents(#call, &__uri)
+    };
+    let body = if is_template {
+        quote! {
+            ::mcp_runtime::__private::ResourceKind::Template(
+                ::mcp_runtime::__private::ResourceTemplateDefinition::new(
+                    #uri,
+                    #name,
+                    |__uri: ::std::string::String, #captured: ::mcp_runtime::__private::UriMatch, #ctx: ::mcp_runtime::__private::RequestContext| async move {
+                        #read
+                    },
+                )
+                .map(|definition| definition #(#settings)* #states)
+                .map_err(|error| error.to_string()),
+            )
+        }
+    } else {
+        quote! {
+            ::mcp_runtime::__private::ResourceKind::Direct(
+                ::mcp_runtime::__private::ResourceDefinition::new(
+                    #uri,
+                    #name,
+                    |#ctx: ::mcp_runtime::__private::RequestContext| async move {
+                        let __uri: &str = #uri;
+                        #read
+                    },
+                )
+                #(#settings)*
+                #states
+            )
+        }
+    };
+    let definition_fn = format_ident!("__mcp_resource_definition_{}", fn_ident);
+    let registration = submit(quote! { ResourceEntry }, &name, &definition_fn);
+    Ok(quote! {
+        #function
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, clippy::all)]
+        fn #definition_fn() -> ::mcp_runtime::__private::ResourceKind {
+            #body
+        }
+
+        #registration
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_variables;
+
+    #[test]
+    fn variables_of_templates() {
+        assert_eq!(template_variables("notes://{day}/summary"), ["day"]);
+        assert_eq!(template_variables("file:///{+path}"), ["path"]);
+        assert_eq!(template_variables("file:///{path*}"), ["path"]);
+        assert_eq!(
+            template_variables("search://items{?q,limit}"),
+            ["q", "limit"]
+        );
+        assert!(template_variables("file:///readme").is_empty());
+    }
+}

@@ -1,0 +1,200 @@
+//! `#[mcp_tool]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::{ItemFn, ReturnType};
+
+use crate::options::{Options, doc_text};
+use crate::params::{self, Param, TOOL_ARG_OPTIONS};
+use crate::shared::{call_user_fn, icons, submit};
+
+const OPTIONS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "icon",
+    "icons",
+    "meta",
+    "input_schema",
+    "output_schema",
+];
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let options = Options::parse(attr)?;
+    options.check("mcp_tool", OPTIONS)?;
+    let mut function: ItemFn = syn::parse2(item)?;
+    let params = params::classify(&mut function.sig, "mcp_tool", TOOL_ARG_OPTIONS)?;
+    let fn_ident = function.sig.ident.clone();
+    let name = options.string("name")?.map_or_else(
+        || fn_ident.to_string().trim_start_matches("r#").to_owned(),
+        |s| s.value(),
+    );
+    let description = match options.string("description")? {
+        Some(d) => Some(d.value()),
+        None => doc_text(&function.attrs),
+    };
+
+    let whole_inputs = params
+        .iter()
+        .filter(|p| matches!(p, Param::WholeInput { .. }))
+        .count();
+    let arguments = params
+        .iter()
+        .filter(|p| matches!(p, Param::Argument(_)))
+        .count();
+    if whole_inputs > 1 || (whole_inputs == 1 && arguments > 0) {
+        return Err(syn::Error::new_spanned(
+            &function.sig.inputs,
+            "a `Json<T>` parameter is the whole input of the tool: it cannot be combined with other argument parameters",
+        ));
+    }
+
+    let ctx = format_ident!("__ctx");
+    let args = format_ident!("__args");
+    let on_error = quote! { ::mcp_runtime::__private::extraction_failed(error) };
+    let mut extractions = Vec::new();
+    let mut call_args = Vec::new();
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut args_type = None;
+    for (index, param) in params.iter().enumerate() {
+        match param {
+            Param::Extracted { ty, .. } => {
+                let (var, stmt) = params::extract(index, ty, &ctx, &on_error);
+                extractions.push(stmt);
+                call_args.push(quote! { #var });
+            }
+            Param::WholeInput { ty } => {
+                args_type = Some(quote! { #ty });
+                call_args.push(quote! { #args });
+            }
+            Param::Argument(argument) => {
+                let field = &argument.ident;
+                let ty = &argument.ty;
+                let docs = &argument.docs;
+                let wire = &argument.name;
+                let mut attrs = vec![quote! { #[serde(rename = #wire)] }];
+                if let Some(description) = &argument.description {
+                    attrs.push(quote! { #[schemars(description = #description)] });
+                }
+                match &argument.default {
+                    Some(None) => attrs.push(quote! { #[serde(default)] }),
+                    Some(Some(expr)) => {
+                        let default_fn = format_ident!("__default_{}", field);
+                        let path = default_fn.to_string();
+                        defaults.push(quote! { fn #default_fn() -> #ty { #expr } });
+                        attrs.push(quote! { #[serde(default = #path)] });
+                    }
+                    None => {}
+                }
+                if let (Some(min), Some(max)) = &argument.range {
+                    attrs.push(quote! { #[schemars(range(min = #min, max = #max))] });
+                } else if let (Some(min), None) = &argument.range {
+                    attrs.push(quote! { #[schemars(range(min = #min))] });
+                } else if let (None, Some(max)) = &argument.range {
+                    attrs.push(quote! { #[schemars(range(max = #max))] });
+                }
+                if let (Some(min), Some(max)) = &argument.length {
+                    attrs.push(quote! { #[schemars(length(min = #min, max = #max))] });
+                } else if let (Some(min), None) = &argument.length {
+                    attrs.push(quote! { #[schemars(length(min = #min))] });
+                } else if let (None, Some(max)) = &argument.length {
+                    attrs.push(quote! { #[schemars(length(max = #max))] });
+                }
+                let field_ty = quote_spanned! { argument.span => #ty };
+                fields.push(quote! { #(#docs)* #(#attrs)* #field: #field_ty });
+                call_args.push(quote! { #args.#field });
+            }
+        }
+    }
+    let args_struct = if args_type.is_none() {
+        args_type = Some(quote! { __Args });
+        quote! {
+            #[derive(::mcp_runtime::__private::serde::Deserialize, ::mcp_runtime::__private::schemars::JsonSchema)]
+            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[schemars(crate = "::mcp_runtime::__private::schemars")]
+            struct __Args { #(#fields,)* }
+            #(#defaults)*
+        }
+    } else {
+        TokenStream::new()
+    };
+    let args_type = args_type.unwrap_or_default();
+
+    let call = call_user_fn(&function, &call_args);
+    // The output schema comes from the return type, unless it cannot be named.
+    let return_type = match &function.sig.output {
+        ReturnType::Default => Some(quote! { () }),
+        ReturnType::Type(_, ty) if contains_impl_trait(ty) => None,
+        ReturnType::Type(_, ty) => Some(quote! { #ty }),
+    };
+
+    let mut settings = Vec::new();
+    if let Some(description) = description {
+        settings.push(quote! { .description(#description) });
+    }
+    if let Some(title) = options.string("title")? {
+        settings.push(quote! { .title(#title) });
+    }
+    if options.flag("read_only")? == Some(true) {
+        settings.push(quote! { .read_only() });
+    }
+    if let Some(destructive) = options.flag("destructive")? {
+        settings.push(quote! { .destructive(#destructive) });
+    }
+    if options.flag("idempotent")? == Some(true) {
+        settings.push(quote! { .idempotent() });
+    }
+    if let Some(open_world) = options.flag("open_world")? {
+        settings.push(quote! { .open_world(#open_world) });
+    }
+    if let Some(icons) = icons(&options)? {
+        settings.push(quote! { .icons(#icons) });
+    }
+    if let Some(meta) = options.expr("meta")? {
+        settings.push(quote! { .verbatim_meta(#meta) });
+    }
+    if let Some(schema) = options.expr("input_schema")? {
+        settings.push(quote! { .verbatim_input_schema(#schema) });
+    }
+    match (options.expr("output_schema")?, return_type) {
+        (Some(schema), _) => settings.push(quote! { .verbatim_output_schema(#schema) }),
+        (None, Some(return_type)) => settings.push(quote! { .output_schema_of::<#return_type>() }),
+        (None, None) => {}
+    }
+    let states = params::state_requirements(&params);
+
+    let definition_fn = format_ident!("__mcp_tool_definition_{}", fn_ident);
+    let registration = submit(quote! { ToolEntry }, &name, &definition_fn);
+    Ok(quote! {
+        #function
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_camel_case_types, clippy::all)]
+        fn #definition_fn() -> ::mcp_runtime::__private::ToolDefinition {
+            #args_struct
+            ::mcp_runtime::__private::ToolDefinition::typed::<#args_type, _, _, _>(
+                #name,
+                |#args: #args_type, #ctx: ::mcp_runtime::__private::RequestContext| async move {
+                    #(#extractions)*
+                    ::mcp_runtime::__private::IntoToolResult::into_tool_result(#call)
+                },
+            )
+            #(#settings)*
+            #states
+        }
+
+        #registration
+    })
+}
+
+/// Whether a type mentions `impl Trait` (its output schema cannot be named).
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    quote!(#ty)
+        .into_iter()
+        .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "impl"))
+}

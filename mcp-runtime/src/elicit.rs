@@ -1,0 +1,427 @@
+//! Typed elicitation: a flat struct describes a form, and the user's answer decodes back into it.
+//!
+//! `#[derive(Elicit)]` on a struct implements [`Elicit`]: the struct's fields become the form's
+//! properties (titles and descriptions from doc comments: the first paragraph of a doc comment with
+//! several is the title, the rest the description), `Option` fields are optional, and
+//! `#[elicit(default = ...)]` pre-fills a field (SEP-1034) and makes it optional: an answer that
+//! leaves it out gets the default. The same derive on an enum of unit
+//! variants makes it a single-select field (titled when its variants have doc comments or
+//! `#[elicit(title = "...")]`, SEP-1330), and `Vec` of such an enum a multi-select field.
+//!
+//! Elicitation forms are flat: a field whose type is a struct, a map, or a list of anything but an
+//! enum does not compile, and the error points at the field.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! #[derive(Elicit)]
+//! enum Size {
+//!     /// Small
+//!     S,
+//!     /// Large
+//!     L,
+//! }
+//!
+//! #[derive(Elicit)]
+//! struct Order {
+//!     /// Quantity
+//!     ///
+//!     /// How many to order.
+//!     #[elicit(default = 1)]
+//!     quantity: u32,
+//!     size: Size,
+//!     gift_note: Option<String>,
+//! }
+//!
+//! let schema = serde_json::to_value(Order::schema()).unwrap();
+//! assert_eq!(schema, serde_json::json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "quantity": {"type": "integer", "title": "Quantity", "description": "How many to order.",
+//!                      "minimum": 0.0, "default": 1.0},
+//!         "size": {"type": "string", "oneOf": [{"const": "S", "title": "Small"},
+//!                                              {"const": "L", "title": "Large"}]},
+//!         "gift_note": {"type": "string"}
+//!     },
+//!     "required": ["size"]
+//! }));
+//! ```
+
+use indexmap::IndexMap;
+use mcp_core::elicitation::{
+    BooleanSchema, ElicitAction, ElicitResult, ElicitValue, ElicitationSchema, EnumOption,
+    NumberKind, NumberSchema, PrimitiveSchema, StringSchema, TitledMultiSelectEnumSchema,
+    TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
+};
+
+/// A flat struct that describes an elicitation form and decodes the user's answer.
+pub trait Elicit: Sized {
+    /// The form's `requestedSchema`.
+    fn schema() -> ElicitationSchema;
+
+    /// Decodes the values of an accepted form.
+    fn from_content(content: &IndexMap<String, ElicitValue>) -> Result<Self, String>;
+}
+
+/// A type that can be one field of an elicitation form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "elicitation forms hold only strings, numbers, booleans, enums and lists of enum values",
+    note = "nested objects, maps and arrays of anything but enum values are not allowed in elicitation schemas; derive `Elicit` on an enum of unit variants to offer choices"
+)]
+pub trait ElicitField: Sized {
+    /// Whether the form requires the field (false for `Option`).
+    const REQUIRED: bool = true;
+
+    /// The property's schema, without title, description or default.
+    fn schema() -> PrimitiveSchema;
+
+    /// Decodes the field from the answer (`None` when the user left it out).
+    fn decode(value: Option<&ElicitValue>) -> Result<Self, String>;
+
+    /// The field's value as the form's default.
+    fn to_value(&self) -> Option<ElicitValue>;
+}
+
+/// An enum of unit variants offered as choices.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a set of choices",
+    label = "a list field of an elicitation form must hold an enum that derives `Elicit`",
+    note = "elicitation forms allow arrays only for multi-select enums"
+)]
+pub trait ElicitEnum: Sized {
+    /// The choices: wire value and optional display title.
+    fn options() -> Vec<(&'static str, Option<&'static str>)>;
+
+    /// The choice with wire value `value`.
+    fn from_choice(value: &str) -> Option<Self>;
+
+    /// This choice's wire value.
+    fn choice(&self) -> &'static str;
+}
+
+/// The single-select schema of an [`ElicitEnum`] (titled when any choice has a title).
+pub fn enum_schema<E: ElicitEnum>() -> PrimitiveSchema {
+    let options = E::options();
+    if options.iter().any(|(_, title)| title.is_some()) {
+        let mut schema = TitledSingleSelectEnumSchema::default();
+        schema.one_of = titled(&options);
+        PrimitiveSchema::TitledSingleSelect(schema)
+    } else {
+        let mut schema = UntitledSingleSelectEnumSchema::default();
+        schema.values = options.iter().map(|(v, _)| (*v).to_owned()).collect();
+        PrimitiveSchema::UntitledSingleSelect(schema)
+    }
+}
+
+fn titled(options: &[(&'static str, Option<&'static str>)]) -> Vec<EnumOption> {
+    options
+        .iter()
+        .map(|(value, title)| EnumOption::new(*value, title.unwrap_or(value)))
+        .collect()
+}
+
+/// Decodes a single choice.
+pub fn decode_enum<E: ElicitEnum>(value: Option<&ElicitValue>) -> Result<E, String> {
+    match value {
+        Some(ElicitValue::String(choice)) => E::from_choice(choice).ok_or_else(|| {
+            let allowed: Vec<_> = E::options().into_iter().map(|(v, _)| v).collect();
+            format!("`{choice}` is not one of {}", allowed.join(", "))
+        }),
+        Some(other) => Err(format!("expected a choice, got {}", describe(other))),
+        None => Err("missing".into()),
+    }
+}
+
+fn describe(value: &ElicitValue) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+impl ElicitField for String {
+    fn schema() -> PrimitiveSchema {
+        PrimitiveSchema::String(StringSchema::default())
+    }
+
+    fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+        match value {
+            Some(ElicitValue::String(s)) => Ok(s.clone()),
+            Some(other) => Err(format!("expected a string, got {}", describe(other))),
+            None => Err("missing".into()),
+        }
+    }
+
+    fn to_value(&self) -> Option<ElicitValue> {
+        Some(ElicitValue::String(self.clone()))
+    }
+}
+
+impl ElicitField for bool {
+    fn schema() -> PrimitiveSchema {
+        PrimitiveSchema::Boolean(BooleanSchema::default())
+    }
+
+    fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+        match value {
+            Some(ElicitValue::Boolean(b)) => Ok(*b),
+            Some(other) => Err(format!("expected a boolean, got {}", describe(other))),
+            None => Err("missing".into()),
+        }
+    }
+
+    fn to_value(&self) -> Option<ElicitValue> {
+        Some(ElicitValue::Boolean(*self))
+    }
+}
+
+macro_rules! integer_fields {
+    ($($ty:ty),*) => {$(
+        impl ElicitField for $ty {
+            fn schema() -> PrimitiveSchema {
+                let mut schema = NumberSchema::default();
+                schema.kind = NumberKind::Integer;
+                // Unsigned integers cannot be negative.
+                #[allow(unused_comparisons)]
+                let unsigned = <$ty>::MIN >= 0;
+                schema.minimum = unsigned.then_some(0.0);
+                PrimitiveSchema::Number(schema)
+            }
+
+            fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+                match value {
+                    Some(ElicitValue::Number(n)) => n
+                        .as_i64()
+                        .and_then(|i| <$ty>::try_from(i).ok())
+                        .or_else(|| n.as_u64().and_then(|u| <$ty>::try_from(u).ok()))
+                        .ok_or_else(|| format!("{n} is not a valid {}", stringify!($ty))),
+                    Some(other) => Err(format!("expected an integer, got {}", describe(other))),
+                    None => Err("missing".into()),
+                }
+            }
+
+            fn to_value(&self) -> Option<ElicitValue> {
+                Some(ElicitValue::Number((*self).into()))
+            }
+        }
+    )*};
+}
+
+integer_fields!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! float_fields {
+    ($($ty:ty),*) => {$(
+        impl ElicitField for $ty {
+            fn schema() -> PrimitiveSchema {
+                PrimitiveSchema::Number(NumberSchema::default())
+            }
+
+            fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+                match value {
+                    Some(ElicitValue::Number(n)) => n
+                        .as_f64()
+                        .map(|f| f as $ty)
+                        .ok_or_else(|| format!("{n} is not a number")),
+                    Some(other) => Err(format!("expected a number, got {}", describe(other))),
+                    None => Err("missing".into()),
+                }
+            }
+
+            fn to_value(&self) -> Option<ElicitValue> {
+                serde_json::Number::from_f64(f64::from(*self)).map(ElicitValue::Number)
+            }
+        }
+    )*};
+}
+
+float_fields!(f32, f64);
+
+impl<T: ElicitField> ElicitField for Option<T> {
+    const REQUIRED: bool = false;
+
+    fn schema() -> PrimitiveSchema {
+        T::schema()
+    }
+
+    fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+        match value {
+            None => Ok(None),
+            Some(value) => T::decode(Some(value)).map(Some),
+        }
+    }
+
+    fn to_value(&self) -> Option<ElicitValue> {
+        self.as_ref().and_then(T::to_value)
+    }
+}
+
+impl<E: ElicitEnum> ElicitField for Vec<E> {
+    fn schema() -> PrimitiveSchema {
+        let options = E::options();
+        if options.iter().any(|(_, title)| title.is_some()) {
+            let mut schema = TitledMultiSelectEnumSchema::default();
+            schema.items.any_of = titled(&options);
+            PrimitiveSchema::TitledMultiSelect(schema)
+        } else {
+            let mut schema = UntitledMultiSelectEnumSchema::default();
+            schema.items.values = options.iter().map(|(v, _)| (*v).to_owned()).collect();
+            PrimitiveSchema::UntitledMultiSelect(schema)
+        }
+    }
+
+    fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
+        match value {
+            Some(ElicitValue::Strings(choices)) => choices
+                .iter()
+                .map(|c| decode_enum(Some(&ElicitValue::String(c.clone()))))
+                .collect(),
+            // A 2025-06-18 client answers a multi-select (rendered as a single select) with one
+            // string.
+            Some(ElicitValue::String(choice)) => {
+                decode_enum(Some(&ElicitValue::String(choice.clone()))).map(|e| vec![e])
+            }
+            Some(other) => Err(format!(
+                "expected a list of choices, got {}",
+                describe(other)
+            )),
+            None => Err("missing".into()),
+        }
+    }
+
+    fn to_value(&self) -> Option<ElicitValue> {
+        Some(ElicitValue::Strings(
+            self.iter().map(|e| e.choice().to_owned()).collect(),
+        ))
+    }
+}
+
+/// Adds a title, a description and a default to a property schema (used by the derive).
+pub fn describe_property(
+    mut schema: PrimitiveSchema,
+    title: Option<&str>,
+    description: Option<&str>,
+    default: Option<ElicitValue>,
+) -> PrimitiveSchema {
+    let title = title.map(str::to_owned);
+    let description = description.map(str::to_owned);
+    macro_rules! describe {
+        ($s:expr) => {{
+            if title.is_some() {
+                $s.title = title;
+            }
+            if description.is_some() {
+                $s.description = description;
+            }
+        }};
+    }
+    match &mut schema {
+        PrimitiveSchema::String(s) => {
+            describe!(s);
+            if let Some(ElicitValue::String(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::Number(s) => {
+            describe!(s);
+            if let Some(ElicitValue::Number(d)) = default {
+                s.default = d.as_f64();
+            }
+        }
+        PrimitiveSchema::Boolean(s) => {
+            describe!(s);
+            if let Some(ElicitValue::Boolean(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::UntitledSingleSelect(s) => {
+            describe!(s);
+            if let Some(ElicitValue::String(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::TitledSingleSelect(s) => {
+            describe!(s);
+            if let Some(ElicitValue::String(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::UntitledMultiSelect(s) => {
+            describe!(s);
+            if let Some(ElicitValue::Strings(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::TitledMultiSelect(s) => {
+            describe!(s);
+            if let Some(ElicitValue::Strings(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        PrimitiveSchema::LegacyTitled(s) => {
+            describe!(s);
+            if let Some(ElicitValue::String(d)) = default {
+                s.default = Some(d);
+            }
+        }
+        _ => {}
+    }
+    schema
+}
+
+/// What the user did with a typed form.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElicitOutcome<T> {
+    /// The user submitted the form; here are the values.
+    Accepted(T),
+    /// The user said no.
+    Declined,
+    /// The user dismissed the request.
+    Cancelled,
+}
+
+impl<T: Elicit> ElicitOutcome<T> {
+    /// Decodes a client's [`ElicitResult`].
+    pub fn from_result(result: ElicitResult) -> Result<Self, String> {
+        match result.action {
+            ElicitAction::Accept => {
+                let content = result.content.unwrap_or_default();
+                T::from_content(&content).map(ElicitOutcome::Accepted)
+            }
+            ElicitAction::Decline => Ok(ElicitOutcome::Declined),
+            _ => Ok(ElicitOutcome::Cancelled),
+        }
+    }
+}
+
+impl<T> ElicitOutcome<T> {
+    /// The values, when the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            ElicitOutcome::Accepted(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes one field of an answer, naming it in the error (used by the derive).
+pub fn decode_field<T: ElicitField>(
+    content: &IndexMap<String, ElicitValue>,
+    name: &str,
+) -> Result<T, String> {
+    T::decode(content.get(name)).map_err(|e| format!("field `{name}`: {e}"))
+}
+
+/// Builds a form schema from its properties (used by the derive).
+pub fn form_schema(properties: Vec<(&str, PrimitiveSchema, bool)>) -> ElicitationSchema {
+    let required: Vec<String> = properties
+        .iter()
+        .filter(|(_, _, required)| *required)
+        .map(|(name, _, _)| (*name).to_owned())
+        .collect();
+    let mut schema = ElicitationSchema::new(
+        properties
+            .into_iter()
+            .map(|(name, schema, _)| (name.to_owned(), schema))
+            .collect(),
+    );
+    schema.required = (!required.is_empty()).then_some(required);
+    schema
+}

@@ -1,0 +1,269 @@
+//! Prompts: their definitions, their arguments, and what handlers may return.
+//!
+//! Prompt arguments travel as strings. A `#[mcp_prompt]` function may take typed parameters: each
+//! is parsed from its string with `FromStr`, and a value that does not parse gives an invalid-params
+//! error naming the argument and the type expected. `Option` parameters are optional arguments.
+//!
+//! What a handler returns becomes a `GetPromptResult` through [`IntoPromptResult`]: a `String` is
+//! one user message; a [`PromptMessage`] or `Vec<PromptMessage>` are the messages; a
+//! [`GetPromptResult`] is itself; `Result<T, E>` with `E: Display` turns `Err` into an internal
+//! error carrying `E`'s text.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use mcp_core::ErrorObject;
+use mcp_core::implementation::Icon;
+use mcp_core::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+
+use crate::completion::Completer;
+use crate::extract::StateRequirement;
+use crate::server::RequestContext;
+
+/// The arguments of a `prompts/get`, by name.
+pub type PromptArguments = BTreeMap<String, String>;
+
+/// The future a prompt handler returns.
+pub type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, ErrorObject>> + Send>>;
+
+type PromptHandler = dyn Fn(PromptArguments, RequestContext) -> PromptFuture + Send + Sync;
+
+/// A prompt: its description for clients, its handler, and its argument completers.
+#[derive(Clone)]
+pub struct PromptDefinition {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Arc<PromptHandler>,
+    pub(crate) completers: HashMap<String, Completer>,
+    pub(crate) required_state: Vec<StateRequirement>,
+}
+
+impl fmt::Debug for PromptDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptDefinition")
+            .field("prompt", &self.prompt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptDefinition {
+    /// A prompt named `name` whose handler gets the arguments (already checked for the required
+    /// ones) and the request context.
+    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(PromptArguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let handler: Arc<PromptHandler> = Arc::new(move |args, ctx| {
+            let future = handler(args, ctx);
+            Box::pin(async move { future.await.into_prompt_result() })
+        });
+        PromptDefinition {
+            prompt: Prompt::new(name),
+            handler,
+            completers: HashMap::new(),
+            required_state: Vec::new(),
+        }
+    }
+
+    /// The prompt as clients see it.
+    pub fn prompt(&self) -> &Prompt {
+        &self.prompt
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        &self.prompt.name
+    }
+
+    /// Sets the display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.prompt.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.prompt.description = Some(description.into());
+        self
+    }
+
+    /// Sets the icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.prompt.icons = Some(icons);
+        self
+    }
+
+    /// Adds an argument.
+    pub fn argument(mut self, argument: PromptArgument) -> Self {
+        self.prompt
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(argument);
+        self
+    }
+
+    /// Adds an argument by name, with a description and whether it is required.
+    pub fn simple_argument(self, name: &str, description: Option<&str>, required: bool) -> Self {
+        let mut argument = PromptArgument::new(name);
+        argument.description = description.map(str::to_owned);
+        argument.required = Some(required);
+        self.argument(argument)
+    }
+
+    /// Attaches a completer to the argument `name`.
+    pub fn complete_argument(mut self, name: impl Into<String>, completer: Completer) -> Self {
+        self.completers.insert(name.into(), completer);
+        self
+    }
+
+    /// Declares that the handler needs shared state of type `T`.
+    pub fn requires_state<T: 'static>(mut self) -> Self {
+        self.required_state.push(StateRequirement::of::<T>());
+        self
+    }
+
+    /// The arguments the prompt requires that `arguments` lacks.
+    pub(crate) fn missing_arguments(&self, arguments: &PromptArguments) -> Vec<&str> {
+        self.prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+}
+
+/// What a prompt handler may return.
+pub trait IntoPromptResult {
+    /// The result, or the error the client gets.
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(self))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(vec![self]))
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(vec![PromptMessage::user(self)]))
+    }
+}
+
+impl IntoPromptResult for &str {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(vec![PromptMessage::user(self)]))
+    }
+}
+
+impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        match self {
+            Ok(value) => value.into_prompt_result(),
+            Err(error) => Err(ErrorObject::internal_error(error.to_string())),
+        }
+    }
+}
+
+/// Parses the argument `name` as `T` (used by `#[mcp_prompt]`): absent gives `None`, a value that
+/// does not parse gives an invalid-params error naming the argument and the type expected.
+pub fn parse_argument<T>(arguments: &PromptArguments, name: &str) -> Result<Option<T>, ErrorObject>
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    match arguments.get(name) {
+        None => Ok(None),
+        Some(raw) => raw.parse::<T>().map(Some).map_err(|e| {
+            ErrorObject::invalid_params(format!(
+                "Invalid argument `{name}`: expected {}, got {raw:?} ({e})",
+                short_type_name::<T>()
+            ))
+        }),
+    }
+}
+
+/// Like [`parse_argument`], for a required argument.
+pub fn require_argument<T>(arguments: &PromptArguments, name: &str) -> Result<T, ErrorObject>
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    parse_argument(arguments, name)?
+        .ok_or_else(|| ErrorObject::invalid_params(format!("Missing required argument `{name}`")))
+}
+
+/// `alloc::string::String` → `String`, `core::option::Option<i64>` → `Option<i64>`.
+pub(crate) fn short_type_name<T>() -> String {
+    let mut short = String::new();
+    let mut path = String::new();
+    let flush = |path: &mut String, short: &mut String| {
+        short.push_str(path.rsplit("::").next().unwrap_or_default());
+        path.clear();
+    };
+    for c in std::any::type_name::<T>().chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            path.push(c);
+        } else {
+            flush(&mut path, &mut short);
+            short.push(c);
+        }
+    }
+    flush(&mut path, &mut short);
+    short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(pairs: &[(&str, &str)]) -> PromptArguments {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn arguments_parse_or_name_the_problem() {
+        let a = args(&[("count", "3"), ("bad", "x")]);
+        assert_eq!(require_argument::<u32>(&a, "count"), Ok(3));
+        assert_eq!(parse_argument::<u32>(&a, "absent"), Ok(None));
+        assert_eq!(
+            require_argument::<u32>(&a, "bad").unwrap_err().message,
+            "Invalid argument `bad`: expected u32, got \"x\" (invalid digit found in string)"
+        );
+        assert_eq!(
+            require_argument::<String>(&a, "absent")
+                .unwrap_err()
+                .message,
+            "Missing required argument `absent`"
+        );
+    }
+
+    #[test]
+    fn short_type_names() {
+        assert_eq!(short_type_name::<String>(), "String");
+        assert_eq!(short_type_name::<Option<String>>(), "Option<String>");
+        assert_eq!(short_type_name::<f64>(), "f64");
+    }
+}

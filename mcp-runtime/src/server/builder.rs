@@ -1,0 +1,483 @@
+//! [`McpServerBuilder`]: what a server offers, its options, and its shared state.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_core::implementation::Implementation;
+use mcp_core::logging::LoggingLevel;
+use mcp_core::messages::ClientNotification;
+use mcp_core::{JsonObject, SupportedVersions};
+use tokio_util::sync::CancellationToken;
+
+use super::registry::{
+    Origin, PromptEntry, Registry, RegistryError, ResourceEntry, ResourceKind, ToolEntry, in_module,
+};
+use super::{
+    ConnectionState, McpServer, NotificationObserver, RequestContext, ServerInner, ServerMode,
+    ServerOptions,
+};
+use crate::completion::CompletionHandler;
+use crate::extract::StateRequirement;
+use crate::prompt::PromptDefinition;
+use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::tool::ToolDefinition;
+
+/// Which registry entries a server takes.
+#[derive(Clone, Debug, Default)]
+enum Selection {
+    #[default]
+    None,
+    All,
+    Module(String),
+}
+
+/// A registry entry asked for by name.
+#[derive(Clone, Debug)]
+enum Named {
+    Tool(String),
+    Prompt(String),
+    Resource(String),
+}
+
+/// The pieces of a server, put together by [`build`](McpServerBuilder::build).
+#[must_use = "a builder does nothing until it is built or served"]
+pub struct McpServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    mode: ServerMode,
+    options: ServerOptions,
+    selection: Selection,
+    named: Vec<Named>,
+    tools: Vec<ToolDefinition>,
+    prompts: Vec<PromptDefinition>,
+    resources: Vec<ResourceKind>,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    completion_handler: Option<CompletionHandler>,
+    observers: Vec<NotificationObserver>,
+}
+
+/// A server cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two items clash, or one is invalid.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// An item asked for by name is not registered.
+    #[error("no {kind} named `{name}` is registered with the attribute macros")]
+    NotRegistered {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+    },
+    /// An item asked for by name is registered more than once.
+    #[error("{count} {kind}s named `{name}` are registered (in {modules}); pick them by module")]
+    Ambiguous {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+        /// How many.
+        count: usize,
+        /// Their modules.
+        modules: String,
+    },
+    /// A handler needs shared state that was not given to the builder.
+    #[error("`{item}` needs state of type `{type_name}`; add it with McpServerBuilder::state")]
+    MissingState {
+        /// The tool, prompt or resource.
+        item: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
+}
+
+impl McpServerBuilder {
+    pub(crate) fn new(info: Implementation) -> Self {
+        McpServerBuilder {
+            info,
+            instructions: None,
+            mode: ServerMode::default(),
+            options: ServerOptions::default(),
+            selection: Selection::None,
+            named: Vec::new(),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            state: HashMap::new(),
+            completion_handler: None,
+            observers: Vec::new(),
+        }
+    }
+
+    pub(crate) fn all_registered(mut self) -> Self {
+        self.selection = Selection::All;
+        self
+    }
+
+    /// Takes the registered items of `module_path` and its submodules.
+    pub fn registered_in(mut self, module_path: &str) -> Self {
+        self.selection = Selection::Module(module_path.to_owned());
+        self
+    }
+
+    /// Takes the registered tool `name`.
+    pub fn registered_tool(mut self, name: &str) -> Self {
+        self.named.push(Named::Tool(name.to_owned()));
+        self
+    }
+
+    /// Takes the registered prompt `name`.
+    pub fn registered_prompt(mut self, name: &str) -> Self {
+        self.named.push(Named::Prompt(name.to_owned()));
+        self
+    }
+
+    /// Takes the registered resource or template `name`.
+    pub fn registered_resource(mut self, name: &str) -> Self {
+        self.named.push(Named::Resource(name.to_owned()));
+        self
+    }
+
+    /// Adds a tool built in code.
+    pub fn tool(mut self, definition: ToolDefinition) -> Self {
+        self.tools.push(definition);
+        self
+    }
+
+    /// Adds a prompt built in code.
+    pub fn prompt(mut self, definition: PromptDefinition) -> Self {
+        self.prompts.push(definition);
+        self
+    }
+
+    /// Adds a resource built in code.
+    pub fn resource(mut self, definition: ResourceDefinition) -> Self {
+        self.resources.push(ResourceKind::Direct(definition));
+        self
+    }
+
+    /// Adds a resource template built in code.
+    pub fn resource_template(mut self, definition: ResourceTemplateDefinition) -> Self {
+        self.resources.push(ResourceKind::Template(Ok(definition)));
+        self
+    }
+
+    /// Registers shared state, handed to handlers that take a `State<T>` parameter.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Sets the instructions for the model.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Keeps sessions on Streamable HTTP (see [`ServerMode`]).
+    pub fn stateful(mut self) -> Self {
+        self.mode = ServerMode::Stateful;
+        self
+    }
+
+    /// Sets the mode.
+    pub fn mode(mut self, mode: ServerMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Splits `*/list` results in pages of at most `size` items (0, the default, disables
+    /// pagination).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.options.page_size = size;
+        self
+    }
+
+    /// Whether tool arguments are checked against the input schema before the handler runs (on by
+    /// default, as the spec asks).
+    pub fn validate_input(mut self, validate: bool) -> Self {
+        self.options.validate_input = validate;
+        self
+    }
+
+    /// Whether a tool with an output schema must return conforming `structuredContent` (off by
+    /// default); a result that does not conform becomes an internal error.
+    pub fn validate_output(mut self, validate: bool) -> Self {
+        self.options.validate_output = validate;
+        self
+    }
+
+    /// Refuses requests other than `ping` until the client sent `notifications/initialized`
+    /// (off by default).
+    pub fn require_initialized(mut self, require: bool) -> Self {
+        self.options.require_initialized = require;
+        self
+    }
+
+    /// Advertises the logging capability: handlers' log messages reach the client, filtered by
+    /// the level it sets (or `Info` until it sets one).
+    pub fn logging(mut self) -> Self {
+        self.options.logging = true;
+        self
+    }
+
+    /// Advertises logging, with `level` as the minimum until the client sets one.
+    pub fn default_log_level(mut self, level: LoggingLevel) -> Self {
+        self.options.logging = true;
+        self.options.default_log_level = level;
+        self
+    }
+
+    /// Advertises resource subscriptions (`resources/subscribe`).
+    pub fn resource_subscriptions(mut self) -> Self {
+        self.options.subscriptions = true;
+        self
+    }
+
+    /// Announces changes of the tool list (`notifications/tools/list_changed`).
+    pub fn tools_list_changed(mut self) -> Self {
+        self.options.tools_list_changed = true;
+        self
+    }
+
+    /// Announces changes of the prompt list.
+    pub fn prompts_list_changed(mut self) -> Self {
+        self.options.prompts_list_changed = true;
+        self
+    }
+
+    /// Announces changes of the resource list.
+    pub fn resources_list_changed(mut self) -> Self {
+        self.options.resources_list_changed = true;
+        self
+    }
+
+    /// Advertises completions even without completers (they then answer with no values).
+    pub fn completions(mut self) -> Self {
+        self.options.completions = true;
+        self
+    }
+
+    /// Sets a server-wide completion handler, tried before the per-argument completers; it
+    /// returns `None` for arguments it does not complete.
+    pub fn completion_handler<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompleteRequestParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<CompleteResult>> + Send + 'static,
+    {
+        self.completion_handler = Some(Arc::new(move |params, ctx| Box::pin(handler(params, ctx))));
+        self
+    }
+
+    /// Advertises the extension `id` with its `settings`.
+    pub fn extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
+        self.options.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// Advertises the experimental capability `name` with its `settings`.
+    pub fn experimental(mut self, name: impl Into<String>, settings: JsonObject) -> Self {
+        self.options.experimental.insert(name.into(), settings);
+        self
+    }
+
+    /// Restricts the protocol revisions the server speaks.
+    pub fn supported_versions(mut self, versions: SupportedVersions) -> Self {
+        self.options.supported_versions = versions;
+        self
+    }
+
+    /// Calls `observer` for every notification a client sends.
+    pub fn on_notification<F>(mut self, observer: F) -> Self
+    where
+        F: Fn(&ClientNotification, &Arc<ConnectionState>) + Send + Sync + 'static,
+    {
+        self.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// Calls `observer` when a client says its roots changed.
+    pub fn on_roots_list_changed<F>(self, observer: F) -> Self
+    where
+        F: Fn(&Arc<ConnectionState>) + Send + Sync + 'static,
+    {
+        self.on_notification(move |notification, connection| {
+            if matches!(notification, ClientNotification::RootsListChanged(_)) {
+                observer(connection);
+            }
+        })
+    }
+
+    /// Builds the server.
+    pub fn build(self) -> Result<McpServer, BuildError> {
+        let registry = Registry::new();
+        let selected = |module: &str| match &self.selection {
+            Selection::None => false,
+            Selection::All => true,
+            Selection::Module(prefix) => in_module(module, prefix),
+        };
+        for entry in inventory::iter::<ToolEntry> {
+            if selected(entry.module_path) {
+                registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+            }
+        }
+        for entry in inventory::iter::<PromptEntry> {
+            if selected(entry.module_path) {
+                registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+            }
+        }
+        for entry in inventory::iter::<ResourceEntry> {
+            if selected(entry.module_path) {
+                registry.add_resource(
+                    (entry.definition)(),
+                    entry.name,
+                    Origin::Module(entry.module_path),
+                )?;
+            }
+        }
+        for named in &self.named {
+            add_named(&registry, named)?;
+        }
+        for tool in self.tools {
+            registry.add_tool(tool, Origin::Dynamic)?;
+        }
+        for prompt in self.prompts {
+            registry.add_prompt(prompt, Origin::Dynamic)?;
+        }
+        for resource in self.resources {
+            let name = match &resource {
+                ResourceKind::Direct(d) => d.resource.name.clone(),
+                ResourceKind::Template(Ok(t)) => t.template.name.clone(),
+                ResourceKind::Template(Err(_)) => String::new(),
+            };
+            registry.add_resource(resource, &name, Origin::Dynamic)?;
+        }
+        check_state(&registry, &self.state)?;
+        Ok(McpServer::from_inner(ServerInner {
+            info: self.info,
+            instructions: self.instructions,
+            mode: self.mode,
+            options: self.options,
+            registry,
+            state: self.state,
+            completion_handler: self.completion_handler,
+            observers: self.observers,
+            connections: Mutex::new(Vec::new()),
+            shutdown: CancellationToken::new(),
+        }))
+    }
+}
+
+/// Finds the one registry entry of `kind` called `name`.
+fn find_entry<'a, E: 'a>(
+    entries: impl Iterator<Item = &'a E>,
+    kind: &'static str,
+    name: &str,
+    name_of: impl Fn(&E) -> &'static str,
+    module_of: impl Fn(&E) -> &'static str,
+) -> Result<&'a E, BuildError> {
+    let matching: Vec<&E> = entries.filter(|e| name_of(e) == name).collect();
+    match matching.as_slice() {
+        [] => Err(BuildError::NotRegistered {
+            kind,
+            name: name.to_owned(),
+        }),
+        [one] => Ok(one),
+        many => Err(BuildError::Ambiguous {
+            kind,
+            name: name.to_owned(),
+            count: many.len(),
+            modules: many
+                .iter()
+                .map(|e| module_of(e))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
+    match named {
+        Named::Tool(name) => {
+            let entry = find_entry(
+                inventory::iter::<ToolEntry>.into_iter(),
+                "tool",
+                name,
+                |e| e.name,
+                |e| e.module_path,
+            )?;
+            registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+        }
+        Named::Prompt(name) => {
+            let entry = find_entry(
+                inventory::iter::<PromptEntry>.into_iter(),
+                "prompt",
+                name,
+                |e| e.name,
+                |e| e.module_path,
+            )?;
+            registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+        }
+        Named::Resource(name) => {
+            let entry = find_entry(
+                inventory::iter::<ResourceEntry>.into_iter(),
+                "resource",
+                name,
+                |e| e.name,
+                |e| e.module_path,
+            )?;
+            registry.add_resource(
+                (entry.definition)(),
+                entry.name,
+                Origin::Module(entry.module_path),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every handler's `State<T>` is available.
+fn check_state(
+    registry: &Registry,
+    state: &HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+) -> Result<(), BuildError> {
+    let missing = |item: &str, required: &[StateRequirement]| {
+        required
+            .iter()
+            .find(|r| !state.contains_key(&r.type_id))
+            .map(|r| BuildError::MissingState {
+                item: item.to_owned(),
+                type_name: r.type_name,
+            })
+    };
+    let tools = registry.tools.snapshot();
+    let prompts = registry.prompts.snapshot();
+    let resources = registry.resources.snapshot();
+    let templates = registry.templates.snapshot();
+    let problem = tools
+        .iter()
+        .find_map(|t| missing(t.definition.name(), &t.definition.required_state))
+        .or_else(|| {
+            prompts
+                .iter()
+                .find_map(|p| missing(p.definition.name(), &p.definition.required_state))
+        })
+        .or_else(|| {
+            resources
+                .iter()
+                .find_map(|r| missing(&r.definition.resource.name, &r.definition.required_state))
+        })
+        .or_else(|| {
+            templates
+                .iter()
+                .find_map(|t| missing(&t.definition.template.name, &t.definition.required_state))
+        });
+    match problem {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,373 @@
+//! [`RequestContext`]: what a handler gets besides its arguments.
+//!
+//! Through the context a handler reports progress, logs, notices cancellation, reads the client's
+//! capabilities, and asks the client for things (sampling, elicitation, roots). Each request to the
+//! client first checks that the client declared the capability it needs and fails with a
+//! [`ClientRequestError`] that says what is missing.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Count to ten, slowly.
+//! #[mcp_tool]
+//! async fn count(ctx: RequestContext) -> Result<String, ToolError> {
+//!     for i in 1..=10 {
+//!         if ctx.is_cancelled() {
+//!             return Err(ToolError::cancelled());
+//!         }
+//!         ctx.progress(i, 10).await;
+//!         ctx.log(LoggingLevel::Debug, format!("at {i}")).await;
+//!     }
+//!     Ok("done".into())
+//! }
+//! ```
+
+use std::sync::Arc;
+
+use mcp_core::ProtocolVersion;
+use mcp_core::capabilities::ClientCapabilities;
+use mcp_core::elicitation::{
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult,
+    ElicitationCompleteNotificationParams,
+};
+use mcp_core::implementation::Implementation;
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
+use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_core::meta::RequestMeta;
+use mcp_core::params::RequestParams;
+use mcp_core::progress::ProgressNotificationParams;
+use mcp_core::roots::ListRootsResult;
+use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::McpServer;
+use super::connection::{ConnectionState, PeerRequestError};
+use super::sink::{Outbound, SharedSink};
+use crate::elicit::{Elicit, ElicitOutcome};
+
+/// The context of one request, handed to handlers. Cheap to clone.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
+    server: McpServer,
+    connection: Arc<ConnectionState>,
+    request_id: RequestId,
+    version: ProtocolVersion,
+    meta: Option<RequestMeta>,
+    client_capabilities: ClientCapabilities,
+    cancellation: CancellationToken,
+    sink: Option<SharedSink>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("request_id", &self.inner.request_id)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts a [`RequestContext`] is made of, filled in by the dispatcher.
+pub(crate) struct ContextParts {
+    pub(crate) server: McpServer,
+    pub(crate) connection: Arc<ConnectionState>,
+    pub(crate) request_id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) sink: Option<SharedSink>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: ContextParts) -> Self {
+        let client_capabilities = parts.connection.client_capabilities();
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                server: parts.server,
+                connection: parts.connection,
+                request_id: parts.request_id,
+                version: parts.version,
+                meta: parts.meta,
+                client_capabilities,
+                cancellation: parts.cancellation,
+                sink: parts.sink,
+            }),
+        }
+    }
+
+    /// The server handling the request.
+    pub fn server(&self) -> &McpServer {
+        &self.inner.server
+    }
+
+    /// The connection (or session) the request came on.
+    pub fn connection(&self) -> &Arc<ConnectionState> {
+        &self.inner.connection
+    }
+
+    /// The request's id.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The protocol revision of this request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The request's `_meta`, if it had one.
+    pub fn meta(&self) -> Option<&RequestMeta> {
+        self.inner.meta.as_ref()
+    }
+
+    /// What the client supports.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// Who the client says it is.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.connection.handshake().map(|h| &h.client_info)
+    }
+
+    /// Shared state of type `T` registered on the server builder.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner.server.state::<T>()
+    }
+
+    /// Whether the client cancelled this request. A long handler should check it and stop early;
+    /// the response of a cancelled request is never sent.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Completes when the client cancels this request.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await;
+    }
+
+    /// The token that fires when the client cancels this request.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    fn send(&self, notification: ServerNotification) {
+        if let Some(sink) = &self.inner.sink
+            && sink.send(Outbound::Notification(notification)).is_err()
+        {
+            tracing::debug!("dropped a notification: the client is gone");
+        }
+    }
+
+    /// Reports progress: `done` of `total`. Does nothing when the request did not ask for
+    /// progress (it carried no `progressToken`); the token is echoed exactly as sent.
+    pub async fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
+        self.report_progress(done.into(), Some(total.into()), None);
+    }
+
+    /// Reports progress with a message and, if known, the total.
+    pub async fn progress_with_message(
+        &self,
+        done: impl Into<f64>,
+        total: Option<f64>,
+        message: impl Into<String>,
+    ) {
+        self.report_progress(done.into(), total, Some(message.into()));
+    }
+
+    fn report_progress(&self, done: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = self.meta().and_then(|m| m.progress_token.clone()) else {
+            return;
+        };
+        let mut params = ProgressNotificationParams::new(token, done, total);
+        params.message = message;
+        self.send(ServerNotification::Progress(params));
+    }
+
+    /// Sends a log message, if the server has the logging capability and `level` is at least the
+    /// client's minimum (set with `logging/setLevel`, or the server's default level).
+    pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
+        self.emit_log(level, None, data.into());
+    }
+
+    /// Sends a log message naming the `logger` it comes from.
+    pub async fn log_from(&self, level: LoggingLevel, logger: &str, data: impl Into<Value>) {
+        self.emit_log(level, Some(logger.to_owned()), data.into());
+    }
+
+    fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
+        let Some(minimum) = self.inner.server.log_threshold(&self.inner.connection) else {
+            return;
+        };
+        if level < minimum {
+            return;
+        }
+        let mut params = LoggingMessageNotificationParams::new(level, data);
+        params.logger = logger;
+        self.send(ServerNotification::LoggingMessage(params));
+    }
+
+    /// Sends `request` to the client and decodes its answer as `T`.
+    async fn ask<T: DeserializeOwned>(
+        &self,
+        request: ServerRequest,
+    ) -> Result<T, ClientRequestError> {
+        let method = request.method();
+        let sink = match &self.inner.sink {
+            Some(sink) if self.inner.connection.is_persistent() => sink,
+            _ => return Err(ClientRequestError::NoChannel { method }),
+        };
+        let answer = self
+            .inner
+            .connection
+            .send_request(sink, request, &self.inner.cancellation)
+            .await
+            .map_err(|source| ClientRequestError::Peer { method, source })?;
+        serde_json::from_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {
+            method,
+            detail: e.to_string(),
+        })
+    }
+
+    fn require(&self, supported: bool, capability: &'static str) -> Result<(), ClientRequestError> {
+        if supported {
+            Ok(())
+        } else {
+            Err(ClientRequestError::MissingCapability { capability })
+        }
+    }
+
+    /// Asks the client's LLM for a message (`sampling/createMessage`).
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ClientRequestError> {
+        let caps = self.client_capabilities();
+        self.require(caps.supports_sampling(), "sampling")?;
+        if params.tools.is_some() || params.tool_choice.is_some() {
+            self.require(caps.supports_sampling_tools(), "sampling.tools")?;
+        }
+        self.ask(ServerRequest::CreateMessage(params)).await
+    }
+
+    /// Like [`sample`](Self::sample), with params and result as plain JSON.
+    pub async fn sample_raw(&self, params: Value) -> Result<Value, ClientRequestError> {
+        let params =
+            serde_json::from_value(params).map_err(|e| ClientRequestError::InvalidRequest {
+                detail: e.to_string(),
+            })?;
+        self.require(self.client_capabilities().supports_sampling(), "sampling")?;
+        self.ask(ServerRequest::CreateMessage(params)).await
+    }
+
+    /// Asks the user to fill in the form `T` describes, with `message` as the question.
+    pub async fn elicit<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<ElicitOutcome<T>, ClientRequestError> {
+        let params = ElicitRequestFormParams::new(message, T::schema());
+        let result = self.elicit_form(params).await?;
+        ElicitOutcome::from_result(result).map_err(|detail| ClientRequestError::InvalidAnswer {
+            method: "elicitation/create",
+            detail,
+        })
+    }
+
+    /// Sends a form-mode `elicitation/create` and returns the client's answer as it is.
+    pub async fn elicit_form(
+        &self,
+        params: ElicitRequestFormParams,
+    ) -> Result<ElicitResult, ClientRequestError> {
+        self.require(
+            self.client_capabilities().supports_elicitation_form(),
+            "elicitation.form",
+        )?;
+        self.ask(ServerRequest::Elicit(ElicitRequestParams::Form(params)))
+            .await
+    }
+
+    /// Sends the user to `url` (URL-mode elicitation, 2025-11-25). `elicitation_id` identifies the
+    /// interaction; call [`complete_url_elicitation`](Self::complete_url_elicitation) with it when
+    /// the out-of-band interaction has finished.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<ElicitResult, ClientRequestError> {
+        self.require(
+            self.client_capabilities().supports_elicitation_url(),
+            "elicitation.url",
+        )?;
+        let mut params = ElicitRequestUrlParams::new(message, url);
+        params.elicitation_id = Some(elicitation_id.into());
+        self.ask(ServerRequest::Elicit(ElicitRequestParams::Url(params)))
+            .await
+    }
+
+    /// Tells the client that the URL-mode elicitation `elicitation_id` has finished
+    /// (`notifications/elicitation/complete`).
+    pub async fn complete_url_elicitation(&self, elicitation_id: impl Into<String>) {
+        self.send(ServerNotification::ElicitationComplete(
+            ElicitationCompleteNotificationParams::new(elicitation_id),
+        ));
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<ListRootsResult, ClientRequestError> {
+        self.require(self.client_capabilities().supports_roots(), "roots")?;
+        self.ask(ServerRequest::ListRoots(RequestParams::default()))
+            .await
+    }
+}
+
+/// A request from server to client could not be made or did not succeed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientRequestError {
+    /// The client did not declare the capability the request needs.
+    #[error("the client does not support {capability}")]
+    MissingCapability {
+        /// The capability, e.g. `"sampling"` or `"elicitation.url"`.
+        capability: &'static str,
+    },
+    /// There is no way to reach the client while this request runs: the server is stateless, or
+    /// the transport gives requests no channel back.
+    #[error(
+        "cannot send {method} to the client: server-to-client requests need a connection that \
+         keeps state (stdio, in-process, or a stateful HTTP server)"
+    )]
+    NoChannel {
+        /// The method that could not be sent.
+        method: &'static str,
+    },
+    /// The params given are not valid for the request.
+    #[error("invalid request params: {detail}")]
+    InvalidRequest {
+        /// What is wrong.
+        detail: String,
+    },
+    /// The client answered with an error, disconnected, or the request was cancelled.
+    #[error("{method}: {source}")]
+    Peer {
+        /// The method sent.
+        method: &'static str,
+        /// What happened.
+        source: PeerRequestError,
+    },
+    /// The client's answer does not fit the method.
+    #[error("invalid answer to {method}: {detail}")]
+    InvalidAnswer {
+        /// The method sent.
+        method: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+}

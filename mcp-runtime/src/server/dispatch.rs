@@ -1,0 +1,752 @@
+//! Dispatch: from a received message to the reply.
+
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::join_all;
+use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
+use mcp_core::jsonrpc::{
+    self, EnvelopeError, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
+    JsonRpcRequest, JsonRpcResponse, RawCall, RequestId,
+};
+use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use mcp_core::logging::SetLevelRequestParams;
+use mcp_core::messages::{ClientNotification, ClientRequest, ServerResult};
+use mcp_core::meta::ResultMeta;
+use mcp_core::params::PaginatedRequestParams;
+use mcp_core::prompts::{GetPromptRequestParams, ListPromptsResult};
+use mcp_core::resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, SubscribeRequestParams,
+};
+use mcp_core::result::EmptyResult;
+use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
+use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion, render};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::McpServer;
+use super::connection::{ConnectionState, Handshake};
+use super::context::{ContextParts, RequestContext};
+use super::pagination::page;
+use super::sink::SharedSink;
+use crate::completion::CompletionRequest;
+use crate::resource::default_mime_type;
+
+/// The answer to one request, with the revision to render it for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The revision of the peer.
+    pub version: ProtocolVersion,
+    /// The response.
+    pub message: ReplyMessage,
+}
+
+/// A response: a result or an error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum ReplyMessage {
+    /// A result.
+    Result(JsonRpcResponse<ServerResult>),
+    /// An error.
+    Error(JsonRpcErrorResponse),
+}
+
+impl Reply {
+    fn result(version: ProtocolVersion, id: RequestId, result: ServerResult) -> Self {
+        Reply {
+            version,
+            message: ReplyMessage::Result(JsonRpcResponse::new(id, result)),
+        }
+    }
+
+    fn error(version: ProtocolVersion, id: Option<RequestId>, error: ErrorObject) -> Self {
+        Reply {
+            version,
+            message: ReplyMessage::Error(JsonRpcErrorResponse::new(id, error)),
+        }
+    }
+
+    /// The reply as one line of JSON, rendered for the peer's revision.
+    pub fn render(&self) -> String {
+        render::to_string(&self.message, self.version).expect("protocol messages always serialize")
+    }
+
+    /// The error, if the reply is one.
+    pub fn error_object(&self) -> Option<&ErrorObject> {
+        match &self.message {
+            ReplyMessage::Error(e) => Some(&e.error),
+            ReplyMessage::Result(_) => None,
+        }
+    }
+}
+
+/// A request that was started: answered at once, or running.
+pub enum RequestTask {
+    /// The request was refused before any handler ran.
+    Answered(Box<Reply>),
+    /// The handler runs when this future is polled; it yields no reply when the request was
+    /// cancelled.
+    Running(Pin<Box<dyn Future<Output = Option<Reply>> + Send>>),
+}
+
+/// The text of a batch of replies.
+fn render_batch(replies: &[Reply]) -> String {
+    let parts: Vec<String> = replies.iter().map(Reply::render).collect();
+    format!("[{}]", parts.join(","))
+}
+
+impl McpServer {
+    /// Handles one received message from the peer of `connection`. Returns the reply to a
+    /// request (none for notifications and responses, and none for a request the peer cancelled).
+    /// `sink` carries the messages the handler sends while it runs (progress, logs, requests to the
+    /// client); without one they are dropped.
+    pub async fn handle(
+        &self,
+        message: JsonRpcMessage,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Option<Reply> {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                self.handle_request(request, connection, sink).await
+            }
+            JsonRpcMessage::Notification(notification) => {
+                self.handle_notification(notification, connection);
+                None
+            }
+            JsonRpcMessage::Response(response) => {
+                if !connection.resolve(&response.id, Ok(response.result)) {
+                    tracing::debug!(id = %response.id, "a response matches no request of ours");
+                }
+                None
+            }
+            JsonRpcMessage::Error(error) => {
+                match &error.id {
+                    Some(id) if connection.resolve(id, Err(error.error.clone())) => {}
+                    _ => {
+                        tracing::debug!(?error, "the client sent an error that matches no request")
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Handles wire text: one message or a batch. Returns the text of the reply, if any. Text that
+    /// is not JSON gets a parse error (`-32700`) and an invalid message an invalid-request error
+    /// (`-32600`), both with a `null` id unless the message's id could be read. A batch is accepted
+    /// from a peer speaking 2025-03-26, the only revision that allows them.
+    pub async fn handle_raw(
+        &self,
+        text: &[u8],
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Option<String> {
+        let version = connection.version();
+        match jsonrpc::parse(text) {
+            Err(error) => {
+                Some(Reply::error(version, error.id().cloned(), ErrorObject::from(&error)).render())
+            }
+            Ok(Incoming::Message(message)) => self
+                .handle(message, connection, sink)
+                .await
+                .map(|r| r.render()),
+            Ok(Incoming::Batch(entries)) => self.handle_batch(entries, connection, sink).await,
+            Ok(_) => None,
+        }
+    }
+
+    /// Handles a batch (2025-03-26): every entry concurrently, the replies in one array. A batch
+    /// from a peer speaking another revision is refused as a whole.
+    pub async fn handle_batch(
+        &self,
+        entries: Vec<Result<JsonRpcMessage, EnvelopeError>>,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Option<String> {
+        let version = connection.version();
+        if !version.accepts_batches() {
+            let error = ErrorObject::invalid_request(format!(
+                "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
+            ));
+            return Some(Reply::error(version, None, error).render());
+        }
+        let replies = join_all(entries.into_iter().map(|entry| {
+            let sink = sink.clone();
+            async move {
+                match entry {
+                    Err(error) => Some(Reply::error(
+                        version,
+                        error.id().cloned(),
+                        ErrorObject::from(&error),
+                    )),
+                    Ok(JsonRpcMessage::Request(request))
+                        if request.request.method == "initialize" =>
+                    {
+                        Some(Reply::error(
+                            version,
+                            Some(request.id),
+                            ErrorObject::invalid_request("initialize must not be part of a batch"),
+                        ))
+                    }
+                    Ok(message) => self.handle(message, connection, sink).await,
+                }
+            }
+        }))
+        .await;
+        let replies: Vec<Reply> = replies.into_iter().flatten().collect();
+        (!replies.is_empty()).then(|| render_batch(&replies))
+    }
+
+    async fn handle_request(
+        &self,
+        request: JsonRpcRequest,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Option<Reply> {
+        match self.start_request(request, connection, sink) {
+            RequestTask::Answered(reply) => Some(*reply),
+            RequestTask::Running(run) => run.await,
+        }
+    }
+
+    /// Starts handling a request: decodes it and registers it as in flight (so that a
+    /// cancellation read right after it finds it), then returns either the immediate answer (an
+    /// invalid request) or the work that produces the answer, for the transport to run.
+    pub fn start_request(
+        &self,
+        request: JsonRpcRequest,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> RequestTask {
+        let JsonRpcRequest {
+            id, request: call, ..
+        } = request;
+        let version = connection.version();
+        let RawCall { method, params, .. } = call;
+        if let Some(error) = self.gate(&method, connection) {
+            return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+        }
+        let request = match ClientRequest::decode(&method, params) {
+            Ok(request) => request,
+            Err(error) => {
+                return RequestTask::Answered(Box::new(Reply::error(
+                    version,
+                    Some(id),
+                    error.into(),
+                )));
+            }
+        };
+        let Some(cancellation) = connection.begin_request(&id) else {
+            let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
+            return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+        };
+        let ctx = RequestContext::new(ContextParts {
+            server: self.clone(),
+            connection: connection.clone(),
+            request_id: id.clone(),
+            version,
+            meta: request_meta(&request),
+            cancellation: cancellation.clone(),
+            sink,
+        });
+        let server = self.clone();
+        let connection = connection.clone();
+        RequestTask::Running(Box::pin(async move {
+            let outcome = server.route(request, &ctx).await;
+            connection.end_request(&id);
+            if cancellation.is_cancelled() {
+                tracing::debug!(%id, "the request was cancelled; its response is not sent");
+                return None;
+            }
+            // `initialize` may just have settled the version to render for.
+            let version = connection.version();
+            Some(match outcome {
+                Ok(result) => Reply::result(version, id, result),
+                Err(error) => Reply::error(version, Some(id), error),
+            })
+        }))
+    }
+
+    /// The error for a request the lifecycle does not allow yet, if any.
+    fn gate(&self, method: &str, connection: &ConnectionState) -> Option<ErrorObject> {
+        let waiting_for_initialized = self.inner.options.require_initialized
+            && connection.is_persistent()
+            && !connection.is_initialized()
+            && !matches!(method, "initialize" | "ping");
+        waiting_for_initialized.then(|| {
+            ErrorObject::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!("{method} refused: the client has not sent notifications/initialized yet"),
+            )
+        })
+    }
+
+    async fn route(
+        &self,
+        request: ClientRequest,
+        ctx: &RequestContext,
+    ) -> Result<ServerResult, ErrorObject> {
+        let connection = ctx.connection();
+        Ok(match request {
+            ClientRequest::Initialize(params) => self.initialize(params, connection)?.into(),
+            ClientRequest::Ping(_) => EmptyResult::default().into(),
+            ClientRequest::Discover(_) => self.discover().into(),
+            ClientRequest::ListTools(params) => self.list_tools(&params)?.into(),
+            ClientRequest::CallTool(params) => self.call_tool(params, ctx).await?.into(),
+            ClientRequest::ListPrompts(params) => self.list_prompts(&params)?.into(),
+            ClientRequest::GetPrompt(params) => self.get_prompt(params, ctx).await?.into(),
+            ClientRequest::ListResources(params) => self.list_resources(&params)?.into(),
+            ClientRequest::ListResourceTemplates(params) => {
+                self.list_resource_templates(&params)?.into()
+            }
+            ClientRequest::ReadResource(params) => self.read_resource(params, ctx).await?.into(),
+            ClientRequest::Subscribe(params) => self.subscribe(&params, ctx)?.into(),
+            ClientRequest::Unsubscribe(params) => self.unsubscribe(&params, ctx)?.into(),
+            ClientRequest::SetLevel(params) => self.set_level(&params, connection)?.into(),
+            ClientRequest::Complete(params) => self.complete(params, ctx).await?.into(),
+            other => return Err(ErrorObject::method_not_found(other.method())),
+        })
+    }
+
+    fn initialize(
+        &self,
+        params: InitializeRequestParams,
+        connection: &ConnectionState,
+    ) -> Result<InitializeResult, ErrorObject> {
+        if !connection.claim_initialize() {
+            return Err(ErrorObject::invalid_request(
+                "the connection is already initialized; initialize may be sent once",
+            ));
+        }
+        let version = self
+            .supported_versions()
+            .negotiate_initialize(&params.protocol_version)
+            .map_err(ErrorObject::from)?;
+        connection.complete_handshake(Handshake {
+            version,
+            client_capabilities: params.capabilities,
+            client_info: params.client_info,
+        });
+        let mut result =
+            InitializeResult::new(version.as_str(), self.capabilities(), self.info().clone());
+        result.instructions = self.inner.instructions.clone();
+        Ok(result)
+    }
+
+    fn discover(&self) -> DiscoverResult {
+        let mut result =
+            DiscoverResult::new(self.supported_versions().names(), self.capabilities());
+        result.instructions = self.inner.instructions.clone();
+        result.meta = Some(ResultMeta::with_server_info(self.info().clone()));
+        result
+    }
+
+    fn page_size(&self) -> usize {
+        self.inner.options.page_size
+    }
+
+    fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
+        let tools = self.inner.registry.tools.snapshot();
+        let (tools, next) = page(tools, params.cursor.as_deref(), self.page_size())?;
+        let mut result =
+            ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let Some(tool) = self.inner.registry.tools.get(&params.name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown tool: {}",
+                params.name
+            )));
+        };
+        let name = &params.name;
+        if let Some(required) = &tool.definition.required_capabilities
+            && let Some(missing) = missing_capability(required, ctx.client_capabilities())
+        {
+            return Ok(CallToolResult::error(format!(
+                "Tool {name} needs the client capability `{missing}`, which this client did not declare"
+            )));
+        }
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        if self.inner.options.validate_input
+            && let Err(violation) = tool.input.validate(&arguments)
+        {
+            return Ok(CallToolResult::error(format!(
+                "Invalid arguments for tool {name}: {violation}"
+            )));
+        }
+        let Value::Object(arguments) = arguments else {
+            return Err(ErrorObject::internal_error(
+                "tool arguments must be an object",
+            ));
+        };
+        let call = (tool.definition.handler)(arguments, ctx.clone());
+        let result = match AssertUnwindSafe(call).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => {
+                let reason = panic_message(panic.as_ref());
+                tracing::error!(tool = %name, %reason, "a tool handler panicked");
+                CallToolResult::error(format!("Tool {name} failed: it panicked ({reason})"))
+            }
+        };
+        if self.inner.options.validate_output
+            && !result.is_error()
+            && let Some(schema) = &tool.output
+        {
+            let structured = result.structured_content.as_ref().ok_or_else(|| {
+                ErrorObject::internal_error(format!(
+                    "Tool {name} has an output schema but returned no structured content"
+                ))
+            })?;
+            schema.validate(structured).map_err(|violation| {
+                ErrorObject::internal_error(format!(
+                    "Tool {name} returned structured content that does not match its output schema: {violation}"
+                ))
+            })?;
+        }
+        Ok(result)
+    }
+
+    fn list_prompts(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListPromptsResult, ErrorObject> {
+        let prompts = self.inner.registry.prompts.snapshot();
+        let (prompts, next) = page(prompts, params.cursor.as_deref(), self.page_size())?;
+        let mut result = ListPromptsResult::new(
+            prompts
+                .iter()
+                .map(|p| p.definition.prompt.clone())
+                .collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<mcp_core::prompts::GetPromptResult, ErrorObject> {
+        let Some(prompt) = self.inner.registry.prompts.get(&params.name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown prompt: {}",
+                params.name
+            )));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        let missing = prompt.definition.missing_arguments(&arguments);
+        if !missing.is_empty() {
+            return Err(ErrorObject::invalid_params(format!(
+                "Missing required argument(s) for prompt {}: {}",
+                params.name,
+                missing.join(", ")
+            )));
+        }
+        let call = (prompt.definition.handler)(arguments, ctx.clone());
+        match AssertUnwindSafe(call).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => Err(ErrorObject::internal_error(format!(
+                "Prompt {} failed: it panicked ({})",
+                params.name,
+                panic_message(panic.as_ref())
+            ))),
+        }
+    }
+
+    fn list_resources(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourcesResult, ErrorObject> {
+        let resources = self.inner.registry.resources.snapshot();
+        let (resources, next) = page(resources, params.cursor.as_deref(), self.page_size())?;
+        let mut result = ListResourcesResult::new(
+            resources
+                .iter()
+                .map(|r| r.definition.resource.clone())
+                .collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    fn list_resource_templates(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourceTemplatesResult, ErrorObject> {
+        let templates = self.inner.registry.templates.snapshot();
+        let (templates, next) = page(templates, params.cursor.as_deref(), self.page_size())?;
+        let mut result = ListResourceTemplatesResult::new(
+            templates
+                .iter()
+                .map(|t| t.definition.template.clone())
+                .collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// Whether a resource or a template answers for `uri`.
+    fn resolves(&self, uri: &str) -> bool {
+        let registry = &self.inner.registry;
+        registry.resources.get(uri).is_some()
+            || registry
+                .templates
+                .any(|t| t.definition.matcher.matches(uri).is_some())
+    }
+
+    async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<ReadResourceResult, ErrorObject> {
+        let uri = params.uri;
+        let version = ctx.protocol_version();
+        let registry = &self.inner.registry;
+        let (read, mime_type) = if let Some(resource) = registry.resources.get(&uri) {
+            let mime = resource.definition.resource.mime_type.clone();
+            ((resource.definition.reader)(ctx.clone()), mime)
+        } else {
+            let matched = registry.templates.snapshot().into_iter().find_map(|t| {
+                t.definition
+                    .matcher
+                    .matches(&uri)
+                    .map(|captured| (t, captured))
+            });
+            let Some((template, captured)) = matched else {
+                return Err(ErrorObject::resource_not_found(&uri, version));
+            };
+            let mime = template.definition.template.mime_type.clone();
+            (
+                (template.definition.reader)(uri.clone(), captured, ctx.clone()),
+                mime,
+            )
+        };
+        let mut contents = match AssertUnwindSafe(read).catch_unwind().await {
+            Ok(Ok(contents)) => contents,
+            Ok(Err(error)) => return Err(error.to_error_object(&uri, version)),
+            Err(panic) => {
+                return Err(ErrorObject::internal_error(format!(
+                    "Reading {uri} failed: the reader panicked ({})",
+                    panic_message(panic.as_ref())
+                )));
+            }
+        };
+        default_mime_type(&mut contents, mime_type.as_deref());
+        Ok(ReadResourceResult::new(contents))
+    }
+
+    /// Checks that subscriptions are on and can be kept.
+    fn subscriptions_available(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+    ) -> Result<(), ErrorObject> {
+        if !self.inner.options.subscriptions {
+            return Err(ErrorObject::method_not_found(method));
+        }
+        if !ctx.connection().is_persistent() {
+            return Err(ErrorObject::invalid_request(format!(
+                "{method} needs a server that keeps state between requests (a stateful server, or stdio)"
+            )));
+        }
+        Ok(())
+    }
+
+    fn subscribe(
+        &self,
+        params: &SubscribeRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<EmptyResult, ErrorObject> {
+        self.subscriptions_available(ctx, "resources/subscribe")?;
+        if !self.resolves(&params.uri) {
+            return Err(ErrorObject::resource_not_found(
+                &params.uri,
+                ctx.protocol_version(),
+            ));
+        }
+        ctx.connection().subscribe(&params.uri);
+        Ok(EmptyResult::default())
+    }
+
+    fn unsubscribe(
+        &self,
+        params: &SubscribeRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<EmptyResult, ErrorObject> {
+        self.subscriptions_available(ctx, "resources/unsubscribe")?;
+        ctx.connection().unsubscribe(&params.uri);
+        Ok(EmptyResult::default())
+    }
+
+    fn set_level(
+        &self,
+        params: &SetLevelRequestParams,
+        connection: &ConnectionState,
+    ) -> Result<EmptyResult, ErrorObject> {
+        if !self.inner.options.logging {
+            return Err(ErrorObject::method_not_found("logging/setLevel"));
+        }
+        if !connection.is_persistent() {
+            return Err(ErrorObject::invalid_request(
+                "logging/setLevel needs a server that keeps state between requests (a stateful server, or stdio)",
+            ));
+        }
+        connection.set_log_level(params.level);
+        Ok(EmptyResult::default())
+    }
+
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<CompleteResult, ErrorObject> {
+        if let Some(handler) = &self.inner.completion_handler
+            && let Some(result) = handler(params.clone(), ctx.clone()).await
+        {
+            return Ok(result);
+        }
+        let registry = &self.inner.registry;
+        let completer = match &params.reference {
+            CompletionReference::Prompt(reference) => {
+                let Some(prompt) = registry.prompts.get(&reference.name) else {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        reference.name
+                    )));
+                };
+                prompt
+                    .definition
+                    .completers
+                    .get(&params.argument.name)
+                    .cloned()
+            }
+            CompletionReference::ResourceTemplate(reference) => {
+                match registry.templates.get(&reference.uri) {
+                    Some(template) => template
+                        .definition
+                        .completers
+                        .get(&params.argument.name)
+                        .cloned(),
+                    None if registry.resources.get(&reference.uri).is_some() => None,
+                    None => {
+                        return Err(ErrorObject::invalid_params(format!(
+                            "Unknown resource template: {}",
+                            reference.uri
+                        )));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let values = completer
+            .map(|complete| complete(&CompletionRequest::from_params(&params)))
+            .unwrap_or_default();
+        Ok(CompleteResult::new(values))
+    }
+
+    fn handle_notification(
+        &self,
+        notification: JsonRpcNotification,
+        connection: &Arc<ConnectionState>,
+    ) {
+        let RawCall { method, params, .. } = notification.notification;
+        let notification = match ClientNotification::decode(&method, params) {
+            Ok(notification) => notification,
+            Err(error) => {
+                tracing::debug!(%error, "ignored a notification");
+                return;
+            }
+        };
+        match &notification {
+            ClientNotification::Initialized(_) => connection.mark_initialized(),
+            ClientNotification::Cancelled(params) => {
+                if let Some(id) = &params.request_id
+                    && !connection.cancel(id)
+                {
+                    tracing::debug!(%id, "a cancellation matches no request in flight");
+                }
+            }
+            _ => {}
+        }
+        for observer in &self.inner.observers {
+            observer(&notification, connection);
+        }
+    }
+}
+
+/// The `_meta` of a request's params.
+fn request_meta(request: &ClientRequest) -> Option<mcp_core::meta::RequestMeta> {
+    match request {
+        ClientRequest::Initialize(p) => p.meta.clone(),
+        ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.clone(),
+        ClientRequest::ListResources(p)
+        | ClientRequest::ListResourceTemplates(p)
+        | ClientRequest::ListPrompts(p)
+        | ClientRequest::ListTools(p)
+        | ClientRequest::ListTasks(p) => p.meta.clone(),
+        ClientRequest::ReadResource(p) => p.meta.clone(),
+        ClientRequest::Subscribe(p) | ClientRequest::Unsubscribe(p) => p.meta.clone(),
+        ClientRequest::SubscriptionsListen(p) => p.meta.clone(),
+        ClientRequest::GetPrompt(p) => p.meta.clone(),
+        ClientRequest::CallTool(p) => p.meta.clone(),
+        ClientRequest::SetLevel(p) => p.meta.clone(),
+        ClientRequest::Complete(p) => p.meta.clone(),
+        _ => None,
+    }
+}
+
+/// The first capability in `required` that `declared` lacks, by name.
+fn missing_capability(
+    required: &mcp_core::capabilities::ClientCapabilities,
+    declared: &mcp_core::capabilities::ClientCapabilities,
+) -> Option<&'static str> {
+    let checks = [
+        (
+            required.sampling.is_some(),
+            declared.supports_sampling(),
+            "sampling",
+        ),
+        (
+            required.supports_sampling_tools(),
+            declared.supports_sampling_tools(),
+            "sampling.tools",
+        ),
+        (required.roots.is_some(), declared.supports_roots(), "roots"),
+        (
+            required.supports_elicitation_form(),
+            declared.supports_elicitation_form(),
+            "elicitation.form",
+        ),
+        (
+            required.supports_elicitation_url(),
+            declared.supports_elicitation_url(),
+            "elicitation.url",
+        ),
+    ];
+    checks
+        .into_iter()
+        .find(|(needed, present, _)| *needed && !*present)
+        .map(|(_, _, name)| name)
+}
+
+/// The message of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
+}

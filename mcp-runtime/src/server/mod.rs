@@ -1,0 +1,477 @@
+//! The transport-agnostic MCP server.
+//!
+//! An [`McpServer`] holds what the server offers (its registry), its capabilities, its info and
+//! its mode; it does no I/O. [`McpServer::handle`] takes one received message and returns the
+//! reply; [`McpServer::handle_raw`] does the same for wire text, batches and malformed input
+//! included. Transports ([`crate::transport`]) are thin drivers over it, and each peer's mutable
+//! state lives in its [`ConnectionState`].
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Add two integers.
+//! #[mcp_tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = McpServer::from_module(server_info!(), module_path!()).build().unwrap();
+//! let connection = ConnectionState::persistent(None);
+//! let reply = server
+//!     .handle_raw(
+//!         br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+//!         &connection,
+//!         None,
+//!     )
+//!     .await
+//!     .unwrap();
+//! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"5"}]}}"#);
+//! # }
+//! ```
+
+mod builder;
+mod connection;
+mod context;
+mod dispatch;
+mod pagination;
+pub mod registry;
+mod sink;
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use mcp_core::capabilities::{
+    CapabilityMap, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+use mcp_core::implementation::Implementation;
+use mcp_core::logging::LoggingLevel;
+use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
+use mcp_core::params::NotificationParams;
+use mcp_core::resources::ResourceUpdatedNotificationParams;
+use mcp_core::{JsonObject, SupportedVersions};
+use tokio_util::sync::CancellationToken;
+
+pub use builder::{BuildError, McpServerBuilder};
+pub use connection::{ConnectionState, Handshake, PeerRequestError};
+pub use context::{ClientRequestError, RequestContext};
+pub use dispatch::{Reply, ReplyMessage, RequestTask};
+pub use registry::RegistryError;
+pub use sink::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
+
+use crate::completion::CompletionHandler;
+use crate::prompt::PromptDefinition;
+use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::tool::ToolDefinition;
+use registry::{Origin, Registry, ResourceKind};
+
+/// Whether the server keeps state for its peers between requests.
+///
+/// This matters for Streamable HTTP, where each request could come over a new connection:
+/// a stateless server (the default) serves every request on its own, and a stateful one mints a
+/// session at `initialize` and keeps its state (log level, subscriptions, server-to-client
+/// requests) until the session ends. A stdio process or an in-process pair is one peer, and keeps
+/// its state in either mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ServerMode {
+    /// No sessions; each HTTP request is served on its own.
+    #[default]
+    Stateless,
+    /// Sessions, subscriptions, log levels and server-to-client requests over HTTP.
+    Stateful,
+}
+
+/// A callback for notifications from clients.
+pub type NotificationObserver =
+    Arc<dyn Fn(&ClientNotification, &Arc<ConnectionState>) + Send + Sync>;
+
+/// Tunables set on the builder.
+#[derive(Clone, Debug)]
+pub(crate) struct ServerOptions {
+    pub(crate) page_size: usize,
+    pub(crate) validate_input: bool,
+    pub(crate) validate_output: bool,
+    pub(crate) require_initialized: bool,
+    pub(crate) logging: bool,
+    pub(crate) default_log_level: LoggingLevel,
+    pub(crate) subscriptions: bool,
+    pub(crate) tools_list_changed: bool,
+    pub(crate) prompts_list_changed: bool,
+    pub(crate) resources_list_changed: bool,
+    pub(crate) completions: bool,
+    pub(crate) supported_versions: SupportedVersions,
+    pub(crate) extensions: CapabilityMap,
+    pub(crate) experimental: CapabilityMap,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            page_size: 0,
+            validate_input: true,
+            validate_output: false,
+            require_initialized: false,
+            logging: false,
+            default_log_level: LoggingLevel::Info,
+            subscriptions: false,
+            tools_list_changed: false,
+            prompts_list_changed: false,
+            resources_list_changed: false,
+            completions: false,
+            supported_versions: SupportedVersions::ALL,
+            extensions: CapabilityMap::new(),
+            experimental: CapabilityMap::new(),
+        }
+    }
+}
+
+/// An MCP server. Cheap to clone: clones share everything.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<ServerInner>,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) mode: ServerMode,
+    pub(crate) options: ServerOptions,
+    pub(crate) registry: Registry,
+    pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    pub(crate) completion_handler: Option<CompletionHandler>,
+    pub(crate) observers: Vec<NotificationObserver>,
+    pub(crate) connections: Mutex<Vec<Weak<ConnectionState>>>,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("info", &self.inner.info)
+            .field("mode", &self.inner.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The lists whose changes are announced with `notifications/*/list_changed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl McpServer {
+    /// A builder of a server offering everything registered with the attribute macros in this
+    /// program. `info` names the server; [`server_info!`](crate::server_info) gives the calling
+    /// crate's name and version.
+    pub fn from_registry(info: Implementation) -> McpServerBuilder {
+        McpServerBuilder::new(info).all_registered()
+    }
+
+    /// A builder of a server offering what the attribute macros registered in `module_path` and
+    /// its submodules.
+    pub fn from_module(info: Implementation, module_path: &str) -> McpServerBuilder {
+        McpServerBuilder::new(info).registered_in(module_path)
+    }
+
+    /// A builder of a server offering nothing yet.
+    pub fn builder(info: Implementation) -> McpServerBuilder {
+        McpServerBuilder::new(info)
+    }
+
+    pub(crate) fn from_inner(inner: ServerInner) -> Self {
+        McpServer {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Who the server says it is.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The instructions for the model, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// The server's mode.
+    pub fn mode(&self) -> ServerMode {
+        self.inner.mode
+    }
+
+    /// The revisions the server speaks.
+    pub fn supported_versions(&self) -> SupportedVersions {
+        self.inner.options.supported_versions
+    }
+
+    /// A token that fires when [`shutdown`](Self::shutdown) is called; transports stop on it.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.inner.shutdown
+    }
+
+    /// Asks every transport serving this server to stop.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    /// The capabilities the server advertises: derived from what it offers and what it opted in to.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let options = &self.inner.options;
+        let registry = &self.inner.registry;
+        let mut caps = ServerCapabilities::default();
+        if !registry.tools.is_empty() || options.tools_list_changed {
+            let mut tools = ToolsCapability::default();
+            tools.list_changed = options.tools_list_changed.then_some(true);
+            caps.tools = Some(tools);
+        }
+        if !registry.prompts.is_empty() || options.prompts_list_changed {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = options.prompts_list_changed.then_some(true);
+            caps.prompts = Some(prompts);
+        }
+        if !registry.resources.is_empty()
+            || !registry.templates.is_empty()
+            || options.resources_list_changed
+            || options.subscriptions
+        {
+            let mut resources = ResourcesCapability::default();
+            resources.list_changed = options.resources_list_changed.then_some(true);
+            resources.subscribe = options.subscriptions.then_some(true);
+            caps.resources = Some(resources);
+        }
+        if options.logging {
+            caps.logging = Some(JsonObject::new());
+        }
+        if self.offers_completions() {
+            caps.completions = Some(JsonObject::new());
+        }
+        if !options.extensions.is_empty() {
+            caps.extensions = Some(options.extensions.clone());
+        }
+        if !options.experimental.is_empty() {
+            caps.experimental = Some(options.experimental.clone());
+        }
+        caps
+    }
+
+    fn offers_completions(&self) -> bool {
+        let registry = &self.inner.registry;
+        self.inner.options.completions
+            || self.inner.completion_handler.is_some()
+            || registry
+                .prompts
+                .any(|p| !p.definition.completers.is_empty())
+            || registry
+                .templates
+                .any(|t| !t.definition.completers.is_empty())
+    }
+
+    /// Shared state of type `T` registered on the builder.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner
+            .state
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+            .cloned()
+    }
+
+    /// The least severe level of log message to send on `connection`, or `None` when the server
+    /// does not log.
+    pub(crate) fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel> {
+        self.inner.options.logging.then(|| {
+            connection
+                .log_level()
+                .unwrap_or(self.inner.options.default_log_level)
+        })
+    }
+
+    /// Makes `connection` reachable by the server's unsolicited messages (list changes, resource
+    /// updates, pings). Transports call this for every persistent connection.
+    pub fn register_connection(&self, connection: &Arc<ConnectionState>) {
+        let mut connections = self.connections_guard();
+        connections.retain(|c| c.strong_count() > 0);
+        connections.push(Arc::downgrade(connection));
+    }
+
+    fn connections_guard(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ConnectionState>>> {
+        self.inner
+            .connections
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The live connections that completed `initialize`.
+    pub fn connections(&self) -> Vec<Arc<ConnectionState>> {
+        self.connections_guard()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|c| c.handshake().is_some())
+            .collect()
+    }
+
+    /// Sends `notification` to every connection `select` picks; returns how many it reached.
+    fn broadcast(
+        &self,
+        notification: &ServerNotification,
+        select: impl Fn(&ConnectionState) -> bool,
+    ) -> usize {
+        self.connections()
+            .into_iter()
+            .filter(|c| select(c))
+            .filter_map(|c| c.sink().cloned())
+            .filter(|sink| {
+                sink.send(Outbound::Notification(notification.clone()))
+                    .is_ok()
+            })
+            .count()
+    }
+
+    /// Sends `notification` to every initialized connection; returns how many it reached.
+    pub fn notify(&self, notification: ServerNotification) -> usize {
+        self.broadcast(&notification, |_| true)
+    }
+
+    fn notify_list_changed(&self, kind: ListKind) -> usize {
+        let options = &self.inner.options;
+        let (enabled, notification) = match kind {
+            ListKind::Tools => (
+                options.tools_list_changed,
+                ServerNotification::ToolListChanged(NotificationParams::default()),
+            ),
+            ListKind::Prompts => (
+                options.prompts_list_changed,
+                ServerNotification::PromptListChanged(NotificationParams::default()),
+            ),
+            ListKind::Resources => (
+                options.resources_list_changed,
+                ServerNotification::ResourceListChanged(NotificationParams::default()),
+            ),
+        };
+        if !enabled {
+            tracing::debug!(
+                ?kind,
+                "list changed, but the server does not announce list changes"
+            );
+            return 0;
+        }
+        self.notify(notification)
+    }
+
+    /// Tells the connections subscribed to `uri` that the resource changed; returns how many it
+    /// reached.
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        let notification =
+            ServerNotification::ResourceUpdated(ResourceUpdatedNotificationParams::new(uri));
+        self.broadcast(&notification, |c| c.is_subscribed(uri))
+    }
+
+    /// Pings the client of `connection` and waits for its answer.
+    pub async fn ping(&self, connection: &Arc<ConnectionState>) -> Result<(), PeerRequestError> {
+        let Some(sink) = connection.sink().cloned() else {
+            return Err(PeerRequestError::Disconnected);
+        };
+        connection
+            .send_request(
+                &sink,
+                ServerRequest::Ping(Default::default()),
+                &self.inner.shutdown,
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// Adds a tool at run time and announces the change.
+    pub fn add_tool(&self, definition: ToolDefinition) -> Result<(), RegistryError> {
+        self.inner.registry.add_tool(definition, Origin::Dynamic)?;
+        self.notify_list_changed(ListKind::Tools);
+        Ok(())
+    }
+
+    /// Removes the tool `name` and announces the change; false when there was none.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.inner.registry.tools.remove(name);
+        if removed {
+            self.notify_list_changed(ListKind::Tools);
+        }
+        removed
+    }
+
+    /// Adds a prompt at run time and announces the change.
+    pub fn add_prompt(&self, definition: PromptDefinition) -> Result<(), RegistryError> {
+        self.inner
+            .registry
+            .add_prompt(definition, Origin::Dynamic)?;
+        self.notify_list_changed(ListKind::Prompts);
+        Ok(())
+    }
+
+    /// Removes the prompt `name` and announces the change; false when there was none.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.inner.registry.prompts.remove(name);
+        if removed {
+            self.notify_list_changed(ListKind::Prompts);
+        }
+        removed
+    }
+
+    /// Adds a resource at run time and announces the change.
+    pub fn add_resource(&self, definition: ResourceDefinition) -> Result<(), RegistryError> {
+        let name = definition.resource.name.clone();
+        self.inner.registry.add_resource(
+            ResourceKind::Direct(definition),
+            &name,
+            Origin::Dynamic,
+        )?;
+        self.notify_list_changed(ListKind::Resources);
+        Ok(())
+    }
+
+    /// Removes the resource at `uri` and announces the change; false when there was none.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.inner.registry.resources.remove(uri);
+        if removed {
+            self.notify_list_changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// Adds a resource template at run time and announces the change.
+    pub fn add_resource_template(
+        &self,
+        definition: ResourceTemplateDefinition,
+    ) -> Result<(), RegistryError> {
+        let name = definition.template.name.clone();
+        self.inner.registry.add_resource(
+            ResourceKind::Template(Ok(definition)),
+            &name,
+            Origin::Dynamic,
+        )?;
+        self.notify_list_changed(ListKind::Resources);
+        Ok(())
+    }
+
+    /// Removes the template `uri_template` and announces the change; false when there was none.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        let removed = self.inner.registry.templates.remove(uri_template);
+        if removed {
+            self.notify_list_changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// The names of the tools the server offers, in order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.inner
+            .registry
+            .tools
+            .snapshot()
+            .iter()
+            .map(|t| t.definition.name().to_owned())
+            .collect()
+    }
+}

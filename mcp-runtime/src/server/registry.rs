@@ -1,0 +1,366 @@
+//! What a server offers: its tools, prompts, resources and templates.
+//!
+//! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` submit an entry to a process-wide
+//! collection (with `inventory`), recording the module path of the annotated function; a server is
+//! built from all entries, the entries under a module path, or the entries named one by one. A
+//! [`Registry`] holds what one server offers; it may change at run time (dynamic registration),
+//! so it sits behind locks, and every listing works on a snapshot.
+
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use indexmap::IndexMap;
+use mcp_core::schema::{CompiledSchema, SchemaError};
+
+use crate::prompt::PromptDefinition;
+use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::tool::ToolDefinition;
+
+/// A tool submitted by `#[mcp_tool]`.
+#[derive(Debug)]
+pub struct ToolEntry {
+    /// The module of the annotated function.
+    pub module_path: &'static str,
+    /// The tool's name.
+    pub name: &'static str,
+    /// Builds the definition.
+    pub definition: fn() -> ToolDefinition,
+}
+
+/// A prompt submitted by `#[mcp_prompt]`.
+#[derive(Debug)]
+pub struct PromptEntry {
+    /// The module of the annotated function.
+    pub module_path: &'static str,
+    /// The prompt's name.
+    pub name: &'static str,
+    /// Builds the definition.
+    pub definition: fn() -> PromptDefinition,
+}
+
+/// A resource or template submitted by `#[mcp_resource]`.
+#[derive(Debug)]
+pub struct ResourceEntry {
+    /// The module of the annotated function.
+    pub module_path: &'static str,
+    /// The resource's name.
+    pub name: &'static str,
+    /// Builds the definition.
+    pub definition: fn() -> ResourceKind,
+}
+
+/// A direct resource or a template.
+#[derive(Clone, Debug)]
+pub enum ResourceKind {
+    /// A resource with one URI.
+    Direct(ResourceDefinition),
+    /// A family of URIs matching a template; `Err` when the template does not parse.
+    Template(Result<ResourceTemplateDefinition, String>),
+}
+
+inventory::collect!(ToolEntry);
+inventory::collect!(PromptEntry);
+inventory::collect!(ResourceEntry);
+
+/// Whether `module_path` is `prefix` or lies under it.
+pub(crate) fn in_module(module_path: &str, prefix: &str) -> bool {
+    module_path == prefix
+        || module_path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with("::"))
+}
+
+/// Where a registration came from, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Module(&'static str),
+    Dynamic,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Module(path) => write!(f, "in `{path}`"),
+            Origin::Dynamic => f.write_str("registered at run time"),
+        }
+    }
+}
+
+/// A tool with its schemas compiled.
+pub(crate) struct RegisteredTool {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) input: CompiledSchema,
+    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) origin: Origin,
+}
+
+impl RegisteredTool {
+    pub(crate) fn compile(
+        definition: ToolDefinition,
+        origin: Origin,
+    ) -> Result<Self, RegistryError> {
+        let name = definition.name().to_owned();
+        let invalid = |what: &'static str, e: SchemaError| RegistryError::InvalidSchema {
+            tool: name.clone(),
+            which: what,
+            detail: e.to_string(),
+        };
+        if let Some(defect) = &definition.defect {
+            return Err(RegistryError::InvalidSchema {
+                tool: name,
+                which: "input",
+                detail: defect.clone(),
+            });
+        }
+        let input = CompiledSchema::compile(&definition.tool.input_schema)
+            .map_err(|e| invalid("input", e))?;
+        let output = match &definition.tool.output_schema {
+            Some(schema) => {
+                Some(CompiledSchema::compile(schema).map_err(|e| invalid("output", e))?)
+            }
+            None => None,
+        };
+        Ok(RegisteredTool {
+            definition,
+            input,
+            output,
+            origin,
+        })
+    }
+}
+
+/// A registration that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two items of one kind share a name (or a URI).
+    #[error("two {kind} are named `{name}`: one {first}, one {second}")]
+    Duplicate {
+        /// `tools`, `prompts`, `resources` or `resource templates`.
+        kind: &'static str,
+        /// The shared name or URI.
+        name: String,
+        /// Where the first came from.
+        first: String,
+        /// Where the second came from.
+        second: String,
+    },
+    /// A tool's schema is not a valid JSON Schema.
+    #[error("the {which} schema of tool `{tool}` is invalid: {detail}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A resource template does not parse.
+    #[error("the URI template of resource `{name}` is invalid: {detail}")]
+    InvalidTemplate {
+        /// The resource.
+        name: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// Items keyed by name, remembering where each came from.
+pub(crate) struct Catalog<T> {
+    kind: &'static str,
+    items: RwLock<IndexMap<String, Arc<T>>>,
+}
+
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<T> Catalog<T> {
+    pub(crate) fn new(kind: &'static str) -> Self {
+        Catalog {
+            kind,
+            items: RwLock::new(IndexMap::new()),
+        }
+    }
+
+    /// Adds `item` under `key`; `origin_of` tells where an existing item came from.
+    pub(crate) fn insert(
+        &self,
+        key: String,
+        item: T,
+        origin: &Origin,
+        origin_of: impl Fn(&T) -> &Origin,
+    ) -> Result<(), RegistryError> {
+        let mut items = write(&self.items);
+        if let Some(existing) = items.get(&key) {
+            return Err(RegistryError::Duplicate {
+                kind: self.kind,
+                name: key,
+                first: origin_of(existing).to_string(),
+                second: origin.to_string(),
+            });
+        }
+        items.insert(key, Arc::new(item));
+        Ok(())
+    }
+
+    /// Removes the item under `key`; false when there was none.
+    pub(crate) fn remove(&self, key: &str) -> bool {
+        write(&self.items).shift_remove(key).is_some()
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
+        read(&self.items).get(key).cloned()
+    }
+
+    /// Every item, in registration order.
+    pub(crate) fn snapshot(&self) -> Vec<Arc<T>> {
+        read(&self.items).values().cloned().collect()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        read(&self.items).is_empty()
+    }
+
+    /// Whether any item satisfies `predicate`.
+    pub(crate) fn any(&self, predicate: impl Fn(&T) -> bool) -> bool {
+        read(&self.items).values().any(|item| predicate(item))
+    }
+}
+
+/// A prompt and where it came from.
+pub(crate) struct RegisteredPrompt {
+    pub(crate) definition: PromptDefinition,
+    pub(crate) origin: Origin,
+}
+
+/// A direct resource and where it came from.
+pub(crate) struct RegisteredResource {
+    pub(crate) definition: ResourceDefinition,
+    pub(crate) origin: Origin,
+}
+
+/// A template and where it came from.
+pub(crate) struct RegisteredTemplate {
+    pub(crate) definition: ResourceTemplateDefinition,
+    pub(crate) origin: Origin,
+}
+
+/// Everything one server offers.
+pub(crate) struct Registry {
+    pub(crate) tools: Catalog<RegisteredTool>,
+    pub(crate) prompts: Catalog<RegisteredPrompt>,
+    pub(crate) resources: Catalog<RegisteredResource>,
+    pub(crate) templates: Catalog<RegisteredTemplate>,
+}
+
+impl Registry {
+    pub(crate) fn new() -> Self {
+        Registry {
+            tools: Catalog::new("tools"),
+            prompts: Catalog::new("prompts"),
+            resources: Catalog::new("resources"),
+            templates: Catalog::new("resource templates"),
+        }
+    }
+
+    pub(crate) fn add_tool(
+        &self,
+        definition: ToolDefinition,
+        origin: Origin,
+    ) -> Result<(), RegistryError> {
+        let registered = RegisteredTool::compile(definition, origin.clone())?;
+        let name = registered.definition.name().to_owned();
+        self.tools.insert(name, registered, &origin, |t| &t.origin)
+    }
+
+    pub(crate) fn add_prompt(
+        &self,
+        definition: PromptDefinition,
+        origin: Origin,
+    ) -> Result<(), RegistryError> {
+        let name = definition.name().to_owned();
+        let registered = RegisteredPrompt {
+            definition,
+            origin: origin.clone(),
+        };
+        self.prompts
+            .insert(name, registered, &origin, |p| &p.origin)
+    }
+
+    pub(crate) fn add_resource(
+        &self,
+        kind: ResourceKind,
+        name: &str,
+        origin: Origin,
+    ) -> Result<(), RegistryError> {
+        match kind {
+            ResourceKind::Direct(definition) => {
+                let uri = definition.resource.uri.clone();
+                let registered = RegisteredResource {
+                    definition,
+                    origin: origin.clone(),
+                };
+                self.resources
+                    .insert(uri, registered, &origin, |r| &r.origin)
+            }
+            ResourceKind::Template(Ok(definition)) => {
+                let key = definition.template.uri_template.clone();
+                let registered = RegisteredTemplate {
+                    definition,
+                    origin: origin.clone(),
+                };
+                self.templates
+                    .insert(key, registered, &origin, |t| &t.origin)
+            }
+            ResourceKind::Template(Err(detail)) => Err(RegistryError::InvalidTemplate {
+                name: name.to_owned(),
+                detail,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_prefixes_end_at_path_separators() {
+        assert!(in_module("app::math", "app::math"));
+        assert!(in_module("app::math::ops", "app::math"));
+        assert!(!in_module("app::mathematics", "app::math"));
+        assert!(!in_module("app", "app::math"));
+    }
+
+    #[test]
+    fn duplicates_name_both_origins() {
+        let catalog = Catalog::<Origin>::new("tools");
+        catalog
+            .insert(
+                "add".into(),
+                Origin::Module("app::a"),
+                &Origin::Module("app::a"),
+                |o| o,
+            )
+            .unwrap();
+        let err = catalog
+            .insert(
+                "add".into(),
+                Origin::Module("app::b"),
+                &Origin::Module("app::b"),
+                |o| o,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "two tools are named `add`: one in `app::a`, one in `app::b`"
+        );
+        assert!(catalog.remove("add"));
+        assert!(!catalog.remove("add"));
+    }
+}

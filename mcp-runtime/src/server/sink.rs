@@ -1,0 +1,75 @@
+//! Where the server's own messages go: notifications and server-to-client requests.
+//!
+//! A transport gives the server a [`MessageSink`] for each connection (for unsolicited messages,
+//! such as list-changed notifications) and for each request (for messages about that request, such
+//! as progress, which Streamable HTTP sends on the request's own response stream). The transport
+//! renders each [`Outbound`] message for the peer's protocol revision when it writes it.
+
+use std::sync::Arc;
+
+use mcp_core::ProtocolVersion;
+use mcp_core::jsonrpc::{JsonRpcNotification, JsonRpcRequest, RequestId};
+use mcp_core::messages::{ServerNotification, ServerRequest};
+use serde::Serialize;
+
+/// A message the server sends on its own initiative.
+// Notifications are the common case and are not boxed; requests (rarer and larger) are.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Outbound {
+    /// A notification.
+    Notification(ServerNotification),
+    /// A request; the peer's response is routed back by its id.
+    Request(RequestId, Box<ServerRequest>),
+}
+
+impl Outbound {
+    /// The JSON-RPC message, ready to be rendered.
+    pub fn to_message(&self) -> OutboundMessage<'_> {
+        match self {
+            Outbound::Notification(n) => OutboundMessage::Notification(JsonRpcNotification::new(n)),
+            Outbound::Request(id, r) => {
+                OutboundMessage::Request(JsonRpcRequest::new(id.clone(), &**r))
+            }
+        }
+    }
+
+    /// The message rendered for `version`, as one line of JSON.
+    pub fn render(&self, version: ProtocolVersion) -> String {
+        // Protocol values are maps with string keys, strings, numbers and JSON values: serializing
+        // them cannot fail.
+        mcp_core::render::to_string(&self.to_message(), version)
+            .expect("protocol messages always serialize")
+    }
+}
+
+/// An [`Outbound`] message in its JSON-RPC envelope.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum OutboundMessage<'a> {
+    /// A notification.
+    Notification(JsonRpcNotification<&'a ServerNotification>),
+    /// A request.
+    Request(JsonRpcRequest<&'a ServerRequest>),
+}
+
+/// The peer is gone: its connection or stream closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the peer is no longer connected")]
+pub struct PeerGone;
+
+/// A destination for [`Outbound`] messages.
+pub trait MessageSink: Send + Sync + 'static {
+    /// Queues `message` for the peer, without waiting.
+    fn send(&self, message: Outbound) -> Result<(), PeerGone>;
+}
+
+/// A sink that is shared between the connection and its requests.
+pub type SharedSink = Arc<dyn MessageSink>;
+
+impl MessageSink for tokio::sync::mpsc::UnboundedSender<Outbound> {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        tokio::sync::mpsc::UnboundedSender::send(self, message).map_err(|_| PeerGone)
+    }
+}

@@ -1,0 +1,475 @@
+//! Tools: their definitions, what handlers may return, and the errors they report.
+//!
+//! `#[mcp_tool]` builds a [`ToolDefinition`] from a function; [`ToolDefinition::new`] and
+//! [`ToolDefinition::typed`] build one from a closure, for tools registered at run time.
+//!
+//! What a handler returns becomes a `CallToolResult` through [`IntoToolResult`]:
+//!
+//! | returned | result |
+//! |---|---|
+//! | `String`, `&str`, numbers, `bool` | one text block |
+//! | `()` | no content |
+//! | [`ContentBlock`], `Vec<ContentBlock>` | those blocks |
+//! | [`CallToolResult`] | itself |
+//! | [`Json<T>`] | `structuredContent` plus its JSON text; the tool's `outputSchema` is `T`'s schema |
+//! | `Result<T, E>` with `E: Display` (e.g. [`ToolError`]) | `T`'s result, or `isError: true` with `E`'s text |
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_core::JsonObject;
+use mcp_core::capabilities::ClientCapabilities;
+use mcp_core::content::ContentBlock;
+use mcp_core::implementation::Icon;
+use mcp_core::schema::{input_schema_for, schema_for};
+use mcp_core::tools::{CallToolResult, Tool, ToolAnnotations};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::extract::StateRequirement;
+use crate::server::RequestContext;
+
+/// The future a tool handler returns.
+pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
+
+type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
+
+/// A tool: its description for clients and its handler.
+#[derive(Clone)]
+pub struct ToolDefinition {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<ToolHandler>,
+    pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) required_capabilities: Option<ClientCapabilities>,
+    pub(crate) defect: Option<String>,
+}
+
+impl fmt::Debug for ToolDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolDefinition {
+    /// A tool whose handler takes the arguments as a JSON object, described by `input_schema`.
+    pub fn new<F, Fut, R>(name: impl Into<String>, input_schema: JsonObject, handler: F) -> Self
+    where
+        F: Fn(JsonObject, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let handler: Arc<ToolHandler> = Arc::new(move |args, ctx| {
+            let future = handler(args, ctx);
+            Box::pin(async move { future.await.into_tool_result() })
+        });
+        ToolDefinition {
+            tool: Tool::new(name, input_schema),
+            handler,
+            required_state: Vec::new(),
+            required_capabilities: None,
+            defect: None,
+        }
+    }
+
+    /// A tool whose arguments deserialize into `A`; its input schema is `A`'s. Arguments that do
+    /// not deserialize give an `isError` result naming the problem.
+    pub fn typed<A, F, Fut, R>(name: impl Into<String>, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let name = name.into();
+        let (schema, defect) = match input_schema_for::<A>() {
+            Ok(schema) => (schema, None),
+            Err(e) => (JsonObject::new(), Some(e.to_string())),
+        };
+        let tool_name = name.clone();
+        let handler = Arc::new(handler);
+        let mut definition = ToolDefinition::new(name, schema, move |args, ctx| {
+            let parsed = serde_json::from_value::<A>(Value::Object(args));
+            let handler = handler.clone();
+            let tool_name = tool_name.clone();
+            async move {
+                match parsed {
+                    Ok(args) => handler(args, ctx).await.into_tool_result(),
+                    Err(e) => CallToolResult::error(format!(
+                        "Invalid arguments for tool {tool_name}: {e}"
+                    )),
+                }
+            }
+        });
+        definition.defect = defect;
+        definition
+    }
+
+    /// The tool as clients see it.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// Sets the display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description (what the model reads).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    fn hints(&mut self) -> &mut ToolAnnotations {
+        self.tool
+            .annotations
+            .get_or_insert_with(ToolAnnotations::default)
+    }
+
+    /// Marks the tool as not changing its environment (`readOnlyHint`).
+    pub fn read_only(mut self) -> Self {
+        self.hints().read_only_hint = Some(true);
+        self
+    }
+
+    /// Marks whether the tool may destroy things (`destructiveHint`).
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.hints().destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Marks the tool as idempotent (`idempotentHint`).
+    pub fn idempotent(mut self) -> Self {
+        self.hints().idempotent_hint = Some(true);
+        self
+    }
+
+    /// Marks whether the tool reaches an open world of entities (`openWorldHint`).
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.hints().open_world_hint = Some(open_world);
+        self
+    }
+
+    /// Sets the icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta`.
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// Replaces the input schema (kept verbatim: `$schema`, `$defs` and all).
+    pub fn input_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.input_schema = schema;
+        self
+    }
+
+    /// Sets the output schema (kept verbatim).
+    pub fn output_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// Replaces the input schema with `schema`, which must be a JSON object (else building the
+    /// server fails). Used by `#[mcp_tool(input_schema = ...)]`.
+    pub fn verbatim_input_schema(mut self, schema: Value) -> Self {
+        match schema {
+            Value::Object(schema) => self.tool.input_schema = schema,
+            other => {
+                self.defect = Some(format!(
+                    "the input schema must be a JSON object, not {other}"
+                ))
+            }
+        }
+        self
+    }
+
+    /// Sets the output schema to `schema`, which must be a JSON object (else building the server
+    /// fails). Used by `#[mcp_tool(output_schema = ...)]`.
+    pub fn verbatim_output_schema(mut self, schema: Value) -> Self {
+        match schema {
+            Value::Object(schema) => self.tool.output_schema = Some(schema),
+            other => {
+                self.defect = Some(format!(
+                    "the output schema must be a JSON object, not {other}"
+                ))
+            }
+        }
+        self
+    }
+
+    /// Sets the `_meta` to `meta`, which must be a JSON object (else building the server fails).
+    /// Used by `#[mcp_tool(meta = ...)]`.
+    pub fn verbatim_meta(mut self, meta: Value) -> Self {
+        match meta {
+            Value::Object(meta) => self.tool.meta = Some(meta),
+            other => self.defect = Some(format!("`_meta` must be a JSON object, not {other}")),
+        }
+        self
+    }
+
+    /// Sets the output schema to the one `R` declares ([`Json<T>`] declares `T`'s).
+    pub fn output_schema_of<R: IntoToolResult>(mut self) -> Self {
+        if let Some(schema) = R::output_schema() {
+            self.tool.output_schema = Some(schema);
+        }
+        self
+    }
+
+    /// Declares that the handler needs shared state of type `T`; building a server without it
+    /// fails.
+    pub fn requires_state<T: 'static>(mut self) -> Self {
+        self.required_state.push(StateRequirement::of::<T>());
+        self
+    }
+
+    /// Declares the client capabilities the tool needs; a call from a client without them fails.
+    pub fn requires_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.required_capabilities = Some(capabilities);
+        self
+    }
+}
+
+/// What a tool handler may return.
+pub trait IntoToolResult {
+    /// The result sent to the client.
+    fn into_tool_result(self) -> CallToolResult;
+
+    /// The tool's output schema, when the returned type declares one.
+    fn output_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(Vec::new())
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![ContentBlock::text(self)])
+    }
+}
+
+impl IntoToolResult for &str {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![ContentBlock::text(self)])
+    }
+}
+
+macro_rules! text_results {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::success(vec![ContentBlock::text(self.to_string())])
+            }
+        }
+    )*};
+}
+
+text_results!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char
+);
+
+impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(error) => CallToolResult::error(error.to_string()),
+        }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+}
+
+/// The result of a tool whose handler could not be given a parameter (used by `#[mcp_tool]`).
+pub fn extraction_failed(error: mcp_core::ErrorObject) -> CallToolResult {
+    CallToolResult::error(error.message)
+}
+
+/// Structured data: as a tool result, `structuredContent` plus its JSON text, with `T`'s schema as
+/// the tool's `outputSchema`; as the only argument of a tool, the whole input object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => CallToolResult::structured(value),
+            Err(e) => {
+                CallToolResult::error(format!("the tool's result could not be serialized: {e}"))
+            }
+        }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        Some(schema_for::<T>())
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Json<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Json<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(Json)
+    }
+}
+
+/// A tool's failure, reported to the model as a result with `isError: true`.
+///
+/// Any error type converts into it with `?`, like `anyhow::Error` (and, like it, `ToolError` does
+/// not itself implement `std::error::Error`).
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A failure described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+
+    /// The failure of a call the client cancelled (its result is never sent).
+    pub fn cancelled() -> Self {
+        ToolError::new("cancelled")
+    }
+
+    /// What went wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ToolError({:?})", self.message)
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::ProtocolVersion;
+    use serde_json::json;
+
+    fn legacy(result: &CallToolResult) -> Value {
+        mcp_core::render::to_value(result, ProtocolVersion::V2025_11_25).unwrap()
+    }
+
+    #[test]
+    fn returned_values_become_results() {
+        assert_eq!(
+            legacy(&"hi".into_tool_result()),
+            json!({"content": [{"type": "text", "text": "hi"}]})
+        );
+        assert_eq!(
+            legacy(&42_i64.into_tool_result()),
+            json!({"content": [{"type": "text", "text": "42"}]})
+        );
+        let failed: Result<String, ToolError> = Err(ToolError::new("no such file"));
+        assert_eq!(
+            legacy(&failed.into_tool_result()),
+            json!({"content": [{"type": "text", "text": "no such file"}], "isError": true})
+        );
+        let io: Result<(), ToolError> = Err(std::io::Error::other("disk full").into());
+        assert_eq!(
+            io.into_tool_result().content[0].as_text(),
+            Some("disk full")
+        );
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    struct Sum {
+        sum: i64,
+    }
+
+    #[test]
+    fn json_results_are_structured() {
+        let result = Json(Sum { sum: 3 }).into_tool_result();
+        assert_eq!(
+            legacy(&result),
+            json!({"content": [{"type": "text", "text": "{\"sum\":3}"}],
+                   "structuredContent": {"sum": 3}})
+        );
+        assert_eq!(
+            Value::Object(<Result<Json<Sum>, ToolError>>::output_schema().unwrap()),
+            json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]})
+        );
+        assert_eq!(<String as IntoToolResult>::output_schema(), None);
+    }
+}

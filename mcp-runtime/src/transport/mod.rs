@@ -1,0 +1,23 @@
+//! Transports: how messages reach the server.
+//!
+//! - [`stdio`]: newline-delimited JSON on stdin/stdout, for servers a client starts as a process.
+//! - [`in_process`]: a client and a server joined in memory, for tests and embedding.
+//! - [`lines`]: the newline-delimited JSON engine both use, over any byte stream.
+
+pub mod in_process;
+pub mod lines;
+pub mod stdio;
+
+use crate::server::BuildError;
+
+/// A server could not be built or served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The server could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The transport failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}

@@ -1,0 +1,45 @@
+//! The stdio transport: the server reads newline-delimited JSON on stdin and writes it on stdout.
+//!
+//! Nothing but protocol messages ever goes to stdout; log with `tracing` to stderr. The server
+//! exits cleanly when stdin closes, after answering the requests in flight.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! #[tokio::main]
+//! async fn main() -> anyhow::Result<()> {
+//!     McpServer::from_registry(server_info!()).serve_stdio().await?;
+//!     Ok(())
+//! }
+//! ```
+
+use std::io;
+
+use super::lines::{LineOptions, serve_lines};
+use crate::server::McpServer;
+
+/// Serves `server` on stdin and stdout until stdin closes.
+pub async fn serve_stdio(server: McpServer) -> io::Result<()> {
+    serve_stdio_with(server, LineOptions::default()).await
+}
+
+/// Like [`serve_stdio`], with limits.
+pub async fn serve_stdio_with(server: McpServer, options: LineOptions) -> io::Result<()> {
+    serve_lines(server, tokio::io::stdin(), tokio::io::stdout(), options).await
+}
+
+impl McpServer {
+    /// Serves this server on stdin and stdout until stdin closes.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        serve_stdio(self).await
+    }
+}
+
+impl crate::server::McpServerBuilder {
+    /// Builds the server and serves it on stdin and stdout until stdin closes.
+    pub async fn serve_stdio(self) -> Result<(), super::ServeError> {
+        let server = self.build()?;
+        serve_stdio(server).await?;
+        Ok(())
+    }
+}
