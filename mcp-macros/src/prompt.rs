@@ -108,8 +108,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             ::mcp_runtime::__private::PromptDefinition::new(
                 #name,
                 |#args: ::mcp_runtime::__private::PromptArguments, #ctx: ::mcp_runtime::__private::RequestContext| async move {
-                    #(#statements)*
-                    ::mcp_runtime::__private::IntoPromptResult::into_prompt_result(#call)
+                    ::mcp_runtime::__private::PromptOutcome(async move {
+                        #(#statements)*
+                        ::mcp_runtime::__private::IntoPromptResult::into_prompt_result(#call)
+                    }.await)
                 },
             )
             #(#settings)*

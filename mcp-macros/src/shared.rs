@@ -32,6 +32,7 @@ pub(crate) fn submit(entry: TokenStream, name: &str, definition: &Ident) -> Toke
         ::mcp_runtime::__private::inventory::submit! {
             ::mcp_runtime::__private::#entry {
                 module_path: ::core::module_path!(),
+                location: (::core::file!(), ::core::line!()),
                 name: #name,
                 definition: #definition,
             }

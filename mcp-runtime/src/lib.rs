@@ -98,7 +98,8 @@ pub mod __private {
     };
     pub use crate::extract::FromRequestContext;
     pub use crate::prompt::{
-        IntoPromptResult, PromptArguments, PromptDefinition, parse_argument, require_argument,
+        IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome, parse_argument,
+        require_argument,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,

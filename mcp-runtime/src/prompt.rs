@@ -184,6 +184,16 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
     }
 }
 
+/// A prompt's final outcome, passed through as it is (used by `#[mcp_prompt]`, whose generated
+/// code reports invalid arguments as the invalid-params errors they are).
+pub struct PromptOutcome(pub Result<GetPromptResult, ErrorObject>);
+
+impl IntoPromptResult for PromptOutcome {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        self.0
+    }
+}
+
 /// Parses the argument `name` as `T` (used by `#[mcp_prompt]`): absent gives `None`, a value that
 /// does not parse gives an invalid-params error naming the argument and the type expected.
 pub fn parse_argument<T>(arguments: &PromptArguments, name: &str) -> Result<Option<T>, ErrorObject>

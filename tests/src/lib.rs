@@ -10,6 +10,10 @@
 //! the params of requests and notifications and results (which inherit `_meta` from their base
 //! types), and the members of `allOf` compositions.
 
+pub mod client;
+
+pub use client::TestClient;
+
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};

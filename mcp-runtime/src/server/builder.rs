@@ -12,7 +12,8 @@ use mcp_core::{JsonObject, SupportedVersions};
 use tokio_util::sync::CancellationToken;
 
 use super::registry::{
-    Origin, PromptEntry, Registry, RegistryError, ResourceEntry, ResourceKind, ToolEntry, in_module,
+    Origin, PromptEntry, Registry, RegistryError, ResourceEntry, ResourceKind, ToolEntry,
+    in_module, in_source_order,
 };
 use super::{
     ConnectionState, McpServer, NotificationObserver, RequestContext, ServerInner, ServerMode,
@@ -320,17 +321,17 @@ impl McpServerBuilder {
             Selection::All => true,
             Selection::Module(prefix) => in_module(module, prefix),
         };
-        for entry in inventory::iter::<ToolEntry> {
+        for entry in in_source_order::<ToolEntry>(|e| e.location) {
             if selected(entry.module_path) {
                 registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
             }
         }
-        for entry in inventory::iter::<PromptEntry> {
+        for entry in in_source_order::<PromptEntry>(|e| e.location) {
             if selected(entry.module_path) {
                 registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
             }
         }
-        for entry in inventory::iter::<ResourceEntry> {
+        for entry in in_source_order::<ResourceEntry>(|e| e.location) {
             if selected(entry.module_path) {
                 registry.add_resource(
                     (entry.definition)(),
@@ -404,7 +405,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
     match named {
         Named::Tool(name) => {
             let entry = find_entry(
-                inventory::iter::<ToolEntry>.into_iter(),
+                in_source_order::<ToolEntry>(|e| e.location).into_iter(),
                 "tool",
                 name,
                 |e| e.name,
@@ -414,7 +415,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
         }
         Named::Prompt(name) => {
             let entry = find_entry(
-                inventory::iter::<PromptEntry>.into_iter(),
+                in_source_order::<PromptEntry>(|e| e.location).into_iter(),
                 "prompt",
                 name,
                 |e| e.name,
@@ -424,7 +425,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
         }
         Named::Resource(name) => {
             let entry = find_entry(
-                inventory::iter::<ResourceEntry>.into_iter(),
+                in_source_order::<ResourceEntry>(|e| e.location).into_iter(),
                 "resource",
                 name,
                 |e| e.name,

@@ -20,6 +20,8 @@ use crate::tool::ToolDefinition;
 pub struct ToolEntry {
     /// The module of the annotated function.
     pub module_path: &'static str,
+    /// The source file and line of the annotated function (entries are taken in that order).
+    pub location: (&'static str, u32),
     /// The tool's name.
     pub name: &'static str,
     /// Builds the definition.
@@ -31,6 +33,8 @@ pub struct ToolEntry {
 pub struct PromptEntry {
     /// The module of the annotated function.
     pub module_path: &'static str,
+    /// The source file and line of the annotated function (entries are taken in that order).
+    pub location: (&'static str, u32),
     /// The prompt's name.
     pub name: &'static str,
     /// Builds the definition.
@@ -42,6 +46,8 @@ pub struct PromptEntry {
 pub struct ResourceEntry {
     /// The module of the annotated function.
     pub module_path: &'static str,
+    /// The source file and line of the annotated function (entries are taken in that order).
+    pub location: (&'static str, u32),
     /// The resource's name.
     pub name: &'static str,
     /// Builds the definition.
@@ -60,6 +66,16 @@ pub enum ResourceKind {
 inventory::collect!(ToolEntry);
 inventory::collect!(PromptEntry);
 inventory::collect!(ResourceEntry);
+
+/// The entries of one kind, in the order of their source location (collection order is
+/// unspecified), so that lists come out in declaration order.
+pub(crate) fn in_source_order<E: inventory::Collect>(
+    location: fn(&E) -> (&'static str, u32),
+) -> Vec<&'static E> {
+    let mut entries: Vec<&'static E> = inventory::iter::<E>.into_iter().collect();
+    entries.sort_by_key(|e| location(e));
+    entries
+}
 
 /// Whether `module_path` is `prefix` or lies under it.
 pub(crate) fn in_module(module_path: &str, prefix: &str) -> bool {

@@ -1,0 +1,523 @@
+//! What handlers do through the request context: progress, logging, cancellation, and requests to
+//! the client (sampling, elicitation, roots), each checked against the client's capabilities.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
+use serde_json::{Value, json};
+use tests::TestClient;
+
+/// Report progress in steps, logging along the way.
+#[mcp_tool]
+async fn steps(count: u32, ctx: RequestContext) -> String {
+    for i in 1..=count {
+        ctx.progress(i, count).await;
+    }
+    ctx.progress_with_message(count, None, "finished").await;
+    ctx.log(LoggingLevel::Debug, "a debug line").await;
+    ctx.log(LoggingLevel::Warning, json!({"note": "a warning"}))
+        .await;
+    ctx.log_from(LoggingLevel::Error, "steps", "an error").await;
+    format!("{count} steps")
+}
+
+#[derive(Clone, Default)]
+struct Seen(Arc<AtomicBool>);
+
+/// Wait until cancelled (or a minute).
+#[mcp_tool]
+async fn wait(ctx: RequestContext, State(seen): State<Seen>) -> Result<String, ToolError> {
+    tokio::select! {
+        () = ctx.cancelled() => {
+            seen.0.store(true, Ordering::SeqCst);
+            Err(ToolError::cancelled())
+        }
+        () = tokio::time::sleep(Duration::from_secs(60)) => Ok("waited".into()),
+    }
+}
+
+/// Ask the client's model.
+#[mcp_tool]
+async fn ask_model(question: String, ctx: RequestContext) -> Result<String, ToolError> {
+    let result = ctx
+        .sample(CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text(question)],
+            50,
+        ))
+        .await?;
+    let text = result.content.blocks().iter().find_map(|b| match b {
+        mcp_runtime::protocol::sampling::SamplingContentBlock::Text(t) => Some(t.text.clone()),
+        _ => None,
+    });
+    Ok(format!(
+        "{} said: {}",
+        result.model,
+        text.unwrap_or_default()
+    ))
+}
+
+#[derive(Elicit, Debug, PartialEq)]
+enum Color {
+    /// Red
+    Red,
+    /// Green
+    Green,
+}
+
+#[derive(Elicit, Debug, PartialEq)]
+struct Profile {
+    /// Name
+    ///
+    /// Your full name.
+    name: String,
+    #[elicit(default = 30)]
+    age: u8,
+    color: Color,
+    newsletter: Option<bool>,
+}
+
+/// Ask the user for a profile.
+#[mcp_tool]
+async fn ask_user(ctx: RequestContext) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<Profile>("Tell us about you").await? {
+        ElicitOutcome::Accepted(p) => format!(
+            "{} ({}), {:?}, newsletter {:?}",
+            p.name, p.age, p.color, p.newsletter
+        ),
+        ElicitOutcome::Declined => "declined".into(),
+        ElicitOutcome::Cancelled => "cancelled".into(),
+    })
+}
+
+/// Send the user to a page, then say it is done.
+#[mcp_tool]
+async fn ask_login(ctx: RequestContext) -> Result<String, ToolError> {
+    let result = ctx
+        .elicit_url("Please sign in", "https://example.com/login", "login-1")
+        .await?;
+    ctx.complete_url_elicitation("login-1").await;
+    Ok(format!("{:?}", result.action))
+}
+
+/// List the client's roots.
+#[mcp_tool]
+async fn roots(ctx: RequestContext) -> Result<String, ToolError> {
+    let roots = ctx.list_roots().await?;
+    Ok(roots
+        .roots
+        .iter()
+        .map(|r| r.uri.as_str())
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+fn server(seen: Seen) -> McpServer {
+    McpServer::from_module(server_info!(), module_path!())
+        .state(seen)
+        .logging()
+        .build()
+        .unwrap()
+}
+
+async fn client(capabilities: Value) -> TestClient {
+    TestClient::initialized(
+        server(Seen::default()),
+        ProtocolVersion::V2025_11_25,
+        capabilities,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn progress_echoes_the_token_exactly() {
+    for token in [json!(0), json!("tok-1"), json!(-5)] {
+        let mut client = client(json!({})).await;
+        let result = client
+            .request("tools/call", json!({"name": "steps", "arguments": {"count": 2}, "_meta": {"progressToken": token}}))
+            .await
+            .unwrap();
+        assert_eq!(result["content"][0]["text"], "2 steps");
+        let progress: Vec<Value> = client
+            .take_notifications()
+            .into_iter()
+            .filter(|n| n["method"] == "notifications/progress")
+            .map(|n| n["params"].clone())
+            .collect();
+        assert_eq!(
+            progress,
+            [
+                json!({"progressToken": token, "progress": 1.0, "total": 2.0}),
+                json!({"progressToken": token, "progress": 2.0, "total": 2.0}),
+                json!({"progressToken": token, "progress": 2.0, "message": "finished"}),
+            ]
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn no_progress_without_a_token_and_logs_follow_the_level() {
+    let mut client = client(json!({})).await;
+    client
+        .request(
+            "tools/call",
+            json!({"name": "steps", "arguments": {"count": 1}}),
+        )
+        .await
+        .unwrap();
+    let notes = client.take_notifications();
+    assert!(
+        notes
+            .iter()
+            .all(|n| n["method"] != "notifications/progress")
+    );
+    // The default level is info: the debug line is filtered out.
+    let logs: Vec<Value> = notes.iter().map(|n| n["params"].clone()).collect();
+    assert_eq!(
+        logs,
+        [
+            json!({"level": "warning", "data": {"note": "a warning"}}),
+            json!({"level": "error", "logger": "steps", "data": "an error"}),
+        ]
+    );
+    client
+        .request("logging/setLevel", json!({"level": "error"}))
+        .await
+        .unwrap();
+    client
+        .request(
+            "tools/call",
+            json!({"name": "steps", "arguments": {"count": 1}}),
+        )
+        .await
+        .unwrap();
+    let levels: Vec<Value> = client
+        .take_notifications()
+        .iter()
+        .map(|n| n["params"]["level"].clone())
+        .collect();
+    assert_eq!(levels, [json!("error")]);
+    client
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .unwrap();
+    client
+        .request(
+            "tools/call",
+            json!({"name": "steps", "arguments": {"count": 1}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(client.take_notifications().len(), 3);
+    let error = client
+        .request("logging/setLevel", json!({"level": "loud"}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_handler_and_suppresses_the_response() {
+    let seen = Seen::default();
+    let mut client = TestClient::initialized(
+        server(seen.clone()),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    client.send(&json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "wait"}})).await;
+    client
+        .notify(
+            "notifications/cancelled",
+            json!({"requestId": 41, "reason": "changed my mind"}),
+        )
+        .await;
+    // The next answer is the ping's: the cancelled call gets none.
+    let pong = client.request("ping", json!({})).await.unwrap();
+    assert_eq!(pong, json!({}));
+    for _ in 0..100 {
+        if seen.0.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        seen.0.load(Ordering::SeqCst),
+        "the handler saw the cancellation"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_cancellation_reaches_only_its_own_connection() {
+    let seen = Seen::default();
+    let server = server(seen.clone());
+    let mut first =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut second = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    // The same id on both connections.
+    second.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "steps", "arguments": {"count": 1}}})).await;
+    first
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "wait"}}),
+        )
+        .await;
+    first
+        .notify("notifications/cancelled", json!({"requestId": 7}))
+        .await;
+    let answer = second.response_to(&json!(7), "tools/call").await;
+    assert_eq!(answer["result"]["content"][0]["text"], "1 steps");
+    assert_eq!(first.request("ping", json!({})).await.unwrap(), json!({}));
+    first.close().await;
+    second.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_racing_completion_leaves_the_server_consistent() {
+    let mut client = client(json!({})).await;
+    for id in 100..200 {
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "steps", "arguments": {"count": 1}}})).await;
+        client
+            .notify("notifications/cancelled", json!({"requestId": id}))
+            .await;
+    }
+    // Whatever raced, the connection still answers.
+    let again = client
+        .request(
+            "tools/call",
+            json!({"name": "steps", "arguments": {"count": 1}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again["content"][0]["text"], "1 steps");
+    // Each raced call got no response (cancelled in time) or its complete result, never two.
+    let mut answered: Vec<i64> = Vec::new();
+    for response in client.take_other_responses() {
+        assert_eq!(response["result"]["content"][0]["text"], "1 steps");
+        answered.push(response["id"].as_i64().unwrap());
+    }
+    let before = answered.len();
+    answered.dedup();
+    assert_eq!(answered.len(), before);
+    assert!(answered.iter().all(|id| (100..200).contains(id)));
+    // The raced ids are free again.
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 100, "method": "ping"}))
+        .await;
+    assert_eq!(
+        client.response_to(&json!(100), "ping").await["result"],
+        json!({})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn sampling_goes_to_the_client_and_back() {
+    let mut client = client(json!({"sampling": {}})).await;
+    client.answer_requests_with(|method, params| {
+        assert_eq!(method, "sampling/createMessage");
+        assert_eq!(params["messages"][0]["content"]["text"], "Capital of France?");
+        assert_eq!(params["maxTokens"], 50);
+        Ok(json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m-1"}))
+    });
+    let result = client
+        .request(
+            "tools/call",
+            json!({"name": "ask_model", "arguments": {"question": "Capital of France?"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "m-1 said: Paris"}]})
+    );
+    assert_eq!(client.server_requests().len(), 1);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn requests_to_the_client_need_its_capability() {
+    let mut client = client(json!({})).await;
+    for (tool, message) in [
+        ("ask_model", "the client does not support sampling"),
+        ("ask_user", "the client does not support elicitation.form"),
+        ("ask_login", "the client does not support elicitation.url"),
+        ("roots", "the client does not support roots"),
+    ] {
+        let result = client
+            .request(
+                "tools/call",
+                json!({"name": tool, "arguments": {"question": "?"}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            result,
+            json!({"content": [{"type": "text", "text": message}], "isError": true}),
+            "{tool}"
+        );
+    }
+    assert!(client.server_requests().is_empty());
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_client_error_reaches_the_handler() {
+    let mut client = client(json!({"sampling": {}})).await;
+    client.answer_requests_with(|_, _| Err(json!({"code": -1, "message": "user rejected"})));
+    let result = client
+        .request(
+            "tools/call",
+            json!({"name": "ask_model", "arguments": {"question": "?"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result["content"][0]["text"],
+        "sampling/createMessage: the client answered with an error: user rejected (-1)"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn typed_elicitation_sends_the_form_and_decodes_the_answer() {
+    let mut client = client(json!({"elicitation": {}})).await;
+    client.answer_requests_with(|method, params| {
+        assert_eq!(method, "elicitation/create");
+        assert_eq!(
+            params,
+            &json!({
+                "mode": "form",
+                "message": "Tell us about you",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "title": "Name", "description": "Your full name."},
+                        "age": {"type": "integer", "minimum": 0.0, "default": 30.0},
+                        "color": {"type": "string", "oneOf": [{"const": "Red", "title": "Red"},
+                                                              {"const": "Green", "title": "Green"}]},
+                        "newsletter": {"type": "boolean"}
+                    },
+                    "required": ["name", "color"]
+                }
+            })
+        );
+        Ok(json!({"action": "accept", "content": {"name": "Ada", "color": "Green"}}))
+    });
+    let result = client
+        .request("tools/call", json!({"name": "ask_user"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result["content"][0]["text"],
+        "Ada (30), Green, newsletter None"
+    );
+    client.answer_requests_with(|_, _| Ok(json!({"action": "decline"})));
+    let result = client
+        .request("tools/call", json!({"name": "ask_user"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "declined");
+    client.answer_requests_with(|_, _| {
+        Ok(json!({"action": "accept", "content": {"name": "Ada", "color": "Blue"}}))
+    });
+    let result = client
+        .request("tools/call", json!({"name": "ask_user"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result["content"][0]["text"],
+        "invalid answer to elicitation/create: field `color`: `Blue` is not one of Red, Green"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn elicitation_forms_are_rendered_for_2025_06_18() {
+    let server = server(Seen::default());
+    let mut client = TestClient::initialized(
+        server,
+        ProtocolVersion::V2025_06_18,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    client.answer_requests_with(|_, params| {
+        // No mode, no defaults but boolean ones, titled choices as enum + enumNames.
+        assert_eq!(params.get("mode"), None);
+        assert_eq!(
+            params["requestedSchema"]["properties"]["age"],
+            json!({"type": "integer", "minimum": 0.0})
+        );
+        assert_eq!(
+            params["requestedSchema"]["properties"]["color"],
+            json!({"type": "string", "enum": ["Red", "Green"], "enumNames": ["Red", "Green"]})
+        );
+        Ok(json!({"action": "cancel"}))
+    });
+    let result = client
+        .request("tools/call", json!({"name": "ask_user"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "cancelled");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn url_elicitation_and_its_completion() {
+    let mut client = client(json!({"elicitation": {"url": {}}})).await;
+    client.answer_requests_with(|_, params| {
+        assert_eq!(
+            params,
+            &json!({"mode": "url", "message": "Please sign in", "url": "https://example.com/login",
+                    "elicitationId": "login-1"})
+        );
+        Ok(json!({"action": "accept"}))
+    });
+    let result = client
+        .request("tools/call", json!({"name": "ask_login"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Accept");
+    let done = client
+        .notification("notifications/elicitation/complete")
+        .await;
+    assert_eq!(done["params"], json!({"elicitationId": "login-1"}));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn roots_are_listed_from_the_client() {
+    let mut client = client(json!({"roots": {"listChanged": true}})).await;
+    client.answer_requests_with(|method, _| {
+        assert_eq!(method, "roots/list");
+        Ok(json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b", "name": "b"}]}))
+    });
+    let result = client
+        .request("tools/call", json!({"name": "roots"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "file:///a,file:///b");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_server_pings_the_client() {
+    let server = server(Seen::default());
+    let mut client =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    client.answer_requests_with(|method, _| {
+        assert_eq!(method, "ping");
+        Ok(json!({}))
+    });
+    let connection = server.connections().pop().expect("one connection");
+    let ping = tokio::spawn(async move { server.ping(&connection).await });
+    // The client answers while it waits for its own request.
+    client.request("ping", json!({})).await.unwrap();
+    assert_eq!(ping.await.unwrap(), Ok(()));
+    client.close().await;
+}

@@ -1,0 +1,694 @@
+//! The server's protocol behaviour: lifecycle, capabilities, pagination, subscriptions, dynamic
+//! registration, notifications from clients, and malformed input of every kind.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::implementation::Icon;
+use mcp_runtime::resource::ResourceDefinition;
+use mcp_runtime::transport::in_process;
+use mcp_runtime::transport::lines::LineOptions;
+use serde_json::{Value, json};
+use tests::TestClient;
+
+/// Echo a text.
+#[mcp_tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Say hi.
+#[mcp_prompt]
+async fn hi() -> String {
+    "hi".into()
+}
+
+/// A resource to watch.
+#[mcp_resource(uri = "test://watched")]
+async fn watched() -> String {
+    "v1".into()
+}
+
+fn full_info() -> Implementation {
+    let mut info = server_info!();
+    info.title = Some("Test server".into());
+    info.description = Some("Serves tests.".into());
+    info.website_url = Some("https://example.com".into());
+    info.icons = Some(vec![Icon::new("https://example.com/icon.png")]);
+    info
+}
+
+fn builder() -> McpServerBuilder {
+    McpServer::from_module(full_info(), module_path!())
+}
+
+fn initialize(version: &str) -> Value {
+    json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
+}
+
+#[tokio::test]
+async fn initialize_negotiates_and_renders_server_info_per_revision() {
+    let server = builder().instructions("Be brief.").build().unwrap();
+    for (asked, expected_version, expected_info) in [
+        (
+            "2024-11-05",
+            "2024-11-05",
+            json!({"name": "tests", "version": env!("CARGO_PKG_VERSION")}),
+        ),
+        (
+            "2025-03-26",
+            "2025-03-26",
+            json!({"name": "tests", "version": env!("CARGO_PKG_VERSION")}),
+        ),
+        (
+            "2025-06-18",
+            "2025-06-18",
+            json!({"name": "tests", "title": "Test server", "version": env!("CARGO_PKG_VERSION")}),
+        ),
+        (
+            "2025-11-25",
+            "2025-11-25",
+            json!({"name": "tests", "title": "Test server", "version": env!("CARGO_PKG_VERSION"),
+                                            "description": "Serves tests.", "icons": [{"src": "https://example.com/icon.png"}],
+                                            "websiteUrl": "https://example.com"}),
+        ),
+        ("1999-01-01", "2025-11-25", Value::Null),
+        ("2026-07-28", "2025-11-25", Value::Null),
+    ] {
+        let mut client = TestClient::connect(server.clone());
+        client.expect_version(ProtocolVersion::from_name(expected_version).unwrap());
+        let result = client
+            .request("initialize", initialize(asked))
+            .await
+            .unwrap();
+        assert_eq!(result["protocolVersion"], expected_version, "asked {asked}");
+        assert_eq!(result["instructions"], "Be brief.");
+        assert_eq!(
+            result["capabilities"],
+            json!({"prompts": {}, "resources": {}, "tools": {}})
+        );
+        if !expected_info.is_null() {
+            assert_eq!(result["serverInfo"], expected_info, "asked {asked}");
+        }
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_second_initialize_is_refused() {
+    let mut client = TestClient::initialized(
+        builder().build().unwrap(),
+        ProtocolVersion::V2025_06_18,
+        json!({}),
+    )
+    .await;
+    let error = client
+        .request("initialize", initialize("2025-06-18"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32600, "message": "the connection is already initialized; initialize may be sent once"})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_initialized_gate_is_opt_in() {
+    let server = builder().require_initialized(true).build().unwrap();
+    let mut client = TestClient::connect(server);
+    client
+        .request("initialize", initialize("2025-06-18"))
+        .await
+        .unwrap();
+    client.expect_version(ProtocolVersion::V2025_06_18);
+    let error = client.request("tools/list", json!({})).await.unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32002, "message": "tools/list refused: the client has not sent notifications/initialized yet"})
+    );
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    client.notify("notifications/initialized", json!({})).await;
+    assert_eq!(
+        client.request("tools/list", json!({})).await.unwrap()["tools"][0]["name"],
+        "echo"
+    );
+    client.close().await;
+    // Without the gate, requests before `initialized` are served.
+    let mut client = TestClient::connect(builder().build().unwrap());
+    client
+        .request("initialize", initialize("2025-06-18"))
+        .await
+        .unwrap();
+    client.expect_version(ProtocolVersion::V2025_06_18);
+    assert!(client.request("tools/list", json!({})).await.is_ok());
+    client.close().await;
+}
+
+#[test]
+fn capabilities_follow_what_is_offered_and_opted_into() {
+    let bare = McpServer::builder(server_info!()).build().unwrap();
+    assert_eq!(
+        serde_json::to_value(bare.capabilities()).unwrap(),
+        json!({})
+    );
+    let full = builder()
+        .logging()
+        .resource_subscriptions()
+        .tools_list_changed()
+        .prompts_list_changed()
+        .resources_list_changed()
+        .completions()
+        .extension(
+            "io.modelcontextprotocol/ui",
+            json!({"mimeTypes": ["text/html"]})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+        .build()
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(full.capabilities()).unwrap(),
+        json!({
+            "logging": {},
+            "completions": {},
+            "prompts": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "tools": {"listChanged": true},
+            "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}
+        })
+    );
+}
+
+#[tokio::test]
+async fn every_list_is_paginated_with_opaque_cursors() {
+    let mut builder = builder().page_size(2);
+    for i in 0..3 {
+        builder = builder.tool(ToolDefinition::new(
+            format!("t{i}"),
+            json!({"type": "object"}).as_object().unwrap().clone(),
+            |_, _| async { "" },
+        ));
+        builder = builder.resource(ResourceDefinition::new(
+            format!("test://r{i}"),
+            format!("r{i}"),
+            |_| async { "" },
+        ));
+    }
+    let mut client = TestClient::initialized(
+        builder.build().unwrap(),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let mut names = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let params = if cursor.is_null() {
+            json!({})
+        } else {
+            json!({"cursor": cursor})
+        };
+        let page = client.request("tools/list", params).await.unwrap();
+        let tools = page["tools"].as_array().unwrap();
+        assert!(tools.len() <= 2);
+        names.extend(tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
+        cursor = page.get("nextCursor").cloned().unwrap_or(Value::Null);
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(names, ["echo", "t0", "t1", "t2"]);
+    let first = client.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(first["resources"].as_array().unwrap().len(), 2);
+    let rest = client
+        .request("resources/list", json!({"cursor": first["nextCursor"]}))
+        .await
+        .unwrap();
+    assert_eq!(rest["resources"].as_array().unwrap().len(), 2);
+    assert_eq!(rest.get("nextCursor"), None);
+    let error = client
+        .request("prompts/list", json!({"cursor": "not-a-cursor"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32602, "message": "Invalid cursor: \"not-a-cursor\""})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn subscriptions_reach_only_subscribers() {
+    let server = builder().resource_subscriptions().build().unwrap();
+    let mut subscriber =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut bystander =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    subscriber
+        .request("resources/subscribe", json!({"uri": "test://watched"}))
+        .await
+        .unwrap();
+    let error = subscriber
+        .request("resources/subscribe", json!({"uri": "test://nothing"}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32002);
+    assert_eq!(server.notify_resource_updated("test://watched"), 1);
+    assert_eq!(server.notify_resource_updated("test://other"), 0);
+    let updated = subscriber
+        .notification("notifications/resources/updated")
+        .await;
+    assert_eq!(updated["params"], json!({"uri": "test://watched"}));
+    subscriber
+        .request("resources/unsubscribe", json!({"uri": "test://watched"}))
+        .await
+        .unwrap();
+    assert_eq!(server.notify_resource_updated("test://watched"), 0);
+    assert_eq!(
+        bystander.request("ping", json!({})).await.unwrap(),
+        json!({})
+    );
+    assert!(bystander.take_notifications().is_empty());
+    subscriber.close().await;
+    bystander.close().await;
+}
+
+#[tokio::test]
+async fn features_that_are_not_enabled_are_unknown_methods() {
+    let mut client = TestClient::initialized(
+        builder().build().unwrap(),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    for (method, params) in [
+        ("resources/subscribe", json!({"uri": "test://watched"})),
+        ("logging/setLevel", json!({"level": "info"})),
+        ("tasks/list", json!({})),
+    ] {
+        let error = client.request(method, params).await.unwrap_err();
+        assert_eq!(
+            error,
+            json!({"code": -32601, "message": format!("Method not found: {method}")})
+        );
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn dynamic_registration_announces_list_changes() {
+    let server = builder()
+        .tools_list_changed()
+        .prompts_list_changed()
+        .resources_list_changed()
+        .build()
+        .unwrap();
+    let mut client =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let schema = json!({"type": "object", "properties": {}})
+        .as_object()
+        .unwrap()
+        .clone();
+    server
+        .add_tool(ToolDefinition::new("late", schema.clone(), |_, _| async {
+            "late"
+        }))
+        .unwrap();
+    client
+        .notification("notifications/tools/list_changed")
+        .await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(tools["tools"][1]["name"], "late");
+    assert_eq!(
+        server
+            .add_tool(ToolDefinition::new("late", schema, |_, _| async { "" }))
+            .unwrap_err()
+            .to_string(),
+        "two tools are named `late`: one registered at run time, one registered at run time"
+    );
+    assert!(server.remove_tool("late"));
+    client
+        .notification("notifications/tools/list_changed")
+        .await;
+    assert!(!server.remove_tool("late"));
+    assert!(server.remove_prompt("hi"));
+    client
+        .notification("notifications/prompts/list_changed")
+        .await;
+    assert!(server.remove_resource("test://watched"));
+    client
+        .notification("notifications/resources/list_changed")
+        .await;
+    assert_eq!(
+        client.request("resources/list", json!({})).await.unwrap(),
+        json!({"resources": []})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn client_notifications_reach_observers() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let roots_changed = Arc::new(Mutex::new(0));
+    let server = {
+        let seen = seen.clone();
+        let roots_changed = roots_changed.clone();
+        builder()
+            .on_notification(move |n, _| {
+                seen.lock()
+                    .unwrap()
+                    .push(format!("{n:?}").split('(').next().unwrap().to_owned())
+            })
+            .on_roots_list_changed(move |_| *roots_changed.lock().unwrap() += 1)
+            .build()
+            .unwrap()
+    };
+    let mut client = TestClient::initialized(
+        server,
+        ProtocolVersion::V2025_11_25,
+        json!({"roots": {"listChanged": true}}),
+    )
+    .await;
+    client
+        .notify("notifications/roots/list_changed", json!({}))
+        .await;
+    client.notify("notifications/unknown", json!({})).await;
+    client.request("ping", json!({})).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), ["Initialized", "RootsListChanged"]);
+    assert_eq!(*roots_changed.lock().unwrap(), 1);
+    client.close().await;
+}
+
+/// Sends `line` and returns the one reply.
+async fn exchange(client: &mut TestClient, line: &str) -> Value {
+    client.send_raw(line).await;
+    client.recv().await.expect("a reply")
+}
+
+#[tokio::test]
+async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() {
+    let mut client = TestClient::initialized(
+        builder().build().unwrap(),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let cases: Vec<(&str, Value)> = vec![
+        (
+            "{not json",
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700}}),
+        ),
+        (
+            "[",
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700}}),
+        ),
+        (
+            "\"just a string\"",
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            "[]",
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"x","method":42}"#,
+            json!({"jsonrpc": "2.0", "id": "x", "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":0,"method":"no/such/method"}"#,
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":[1,2]}"#,
+            json!({"jsonrpc": "2.0", "id": "s", "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":-1,"method":"tools/call","params":{"name":7}}"#,
+            json!({"jsonrpc": "2.0", "id": -1, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ghost"}}"#,
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602}}),
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+    ];
+    for (line, expected) in cases {
+        let reply = exchange(&mut client, line).await;
+        assert_eq!(reply["jsonrpc"], expected["jsonrpc"], "{line}");
+        assert_eq!(reply["id"], expected["id"], "{line}");
+        assert_eq!(
+            reply["error"]["code"], expected["error"]["code"],
+            "{line}: {reply}"
+        );
+        assert!(reply["error"]["message"].is_string(), "{line}");
+    }
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert_eq!(exchange(&mut client, &deep).await["error"]["code"], -32700);
+    // Ids of every kind are echoed exactly.
+    for id in [
+        json!(0),
+        json!("0"),
+        json!(""),
+        json!(9_007_199_254_740_993_i64),
+        json!("ü-id"),
+    ] {
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        assert_eq!(
+            client.recv().await.unwrap(),
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+    }
+    assert_eq!(
+        client
+            .request(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "still here"}})
+            )
+            .await
+            .unwrap()["content"][0]["text"],
+        "still here"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_oversized_message_is_refused_and_the_next_one_served() {
+    let server = builder().build().unwrap();
+    let mut peer = in_process::connect_with(server, LineOptions::default().max_message_size(1024));
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "echo", "arguments": {"text": "x".repeat(5000)}}});
+    peer.send(&big).await.unwrap();
+    let reply = peer.recv().await.unwrap().unwrap();
+    assert_eq!(reply["id"], Value::Null);
+    assert_eq!(reply["error"]["code"], -32600);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds the limit of 1024 bytes")
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        peer.recv().await.unwrap().unwrap(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+    peer.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn batches_are_served_for_2025_03_26() {
+    let mut client = TestClient::initialized(
+        builder().build().unwrap(),
+        ProtocolVersion::V2025_03_26,
+        json!({}),
+    )
+    .await;
+    client
+        .send_raw(
+            r#"[{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}},
+                {"jsonrpc":"2.0","method":"notifications/initialized"},
+                {"jsonrpc":"2.0","id":11,"method":"nope"},
+                {"jsonrpc":"2.0","id":12,"method":"initialize","params":{}},
+                7]"#
+                .replace('\n', "")
+                .as_str(),
+        )
+        .await;
+    let reply = client.recv().await.unwrap();
+    let replies = reply.as_array().expect("a batch reply");
+    let by_id = |id: Value| replies.iter().find(|r| r["id"] == id).cloned().unwrap();
+    assert_eq!(replies.len(), 4);
+    assert_eq!(by_id(json!(10))["result"]["content"][0]["text"], "a");
+    assert_eq!(by_id(json!(11))["error"]["code"], -32601);
+    assert_eq!(
+        by_id(json!(12))["error"]["message"],
+        "initialize must not be part of a batch"
+    );
+    assert_eq!(by_id(Value::Null)["error"]["code"], -32600);
+    // An all-notification batch gets no reply.
+    client
+        .send_raw(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#)
+        .await;
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn responses_are_rendered_for_the_negotiated_revision() {
+    let server = builder()
+        .tool(
+            ToolDefinition::new(
+                "fancy",
+                json!({"type": "object"}).as_object().unwrap().clone(),
+                |_, _| async {
+                    vec![
+                        ContentBlock::audio("UklGRg==", "audio/wav"),
+                        ContentBlock::resource_link(
+                            mcp_runtime::protocol::resources::Resource::new(
+                                "test://watched",
+                                "watched",
+                            ),
+                        ),
+                    ]
+                },
+            )
+            .title("Fancy")
+            .icons(vec![Icon::new("https://example.com/f.png")]),
+        )
+        .build()
+        .unwrap();
+    let mut old =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2024_11_05, json!({})).await;
+    let tools = old.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        tools["tools"][1],
+        json!({"name": "fancy", "inputSchema": {"type": "object"}})
+    );
+    let result = old
+        .request("tools/call", json!({"name": "fancy"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [
+            {"type": "resource", "resource": {"uri": "data:audio/wav;base64,UklGRg==", "mimeType": "audio/wav", "blob": "UklGRg=="}},
+            {"type": "text", "text": "watched <test://watched>"}
+        ]})
+    );
+    old.close().await;
+    let mut new = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let result = new
+        .request("tools/call", json!({"name": "fancy"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["type"], "audio");
+    assert_eq!(result["content"][1]["type"], "resource_link");
+    new.close().await;
+}
+
+#[tokio::test]
+async fn input_validation_can_be_turned_off_and_output_validation_on() {
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let output =
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+    let tool = |name: &str, structured: Option<Value>| {
+        ToolDefinition::new(name, schema.as_object().unwrap().clone(), move |args, _| {
+            let structured = structured.clone();
+            async move {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(
+                    Value::Object(args).to_string(),
+                )]);
+                result.structured_content = structured;
+                result
+            }
+        })
+        .output_schema(output.as_object().unwrap().clone())
+    };
+    let server = McpServer::builder(server_info!())
+        .tool(tool("good", Some(json!({"ok": true}))))
+        .tool(tool("bad", Some(json!({"ok": "yes"}))))
+        .tool(tool("none", None))
+        .validate_input(false)
+        .validate_output(true)
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let unchecked = client
+        .request(
+            "tools/call",
+            json!({"name": "good", "arguments": {"n": "x"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(unchecked["content"][0]["text"], "{\"n\":\"x\"}");
+    let error = client
+        .request("tools/call", json!({"name": "bad", "arguments": {"n": 1}}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32603, "message": "Tool bad returned structured content that does not match its output schema: ok: \"yes\" is not of type \"boolean\""})
+    );
+    let error = client
+        .request("tools/call", json!({"name": "none", "arguments": {"n": 1}}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32603, "message": "Tool none has an output schema but returned no structured content"})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn requests_run_concurrently_on_one_connection() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let server = {
+        let gate = gate.clone();
+        McpServer::builder(server_info!())
+            .tool(ToolDefinition::new(
+                "blocked",
+                json!({"type": "object"}).as_object().unwrap().clone(),
+                move |_, _| {
+                    let gate = gate.clone();
+                    async move {
+                        gate.notified().await;
+                        "released"
+                    }
+                },
+            ))
+            .build()
+            .unwrap()
+    };
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    client.send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "blocked"}})).await;
+    // A ping is answered while the tool still waits.
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    gate.notify_one();
+    let slow = client.response_to(&json!("slow"), "tools/call").await;
+    assert_eq!(slow["result"]["content"][0]["text"], "released");
+    client.close().await;
+}
