@@ -7,6 +7,8 @@
 //! - `resource_link` (2025-06-18) becomes, for older revisions, a text block naming the resource and
 //!   its URI.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::JsonObject;
@@ -213,6 +215,27 @@ impl ContentBlock {
         ContentBlock::Audio(AudioContent::new(data, mime_type))
     }
 
+    /// An image block from raw `bytes` (encoded here).
+    pub fn image_bytes(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::image(BASE64.encode(bytes), mime_type)
+    }
+
+    /// An audio block from raw `bytes` (encoded here).
+    pub fn audio_bytes(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::audio(BASE64.encode(bytes), mime_type)
+    }
+
+    /// An embedded resource holding binary `bytes` (encoded here).
+    pub fn embedded_blob(
+        uri: impl Into<String>,
+        bytes: impl AsRef<[u8]>,
+        mime_type: impl Into<String>,
+    ) -> Self {
+        let mut blob = BlobResourceContents::new(uri, BASE64.encode(bytes));
+        blob.mime_type = Some(mime_type.into());
+        ContentBlock::EmbeddedResource(EmbeddedResource::new(ResourceContents::Blob(blob)))
+    }
+
     /// A link to `resource`.
     pub fn resource_link(resource: Resource) -> Self {
         ContentBlock::ResourceLink(resource)
@@ -314,6 +337,28 @@ mod tests {
             let block: ContentBlock = serde_json::from_value(wire.clone()).unwrap();
             assert_eq!(serde_json::to_value(&block).unwrap(), wire);
         }
+    }
+
+    #[test]
+    fn byte_helpers_encode() {
+        assert_eq!(
+            serde_json::to_value(ContentBlock::image_bytes([0xff, 0x00], "image/png")).unwrap(),
+            json!({"type": "image", "data": "/wA=", "mimeType": "image/png"})
+        );
+        assert_eq!(
+            serde_json::to_value(ContentBlock::audio_bytes(b"RIFF", "audio/wav")).unwrap(),
+            json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})
+        );
+        assert_eq!(
+            serde_json::to_value(ContentBlock::embedded_blob(
+                "file:///a.bin",
+                [1, 2, 3],
+                "application/octet-stream"
+            ))
+            .unwrap(),
+            json!({"type": "resource", "resource": {"uri": "file:///a.bin",
+                   "mimeType": "application/octet-stream", "blob": "AQID"}})
+        );
     }
 
     #[test]

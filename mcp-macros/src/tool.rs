@@ -21,6 +21,7 @@ const OPTIONS: &[&str] = &[
     "meta",
     "input_schema",
     "output_schema",
+    "requires",
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -165,6 +166,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         (Some(schema), _) => settings.push(quote! { .verbatim_output_schema(#schema) }),
         (None, Some(return_type)) => settings.push(quote! { .output_schema_of::<#return_type>() }),
         (None, None) => {}
+    }
+    if let Some(requires) = options.string("requires")? {
+        settings.push(quote! {
+            .requires_capabilities(::mcp_runtime::__private::capabilities_named(#requires))
+        });
     }
     let states = params::state_requirements(&params);
 

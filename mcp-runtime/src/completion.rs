@@ -13,7 +13,7 @@
 //! fn languages(request: &CompletionRequest) -> Vec<String> {
 //!     prefix_match(["rust", "ruby", "go"], &request.value)
 //! }
-//! # let _ = languages;
+//! # let _ = mcp_runtime::completion::completer(languages);
 //! ```
 
 use std::collections::BTreeMap;
@@ -66,14 +66,37 @@ where
 }
 
 /// A completer of one argument.
-pub type Completer = Arc<dyn Fn(&CompletionRequest) -> Vec<String> + Send + Sync>;
+pub type Completer = Arc<dyn Fn(&CompletionRequest, &RequestContext) -> Vec<String> + Send + Sync>;
 
-/// Makes a [`Completer`] of a function.
-pub fn completer<F>(f: F) -> Completer
+/// A function that can complete an argument: `fn(&CompletionRequest) -> Vec<String>`, or, to
+/// reach shared state or the client's details, `fn(&CompletionRequest, &RequestContext) ->
+/// Vec<String>`. (`Marker` only tells the two forms apart.)
+pub trait IntoCompleter<Marker> {
+    /// The completer.
+    fn into_completer(self) -> Completer;
+}
+
+impl<F> IntoCompleter<fn(&CompletionRequest)> for F
 where
     F: Fn(&CompletionRequest) -> Vec<String> + Send + Sync + 'static,
 {
-    Arc::new(f)
+    fn into_completer(self) -> Completer {
+        Arc::new(move |request, _| self(request))
+    }
+}
+
+impl<F> IntoCompleter<fn(&CompletionRequest, &RequestContext)> for F
+where
+    F: Fn(&CompletionRequest, &RequestContext) -> Vec<String> + Send + Sync + 'static,
+{
+    fn into_completer(self) -> Completer {
+        Arc::new(self)
+    }
+}
+
+/// Makes a [`Completer`] of a function (see [`IntoCompleter`]).
+pub fn completer<Marker>(f: impl IntoCompleter<Marker>) -> Completer {
+    f.into_completer()
 }
 
 /// The future a [`CompletionHandler`] returns: `None` when it does not complete that argument.

@@ -107,6 +107,11 @@ pub mod __private {
     };
     pub use crate::server::RequestContext;
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
-    pub use crate::tool::{IntoToolResult, ToolDefinition, extraction_failed};
+    pub use crate::tool::{IntoToolResult, ToolDefinition, capabilities_named, extraction_failed};
     pub use crate::uri_template::UriMatch;
 }
+
+/// The README's examples, compiled and run as documentation tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;

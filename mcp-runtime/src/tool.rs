@@ -327,6 +327,44 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
     }
 }
 
+/// The client capabilities named in `names`, a comma-separated list of `sampling`,
+/// `sampling.tools`, `roots`, `elicitation` (form mode), `elicitation.url` (used by
+/// `#[mcp_tool(requires = "...")]`). Unknown names are ignored.
+pub fn capabilities_named(names: &str) -> ClientCapabilities {
+    use mcp_core::capabilities::{ElicitationCapability, RootsCapability, SamplingCapability};
+    let mut capabilities = ClientCapabilities::default();
+    for name in names.split(',').map(str::trim) {
+        match name {
+            "sampling" => {
+                capabilities
+                    .sampling
+                    .get_or_insert_with(SamplingCapability::default);
+            }
+            "sampling.tools" => {
+                let sampling = capabilities
+                    .sampling
+                    .get_or_insert_with(SamplingCapability::default);
+                sampling.tools = Some(JsonObject::new());
+            }
+            "roots" => capabilities.roots = Some(RootsCapability::default()),
+            "elicitation" | "elicitation.form" => {
+                let elicitation = capabilities
+                    .elicitation
+                    .get_or_insert_with(ElicitationCapability::default);
+                elicitation.form = Some(JsonObject::new());
+            }
+            "elicitation.url" => {
+                let elicitation = capabilities
+                    .elicitation
+                    .get_or_insert_with(ElicitationCapability::default);
+                elicitation.url = Some(JsonObject::new());
+            }
+            _ => {}
+        }
+    }
+    capabilities
+}
+
 /// The result of a tool whose handler could not be given a parameter (used by `#[mcp_tool]`).
 pub fn extraction_failed(error: mcp_core::ErrorObject) -> CallToolResult {
     CallToolResult::error(error.message)

@@ -521,3 +521,32 @@ async fn the_server_pings_the_client() {
     assert_eq!(ping.await.unwrap(), Ok(()));
     client.close().await;
 }
+
+/// Needs sampling to do anything useful.
+#[mcp_tool(requires = "sampling, elicitation.url")]
+async fn needs_things() -> &'static str {
+    "ran"
+}
+
+#[tokio::test]
+async fn tools_can_require_client_capabilities() {
+    let mut partial = client(json!({"sampling": {}})).await;
+    let result = partial
+        .request("tools/call", json!({"name": "needs_things"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text",
+            "text": "Tool needs_things needs the client capability `elicitation.url`, which this client did not declare"}],
+            "isError": true})
+    );
+    partial.close().await;
+    let mut full = client(json!({"sampling": {}, "elicitation": {"url": {}}})).await;
+    let result = full
+        .request("tools/call", json!({"name": "needs_things"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "ran");
+    full.close().await;
+}

@@ -692,3 +692,32 @@ async fn requests_run_concurrently_on_one_connection() {
     assert_eq!(slow["result"]["content"][0]["text"], "released");
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_global_completion_handler_comes_before_argument_completers() {
+    use mcp_runtime::protocol::completion::{CompleteResult, CompletionReference};
+    let server = builder()
+        .completion_handler(|params, _ctx| async move {
+            match &params.reference {
+                CompletionReference::Prompt(p) if p.name == "hi" => Some(CompleteResult::new(
+                    vec![format!("{}!", params.argument.value)],
+                )),
+                _ => None,
+            }
+        })
+        .build()
+        .unwrap();
+    assert!(server.capabilities().completions.is_some());
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let answer = client
+        .request("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "hi"}, "argument": {"name": "x", "value": "he"}}))
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"completion": {"values": ["he!"]}}));
+    let answer = client
+        .request("completion/complete", json!({"ref": {"type": "ref/resource", "uri": "test://watched"}, "argument": {"name": "x", "value": ""}}))
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"completion": {"values": []}}));
+    client.close().await;
+}

@@ -652,7 +652,7 @@ impl McpServer {
             _ => None,
         };
         let values = completer
-            .map(|complete| complete(&CompletionRequest::from_params(&params)))
+            .map(|complete| complete(&CompletionRequest::from_params(&params), ctx))
             .unwrap_or_default();
         Ok(CompleteResult::new(values))
     }

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Elicit)]
+enum Choice {
+    Plain,
+    WithData(String),
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Elicit)]
+struct Tags {
+    tags: Vec<String>,
+}
+
+fn main() {}
