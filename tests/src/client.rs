@@ -9,7 +9,7 @@ use mcp_runtime::server::McpServer;
 use mcp_runtime::transport::in_process::{self, InProcessPeer};
 use serde_json::{Value, json};
 
-use crate::spec_schema;
+use crate::wire::{check_response, check_server_message};
 
 /// How the test client answers a request from the server: the result, or an error object.
 pub type RequestHandler = Arc<dyn Fn(&str, &Value) -> Result<Value, Value> + Send + Sync>;
@@ -23,42 +23,6 @@ pub struct TestClient {
     other_responses: Vec<Value>,
     server_requests: Vec<Value>,
     handler: Option<RequestHandler>,
-}
-
-/// The schema definition of the result of `method`.
-fn result_definition(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "initialize" => "InitializeResult",
-        "tools/list" => "ListToolsResult",
-        "tools/call" => "CallToolResult",
-        "prompts/list" => "ListPromptsResult",
-        "prompts/get" => "GetPromptResult",
-        "resources/list" => "ListResourcesResult",
-        "resources/templates/list" => "ListResourceTemplatesResult",
-        "resources/read" => "ReadResourceResult",
-        "completion/complete" => "CompleteResult",
-        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => "Result",
-        _ => return None,
-    })
-}
-
-/// The schema definition of a message the server sends on its own.
-fn outbound_definition(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "notifications/message" => "LoggingMessageNotification",
-        "notifications/progress" => "ProgressNotification",
-        "notifications/cancelled" => "CancelledNotification",
-        "notifications/tools/list_changed" => "ToolListChangedNotification",
-        "notifications/prompts/list_changed" => "PromptListChangedNotification",
-        "notifications/resources/list_changed" => "ResourceListChangedNotification",
-        "notifications/resources/updated" => "ResourceUpdatedNotification",
-        "notifications/elicitation/complete" => "ElicitationCompleteNotification",
-        "sampling/createMessage" => "CreateMessageRequest",
-        "elicitation/create" => "ElicitRequest",
-        "roots/list" => "ListRootsRequest",
-        "ping" => "PingRequest",
-        _ => return None,
-    })
 }
 
 impl TestClient {
@@ -157,7 +121,7 @@ impl TestClient {
                 .await
                 .unwrap_or_else(|| panic!("the server closed before answering {id}"));
             if message.get("id") == Some(id) && message.get("method").is_none() {
-                self.check_response(&message, method);
+                check_response(self.version, &message, method);
                 return message;
             }
             self.keep(message).await;
@@ -183,7 +147,7 @@ impl TestClient {
             self.other_responses.push(message);
             return;
         };
-        self.check_outbound(&message, &method);
+        check_server_message(self.version, &message, &method);
         if message.get("id").is_none() {
             self.notifications.push_back(message);
             return;
@@ -218,7 +182,7 @@ impl TestClient {
                 .await
                 .unwrap_or_else(|| panic!("the server closed before sending {method}"));
             if message["method"] == method && message.get("id").is_none() {
-                self.check_outbound(&message, method);
+                check_server_message(self.version, &message, method);
                 return message;
             }
             self.keep(message).await;
@@ -239,56 +203,6 @@ impl TestClient {
     /// The requests the server sent so far.
     pub fn server_requests(&self) -> &[Value] {
         &self.server_requests
-    }
-
-    fn check_response(&self, message: &Value, method: &str) {
-        let schema = spec_schema(self.version);
-        if message.get("error").is_some() {
-            let envelope = if schema.has("JSONRPCErrorResponse") {
-                "JSONRPCErrorResponse"
-            } else {
-                "JSONRPCError"
-            };
-            schema
-                .check(envelope, message)
-                .unwrap_or_else(|e| panic!("{e}"));
-            return;
-        }
-        let envelope = if schema.has("JSONRPCResultResponse") {
-            "JSONRPCResultResponse"
-        } else {
-            "JSONRPCResponse"
-        };
-        schema
-            .check(envelope, message)
-            .unwrap_or_else(|e| panic!("{e}"));
-        if let Some(definition) = result_definition(method) {
-            schema
-                .check(definition, &message["result"])
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-
-    fn check_outbound(&self, message: &Value, method: &str) {
-        let schema = spec_schema(self.version);
-        let envelope = if message.get("id").is_some() {
-            "JSONRPCRequest"
-        } else {
-            "JSONRPCNotification"
-        };
-        schema
-            .check(envelope, message)
-            .unwrap_or_else(|e| panic!("{e}"));
-        if let Some(definition) = outbound_definition(method).filter(|d| schema.has(d)) {
-            let instance = if schema.is_envelope(definition) {
-                message.clone()
-            } else {
-                json!({"method": message["method"], "params": message["params"]})
-            };
-            schema
-                .check(definition, &instance)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
     }
 
     /// Sets the revision to validate against (after an initialize sent by hand).

