@@ -11,6 +11,7 @@
 //! types), and the members of `allOf` compositions.
 
 pub mod client;
+pub mod http;
 pub mod interop;
 pub mod wire;
 

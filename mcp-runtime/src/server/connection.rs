@@ -215,6 +215,13 @@ impl ConnectionState {
         }
     }
 
+    /// Cancels every request in flight (the peer's session ended).
+    pub(crate) fn cancel_all(&self) {
+        for token in lock(&self.in_flight).values() {
+            token.cancel();
+        }
+    }
+
     /// How many requests of this peer are being handled.
     pub fn requests_in_flight(&self) -> usize {
         lock(&self.in_flight).len()

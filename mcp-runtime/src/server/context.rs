@@ -166,6 +166,14 @@ impl RequestContext {
         }
     }
 
+    /// Ends the SSE stream that carries this request's messages, asking the client to reconnect
+    /// after `retry` (SSE polling, SEP-1699, 2025-11-25 Streamable HTTP). What the handler sends
+    /// afterwards, its result included, is kept for the client's resumption. Returns whether the
+    /// transport could do it (stdio and in-process cannot; then nothing happens).
+    pub fn close_sse_stream(&self, retry: std::time::Duration) -> bool {
+        self.inner.sink.as_ref().is_some_and(|sink| sink.close_stream(retry))
+    }
+
     /// Reports progress: `done` of `total`. Does nothing when the request did not ask for
     /// progress (it carried no `progressToken`); the token is echoed exactly as sent.
     pub async fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {

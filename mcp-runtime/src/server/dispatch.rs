@@ -56,14 +56,14 @@ pub enum ReplyMessage {
 }
 
 impl Reply {
-    fn result(version: ProtocolVersion, id: RequestId, result: ServerResult) -> Self {
+    pub(crate) fn result(version: ProtocolVersion, id: RequestId, result: ServerResult) -> Self {
         Reply {
             version,
             message: ReplyMessage::Result(JsonRpcResponse::new(id, result)),
         }
     }
 
-    fn error(version: ProtocolVersion, id: Option<RequestId>, error: ErrorObject) -> Self {
+    pub(crate) fn error(version: ProtocolVersion, id: Option<RequestId>, error: ErrorObject) -> Self {
         Reply {
             version,
             message: ReplyMessage::Error(JsonRpcErrorResponse::new(id, error)),

@@ -63,6 +63,14 @@ pub struct PeerGone;
 pub trait MessageSink: Send + Sync + 'static {
     /// Queues `message` for the peer, without waiting.
     fn send(&self, message: Outbound) -> Result<(), PeerGone>;
+
+    /// Ends the response stream that carries this request's messages, asking the client to come
+    /// back after `retry` (SSE polling, SEP-1699); the messages that follow are kept for it.
+    /// Returns whether the transport did so (only Streamable HTTP can).
+    fn close_stream(&self, retry: std::time::Duration) -> bool {
+        let _ = retry;
+        false
+    }
 }
 
 /// A sink that is shared between the connection and its requests.

@@ -3,7 +3,10 @@
 //! - [`stdio`]: newline-delimited JSON on stdin/stdout, for servers a client starts as a process.
 //! - [`in_process`]: a client and a server joined in memory, for tests and embedding.
 //! - [`lines`]: the newline-delimited JSON engine both use, over any byte stream.
+//! - [`http`]: Streamable HTTP on axum (cargo feature `http`, on by default).
 
+#[cfg(feature = "http")]
+pub mod http;
 pub mod in_process;
 pub mod lines;
 pub mod stdio;

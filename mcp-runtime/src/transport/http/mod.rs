@@ -1,0 +1,291 @@
+//! The Streamable HTTP transport, on axum.
+//!
+//! [`HttpTransport::router`] is an axum [`Router`] for the MCP endpoint, to mount at any path of
+//! an application (`Router::new().nest("/mcp", transport.router())`) with any tower layers;
+//! [`serve_http`] serves one at `/mcp` with graceful shutdown on Ctrl-C and SIGTERM.
+//!
+//! - `POST` carries a request, a notification, a response, or (2025-03-26) a batch. Requests get an
+//!   `application/json` answer when their handlers send nothing while they run, and an SSE stream
+//!   (what the handlers send, then the replies) when they do or when the server always streams;
+//!   notifications and responses get `202 Accepted`. A wrong `Accept` gets 406, a wrong
+//!   `Content-Type` 415, a body over the limit 413, malformed JSON 400 with a parse error.
+//! - Stateful servers mint a session at `initialize` (`Mcp-Session-Id`, from a secure random
+//!   source), require it on later requests (400 without, 404 for an unknown or ended one), keep
+//!   the standalone SSE stream on `GET`, and end the session on `DELETE` or after it was idle for
+//!   the configured time. Stateless servers have no session: `GET` and `DELETE` get 405, and what
+//!   needs a session answers with an error that says so.
+//! - Every SSE event has an id naming its stream; for 2025-11-25 a stream starts with a priming
+//!   event and a `retry` field, and a `GET` with `Last-Event-ID` replays what the client missed
+//!   from the [`EventStore`] (bounded, in memory by default).
+//! - `Host` and `Origin` are checked before anything else (403) unless the policy allows all; the
+//!   default allows loopback names only.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = McpServer::from_registry(server_info!()).stateful().build().unwrap();
+//! let app = axum::Router::new().nest("/mcp", HttpTransport::new(server, HttpOptions::default()).router());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! axum::serve(listener, app).await
+//! # }
+//! ```
+
+mod event_store;
+mod handlers;
+mod security;
+mod sessions;
+mod streams;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::any;
+use axum::serve::ListenerExt;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tower_http::cors::CorsLayer;
+
+pub use event_store::{EventStore, InMemoryEventStore, StoreFuture};
+pub use security::HostPolicy;
+
+use crate::server::{McpServer, McpServerBuilder, PeerRequestError};
+use sessions::Sessions;
+use streams::Streams;
+
+/// The tunables of the HTTP transport.
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) body_limit: usize,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) always_stream: bool,
+    pub(crate) host_policy: HostPolicy,
+    pub(crate) event_store: Arc<dyn EventStore>,
+    pub(crate) retry: Duration,
+    pub(crate) cors: Option<CorsLayer>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            body_limit: 4 * 1024 * 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            always_stream: false,
+            host_policy: HostPolicy::loopback(),
+            event_store: Arc::new(InMemoryEventStore::default()),
+            retry: Duration::from_millis(1000),
+            cors: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The largest request body, in bytes (4 MiB by default).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// How long a session may be idle before it ends (30 minutes by default).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The most sessions alive at once (10,000 by default); `initialize` beyond gets 503.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// Answers every request with an SSE stream, even one whose handler sends nothing.
+    pub fn always_stream(mut self, always: bool) -> Self {
+        self.always_stream = always;
+        self
+    }
+
+    /// Which `Host` and `Origin` headers are accepted (loopback names by default).
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.host_policy = policy;
+        self
+    }
+
+    /// Where SSE events are kept for resumption (a bounded in-memory store by default).
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
+        self
+    }
+
+    /// The reconnection delay sent in SSE `retry` fields (1 second by default).
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`.
+    pub fn cors(mut self, cors: CorsLayer) -> Self {
+        self.cors = Some(cors);
+        self
+    }
+}
+
+/// The state shared by the handlers.
+pub(crate) struct HttpState {
+    pub(crate) server: McpServer,
+    pub(crate) options: HttpOptions,
+    pub(crate) sessions: Sessions,
+    pub(crate) streams: Streams,
+}
+
+/// An MCP server on Streamable HTTP. Cheap to clone: clones share sessions and streams.
+#[derive(Clone)]
+pub struct HttpTransport {
+    state: Arc<HttpState>,
+}
+
+impl HttpTransport {
+    /// The transport serving `server` with `options`.
+    pub fn new(server: McpServer, options: HttpOptions) -> Self {
+        let sessions = Sessions::new(options.session_idle_timeout, options.max_sessions);
+        let streams = Streams::new(options.event_store.clone());
+        HttpTransport {
+            state: Arc::new(HttpState {
+                server,
+                options,
+                sessions,
+                streams,
+            }),
+        }
+    }
+
+    /// The router of the MCP endpoint, answering at its root: nest it at the path of your choice.
+    pub fn router(&self) -> Router {
+        let router = Router::new()
+            .route(
+                "/",
+                any(handlers::other_method)
+                    .post(handlers::post)
+                    .get(handlers::get)
+                    .delete(handlers::delete),
+            )
+            .layer(axum::middleware::from_fn_with_state(
+                self.state.clone(),
+                handlers::check_host,
+            ))
+            .with_state(self.state.clone());
+        match &self.state.options.cors {
+            Some(cors) => router.layer(cors.clone()),
+            None => router,
+        }
+    }
+
+    /// The server behind the transport.
+    pub fn server(&self) -> &McpServer {
+        &self.state.server
+    }
+
+    /// How many sessions are alive.
+    pub fn session_count(&self) -> usize {
+        self.state.sessions.len()
+    }
+
+    /// Pings the client of session `id` over its standalone stream and waits for the answer.
+    pub async fn ping_session(&self, id: &str) -> Result<(), PeerRequestError> {
+        let session = self.state.sessions.get(id).ok_or(PeerRequestError::Disconnected)?;
+        self.state.server.ping(&session.connection).await
+    }
+
+    /// Ends the session `id`; false when there is none.
+    pub async fn end_session(&self, id: &str) -> bool {
+        self.state.sessions.end(id, &self.state.streams).await
+    }
+}
+
+impl McpServer {
+    /// The router of this server's MCP endpoint, with default options (see [`HttpTransport`]).
+    pub fn router(&self) -> Router {
+        HttpTransport::new(self.clone(), HttpOptions::default()).router()
+    }
+
+    /// Serves this server on Streamable HTTP at `http://{addr}/mcp` until Ctrl-C, SIGTERM or
+    /// [`McpServer::shutdown`].
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+        serve_http(self, addr, HttpOptions::default()).await
+    }
+}
+
+impl McpServerBuilder {
+    /// Builds the server and serves it on Streamable HTTP at `http://{addr}/mcp`.
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), super::ServeError> {
+        let server = self.build()?;
+        server.serve_http(addr).await?;
+        Ok(())
+    }
+}
+
+/// Serves `server` at `http://{addr}/mcp` until Ctrl-C, SIGTERM or [`McpServer::shutdown`].
+///
+/// Accepted connections set `TCP_NODELAY` (without it, a keep-alive connection waits ~40 ms for
+/// every small response). On an address that is not a loopback one, the `Host`/`Origin` check
+/// allows everything unless `options` set another policy than the default.
+pub async fn serve_http(
+    server: McpServer,
+    addr: impl ToSocketAddrs,
+    mut options: HttpOptions,
+) -> std::io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    let local: SocketAddr = listener.local_addr()?;
+    if !local.ip().is_loopback() && options.host_policy == HostPolicy::loopback() {
+        options.host_policy = HostPolicy::AllowAll;
+    }
+    tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
+    serve_on(listener, server, options).await
+}
+
+/// Serves `server` at `/mcp` on an already bound `listener` (for tests and for servers that pick
+/// a free port themselves).
+pub async fn serve_on(listener: TcpListener, server: McpServer, options: HttpOptions) -> std::io::Result<()> {
+    let shutdown = server.shutdown_token().clone();
+    let app = Router::new().nest("/mcp", HttpTransport::new(server, options).router());
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                () = shutdown.cancelled() => {}
+                () = termination() => {}
+            }
+        })
+        .await
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn termination() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,180 @@
+//! Sessions of a stateful Streamable HTTP server.
+//!
+//! `initialize` mints a session with an id from the operating system's secure random source; the
+//! client sends it in `Mcp-Session-Id` on every later request. Each session owns its
+//! [`ConnectionState`] and its streams, so nothing leaks between sessions. A session ends on
+//! `DELETE`, after it was idle for the configured time, or when the server is dropped.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::streams::{StreamEntry, Streams, random_id};
+use crate::server::{ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SharedSink};
+
+/// How many resumable POST streams a session keeps (the oldest are forgotten first).
+const STREAMS_PER_SESSION: usize = 256;
+
+/// One session.
+pub(crate) struct Session {
+    pub(crate) id: String,
+    pub(crate) connection: Arc<ConnectionState>,
+    /// The stream of the standalone GET, which carries the session's unsolicited messages.
+    pub(crate) standalone: Arc<StreamEntry>,
+    streams: Mutex<VecDeque<String>>,
+    last_active: Mutex<Instant>,
+}
+
+impl Session {
+    fn touch(&self) {
+        *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.last_active.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+    }
+
+    /// Records a POST stream of this session, for resumption; returns the ids of streams it no
+    /// longer keeps.
+    pub(crate) fn remember_stream(&self, id: &str) -> Vec<String> {
+        let mut streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        streams.push_back(id.to_owned());
+        let excess = streams.len().saturating_sub(STREAMS_PER_SESSION);
+        streams.drain(..excess).collect()
+    }
+
+    /// Whether `stream` is one of this session's streams.
+    pub(crate) fn owns_stream(&self, stream: &str) -> bool {
+        self.standalone.id() == stream
+            || self.streams.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|s| s == stream)
+    }
+
+    fn stream_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.streams.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
+        ids.push(self.standalone.id().to_owned());
+        ids
+    }
+}
+
+/// The session's sink for unsolicited messages: they go to its standalone stream.
+struct SessionSink(mpsc::UnboundedSender<Outbound>);
+
+impl MessageSink for SessionSink {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        self.0.send(message).map_err(|_| PeerGone)
+    }
+}
+
+/// Writes the unsolicited messages of a session to its standalone stream, rendered for the
+/// session's revision, until the session's connection is gone.
+async fn pump_unsolicited(
+    mut messages: mpsc::UnboundedReceiver<Outbound>,
+    connection: Weak<ConnectionState>,
+    stream: Arc<StreamEntry>,
+) {
+    while let Some(message) = messages.recv().await {
+        let Some(connection) = connection.upgrade() else { break };
+        let text = message.render(connection.version());
+        drop(connection);
+        stream.push(Arc::from(text)).await;
+    }
+}
+
+/// The session cap is reached.
+#[derive(Debug)]
+pub(crate) struct TooManySessions;
+
+/// The live sessions.
+pub(crate) struct Sessions {
+    map: RwLock<HashMap<String, Arc<Session>>>,
+    idle_timeout: Duration,
+    max_sessions: usize,
+}
+
+impl Sessions {
+    pub(crate) fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
+        Sessions {
+            map: RwLock::new(HashMap::new()),
+            idle_timeout,
+            max_sessions,
+        }
+    }
+
+    /// How many sessions are live.
+    pub(crate) fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Opens a session for `server`.
+    pub(crate) async fn create(&self, server: &McpServer, streams: &Streams) -> Result<Arc<Session>, TooManySessions> {
+        self.expire(streams).await;
+        if self.len() >= self.max_sessions {
+            return Err(TooManySessions);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sink: SharedSink = Arc::new(SessionSink(tx));
+        let connection = ConnectionState::persistent(Some(sink));
+        server.register_connection(&connection);
+        let standalone = streams.open(true);
+        tokio::spawn(pump_unsolicited(rx, Arc::downgrade(&connection), standalone.clone()));
+        let session = Arc::new(Session {
+            id: random_id(16),
+            connection,
+            standalone,
+            streams: Mutex::new(VecDeque::new()),
+            last_active: Mutex::new(Instant::now()),
+        });
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(session.id.clone(), session.clone());
+        Ok(session)
+    }
+
+    /// The live session `id`, marked active.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()?;
+        if session.idle_for() > self.idle_timeout {
+            return None;
+        }
+        session.touch();
+        Some(session)
+    }
+
+    /// Ends the session `id`: its requests in flight are cancelled and its streams forgotten.
+    pub(crate) async fn end(&self, id: &str, streams: &Streams) -> bool {
+        let removed = self.map.write().unwrap_or_else(|p| p.into_inner()).remove(id);
+        match removed {
+            Some(session) => {
+                close(&session, streams).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends the sessions idle for longer than the timeout.
+    async fn expire(&self, streams: &Streams) {
+        let expired: Vec<Arc<Session>> = {
+            let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+            let ids: Vec<String> = map
+                .values()
+                .filter(|s| s.idle_for() > self.idle_timeout)
+                .map(|s| s.id.clone())
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        for session in expired {
+            tracing::debug!(session = %session.id, "a session expired");
+            close(&session, streams).await;
+        }
+    }
+}
+
+async fn close(session: &Session, streams: &Streams) {
+    session.connection.cancel_all();
+    session.connection.abandon_pending();
+    streams.close(&session.stream_ids()).await;
+}

@@ -1,0 +1,264 @@
+//! SSE streams: what the server writes on a POST's response stream or on the standalone GET
+//! stream, kept in the event store so that a client can resume after `Last-Event-ID`.
+//!
+//! A [`StreamEntry`] outlives the HTTP response that carries it: when the client's connection
+//! drops (or the server closes it early so that the client polls, SEP-1699), the entry keeps
+//! collecting events, and a later GET with `Last-Event-ID` replays what was missed and carries the
+//! rest. Event ids are `<stream>:<sequence>`, so an id tells which stream it belongs to.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::event_store::EventStore;
+
+/// What an SSE response writes.
+pub(crate) enum Frame {
+    /// An event with its id.
+    Event { id: String, data: Arc<str> },
+    /// The `retry` field, sent before the server closes a stream early.
+    Retry(Duration),
+}
+
+/// A stream's mutable state.
+struct StreamState {
+    next_seq: u64,
+    live: Option<mpsc::UnboundedSender<Frame>>,
+    finished: bool,
+}
+
+/// One SSE stream, attached to an HTTP response or not.
+pub(crate) struct StreamEntry {
+    id: String,
+    store: Arc<dyn EventStore>,
+    state: tokio::sync::Mutex<StreamState>,
+}
+
+/// The stream is already being read by another response.
+#[derive(Debug)]
+pub(crate) struct AlreadyAttached;
+
+impl StreamEntry {
+    fn new(id: String, store: Arc<dyn EventStore>) -> Self {
+        StreamEntry {
+            id,
+            store,
+            state: tokio::sync::Mutex::new(StreamState {
+                next_seq: 1,
+                live: None,
+                finished: false,
+            }),
+        }
+    }
+
+    /// The stream's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Appends an event, keeping it for resumption and sending it to the attached response.
+    pub(crate) async fn push(&self, data: Arc<str>) {
+        let mut state = self.state.lock().await;
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        self.store.append(&self.id, seq, data.clone()).await;
+        if let Some(live) = &state.live {
+            let frame = Frame::Event {
+                id: format!("{}:{seq}", self.id),
+                data,
+            };
+            if live.send(frame).is_err() {
+                state.live = None;
+            }
+        }
+    }
+
+    /// Marks the stream complete: its response ends after what was sent.
+    pub(crate) async fn finish(&self) {
+        let mut state = self.state.lock().await;
+        state.finished = true;
+        state.live = None;
+    }
+
+    /// Ends the attached response early, telling the client when to come back (SEP-1699); the
+    /// stream goes on collecting events for the client's resumption.
+    pub(crate) async fn detach(&self, retry: Duration) {
+        let mut state = self.state.lock().await;
+        if let Some(live) = state.live.take() {
+            // The response may already be gone; then there is nothing to tell.
+            let _ = live.send(Frame::Retry(retry));
+        }
+    }
+
+    /// Attaches a response: an optional priming event (an id and empty data, with `retry`), then
+    /// the kept events numbered above `after`, then whatever comes next (unless the stream is
+    /// finished). Fails when another response still reads the stream.
+    pub(crate) async fn attach(
+        &self,
+        after: Option<u64>,
+        priming: Option<Duration>,
+    ) -> Result<mpsc::UnboundedReceiver<Frame>, AlreadyAttached> {
+        let mut state = self.state.lock().await;
+        if state.live.as_ref().is_some_and(|live| !live.is_closed()) {
+            return Err(AlreadyAttached);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Some(retry) = priming {
+            let id = format!("{}:{}", self.id, state.next_seq - 1);
+            // The receiver is in hand: sending cannot fail.
+            let _ = tx.send(Frame::Event { id, data: Arc::from("") });
+            let _ = tx.send(Frame::Retry(retry));
+        }
+        if let Some(after) = after {
+            for (seq, data) in self.store.after(&self.id, after).await {
+                let _ = tx.send(Frame::Event {
+                    id: format!("{}:{seq}", self.id),
+                    data,
+                });
+            }
+        }
+        if !state.finished {
+            state.live = Some(tx);
+        }
+        Ok(rx)
+    }
+}
+
+/// The streams of the server that can be resumed, by id.
+pub(crate) struct Streams {
+    store: Arc<dyn EventStore>,
+    entries: Mutex<HashMap<String, Arc<StreamEntry>>>,
+}
+
+/// A fresh random id, as hex.
+pub(crate) fn random_id(bytes: usize) -> String {
+    let mut buffer = vec![0u8; bytes];
+    if getrandom::fill(&mut buffer).is_err() {
+        // The operating system's generator failing is not recoverable; no predictable id is ever
+        // handed out.
+        panic!("the operating system's random number generator failed");
+    }
+    buffer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Streams {
+    pub(crate) fn new(store: Arc<dyn EventStore>) -> Self {
+        Streams {
+            store,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
+    pub(crate) fn open(&self, resumable: bool) -> Arc<StreamEntry> {
+        let entry = Arc::new(StreamEntry::new(random_id(8), self.store.clone()));
+        if resumable {
+            self.entries().insert(entry.id.clone(), entry.clone());
+        }
+        entry
+    }
+
+    /// The stream an event id belongs to, and the event's sequence number.
+    pub(crate) fn find(&self, last_event_id: &str) -> Option<(Arc<StreamEntry>, u64)> {
+        let (stream, seq) = last_event_id.rsplit_once(':')?;
+        let seq = seq.parse().ok()?;
+        let entry = self.entries().get(stream).cloned()?;
+        Some((entry, seq))
+    }
+
+    /// Forgets streams (their session ended).
+    pub(crate) async fn close(&self, ids: &[String]) {
+        {
+            let mut entries = self.entries();
+            for id in ids {
+                entries.remove(id);
+            }
+        }
+        for id in ids {
+            self.store.remove(id).await;
+        }
+    }
+}
+
+/// The HTTP response that carries `frames` as server-sent events.
+pub(crate) fn sse_response(frames: mpsc::UnboundedReceiver<Frame>) -> Response {
+    let events = tokio_stream_of(frames).map(|frame| {
+        Ok::<_, std::convert::Infallible>(match frame {
+            Frame::Event { id, data } => Event::default().id(id).data(&*data),
+            Frame::Retry(retry) => Event::default().retry(retry),
+        })
+    });
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert("cache-control", axum::http::HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
+    response
+}
+
+/// A receiver as a stream.
+fn tokio_stream_of<T: Send + 'static>(
+    mut receiver: mpsc::UnboundedReceiver<T>,
+) -> impl futures_util::Stream<Item = T> + Send + 'static {
+    futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::event_store::InMemoryEventStore;
+
+    fn ids(frames: &mut mpsc::UnboundedReceiver<Frame>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(frame) = frames.try_recv() {
+            out.push(match frame {
+                Frame::Event { id, data } => format!("{id}={data}"),
+                Frame::Retry(d) => format!("retry={}", d.as_millis()),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn a_detached_stream_is_resumed_after_the_last_event() {
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()));
+        let entry = streams.open(true);
+        let id = entry.id().to_owned();
+        let mut live = entry.attach(None, Some(Duration::from_millis(500))).await.unwrap();
+        entry.push(Arc::from("one")).await;
+        entry.detach(Duration::from_millis(500)).await;
+        entry.push(Arc::from("two")).await;
+        entry.push(Arc::from("three")).await;
+        entry.finish().await;
+        assert_eq!(ids(&mut live), [format!("{id}:0="), "retry=500".into(), format!("{id}:1=one"), "retry=500".into()]);
+        let (found, seq) = streams.find(&format!("{id}:1")).unwrap();
+        let mut resumed = found.attach(Some(seq), None).await.unwrap();
+        assert_eq!(ids(&mut resumed), [format!("{id}:2=two"), format!("{id}:3=three")]);
+        // The stream was finished: the resumed response ends after the replay.
+        assert!(resumed.recv().await.is_none());
+        assert!(streams.find("nope:1").is_none());
+        assert!(streams.find(&format!("{id}:x")).is_none());
+        streams.close(std::slice::from_ref(&id)).await;
+        assert!(streams.find(&format!("{id}:1")).is_none());
+    }
+
+    #[tokio::test]
+    async fn one_reader_at_a_time() {
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()));
+        let entry = streams.open(true);
+        let first = entry.attach(None, None).await.unwrap();
+        assert!(entry.attach(None, None).await.is_err());
+        drop(first);
+        assert!(entry.attach(None, None).await.is_ok());
+    }
+}

@@ -1,0 +1,123 @@
+//! Helpers for tests over Streamable HTTP: a server on a free loopback port, and an SSE reader.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt};
+use mcp_runtime::server::McpServer;
+use mcp_runtime::transport::http::{HttpOptions, serve_on};
+use serde_json::Value;
+
+/// A server listening on `127.0.0.1` at a free port; shut down on drop.
+pub struct TestHttpServer {
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    server: McpServer,
+}
+
+impl TestHttpServer {
+    /// Serves `server` with `options`.
+    pub async fn start(server: McpServer, options: HttpOptions) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
+        tokio::spawn(serve_on(listener, server.clone(), options));
+        TestHttpServer { url, server }
+    }
+}
+
+impl Drop for TestHttpServer {
+    fn drop(&mut self) {
+        self.server.shutdown();
+    }
+}
+
+/// One server-sent event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SseEvent {
+    /// The `id` field.
+    pub id: Option<String>,
+    /// The `data` field (lines joined with `\n`).
+    pub data: String,
+    /// The `retry` field, in milliseconds.
+    pub retry: Option<u64>,
+}
+
+impl SseEvent {
+    /// The data as JSON (`None` for empty data).
+    pub fn json(&self) -> Option<Value> {
+        (!self.data.is_empty()).then(|| serde_json::from_str(&self.data).expect("event data is JSON"))
+    }
+}
+
+type Body = Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>;
+
+/// Reads events from an SSE response as they arrive.
+pub struct SseReader {
+    body: Body,
+    buffer: String,
+}
+
+impl SseReader {
+    /// Reads the events of `response`.
+    pub fn new(response: reqwest::Response) -> Self {
+        SseReader {
+            body: Box::pin(response.bytes_stream()),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event (a `retry`-only block counts as an event), or `None` at the end of the
+    /// stream or after `timeout` without one.
+    pub async fn next(&mut self, timeout: Duration) -> Option<SseEvent> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                if let Some(event) = parse_block(&block) {
+                    return Some(event);
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.body.next()).await.ok()??;
+            let chunk = chunk.ok()?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Every event until the stream ends (or `timeout` passes without one).
+    pub async fn all(&mut self, timeout: Duration) -> Vec<SseEvent> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next(timeout).await {
+            events.push(event);
+        }
+        events
+    }
+}
+
+/// One block of fields; `None` for a comment-only block (keep-alive).
+fn parse_block(block: &str) -> Option<SseEvent> {
+    let mut event = SseEvent::default();
+    let mut data = Vec::new();
+    let mut any = false;
+    for line in block.lines() {
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "id" => {
+                event.id = Some(value.to_owned());
+                any = true;
+            }
+            "data" => {
+                data.push(value.to_owned());
+                any = true;
+            }
+            "retry" => {
+                event.retry = value.parse().ok();
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    event.data = data.join("\n");
+    any.then_some(event)
+}
