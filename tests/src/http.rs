@@ -18,7 +18,9 @@ pub struct TestHttpServer {
 impl TestHttpServer {
     /// Serves `server` with `options`.
     pub async fn start(server: McpServer, options: HttpOptions) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a free port");
         let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
         tokio::spawn(serve_on(listener, server.clone(), options));
         TestHttpServer { url, server }
@@ -45,7 +47,8 @@ pub struct SseEvent {
 impl SseEvent {
     /// The data as JSON (`None` for empty data).
     pub fn json(&self) -> Option<Value> {
-        (!self.data.is_empty()).then(|| serde_json::from_str(&self.data).expect("event data is JSON"))
+        (!self.data.is_empty())
+            .then(|| serde_json::from_str(&self.data).expect("event data is JSON"))
     }
 }
 
@@ -78,7 +81,9 @@ impl SseReader {
                 }
                 continue;
             }
-            let chunk = tokio::time::timeout_at(deadline, self.body.next()).await.ok()??;
+            let chunk = tokio::time::timeout_at(deadline, self.body.next())
+                .await
+                .ok()??;
             let chunk = chunk.ok()?;
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }

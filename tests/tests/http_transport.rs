@@ -29,7 +29,10 @@ async fn busy(ctx: RequestContext) -> &'static str {
 #[mcp_tool]
 async fn ask(ctx: RequestContext) -> Result<String, ToolError> {
     let answer = ctx
-        .sample(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi?")], 10))
+        .sample(CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text("Hi?")],
+            10,
+        ))
         .await?;
     Ok(format!("model {}", answer.model))
 }
@@ -55,7 +58,11 @@ fn server(stateful: bool) -> McpServer {
         .logging()
         .resource_subscriptions()
         .tools_list_changed();
-    let builder = if stateful { builder.stateful() } else { builder };
+    let builder = if stateful {
+        builder.stateful()
+    } else {
+        builder
+    };
     builder.build().unwrap()
 }
 
@@ -88,13 +95,22 @@ fn initialize_body(version: &str) -> Value {
 
 /// Initializes a session and returns its id.
 async fn open_session(url: &str, version: &str) -> String {
-    let response = post(url, None, &initialize_body(version)).send().await.unwrap();
+    let response = post(url, None, &initialize_body(version))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["result"]["protocolVersion"], version);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let response = post(url, Some(&session), &initialized).send().await.unwrap();
+    let response = post(url, Some(&session), &initialized)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::ACCEPTED);
     session
 }
@@ -126,9 +142,15 @@ async fn malformed_requests_get_the_right_status() {
         .header("content-type", "text/plain")
         .header("accept", "application/json, text/event-stream")
         .body(ping.to_string());
-    assert_eq!(text_body.send().await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(
+        text_body.send().await.unwrap().status(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
     let big = call(1, "echo", json!({"text": "x".repeat(2000)}));
-    assert_eq!(post(url, None, &big).send().await.unwrap().status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        post(url, None, &big).send().await.unwrap().status(),
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
     let response = client()
         .post(url)
         .header("content-type", "application/json")
@@ -141,9 +163,16 @@ async fn malformed_requests_get_the_right_status() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["id"], Value::Null);
     assert_eq!(body["error"]["code"], -32700);
-    let bad_version = post(url, None, &initialize_body("2025-06-18")).header("mcp-protocol-version", "1999-01-01");
-    assert_eq!(bad_version.send().await.unwrap().status(), StatusCode::BAD_REQUEST);
-    assert_eq!(client().put(url).send().await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+    let bad_version = post(url, None, &initialize_body("2025-06-18"))
+        .header("mcp-protocol-version", "1999-01-01");
+    assert_eq!(
+        bad_version.send().await.unwrap().status(),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        client().put(url).send().await.unwrap().status(),
+        StatusCode::METHOD_NOT_ALLOWED
+    );
 }
 
 #[tokio::test]
@@ -155,35 +184,88 @@ async fn sessions_are_minted_required_and_ended() {
     assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
     let other = open_session(url, "2025-11-25").await;
     assert_ne!(session, other);
-    let (status, body) = json_body(post(url, None, &call(1, "echo", json!({"text": "x"}))).send().await.unwrap()).await;
-    assert_eq!((status, body["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!(-32600)));
-    let unknown = post(url, Some("no-such-session"), &call(1, "echo", json!({"text": "x"})));
-    assert_eq!(unknown.send().await.unwrap().status(), StatusCode::NOT_FOUND);
-    let (status, body) = json_body(post(url, Some(&session), &call(1, "echo", json!({"text": "hello"}))).send().await.unwrap()).await;
+    let (status, body) = json_body(
+        post(url, None, &call(1, "echo", json!({"text": "x"})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32600))
+    );
+    let unknown = post(
+        url,
+        Some("no-such-session"),
+        &call(1, "echo", json!({"text": "x"})),
+    );
+    assert_eq!(
+        unknown.send().await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    let (status, body) = json_body(
+        post(
+            url,
+            Some(&session),
+            &call(1, "echo", json!({"text": "hello"})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(body, json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hello"}]}}));
-    let delete = client().delete(url).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hello"}]}})
+    );
+    let delete = client()
+        .delete(url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(delete.status(), StatusCode::OK);
     let after = post(url, Some(&session), &call(2, "echo", json!({"text": "x"})));
     assert_eq!(after.send().await.unwrap().status(), StatusCode::NOT_FOUND);
-    let again = client().delete(url).header("mcp-session-id", &session).send().await.unwrap();
+    let again = client()
+        .delete(url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
     // The other session is untouched.
-    let (status, _) = json_body(post(url, Some(&other), &call(3, "echo", json!({"text": "x"}))).send().await.unwrap()).await;
+    let (status, _) = json_body(
+        post(url, Some(&other), &call(3, "echo", json!({"text": "x"})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test]
 async fn sessions_are_capped_and_expire() {
-    let options = HttpOptions::default().max_sessions(1).session_idle_timeout(Duration::from_millis(300));
+    let options = HttpOptions::default()
+        .max_sessions(1)
+        .session_idle_timeout(Duration::from_millis(300));
     let (http, _) = start(true, options).await;
     let url = &http.url;
     let session = open_session(url, "2025-06-18").await;
-    let second = post(url, None, &initialize_body("2025-06-18")).send().await.unwrap();
+    let second = post(url, None, &initialize_body("2025-06-18"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let expired = post(url, Some(&session), &call(1, "echo", json!({"text": "x"})));
-    assert_eq!(expired.send().await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        expired.send().await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
     // The expired session no longer counts against the cap.
     open_session(url, "2025-06-18").await;
 }
@@ -192,24 +274,61 @@ async fn sessions_are_capped_and_expire() {
 async fn a_stateless_server_has_no_sessions() {
     let (http, _) = start(false, HttpOptions::default()).await;
     let url = &http.url;
-    let response = post(url, None, &initialize_body("2025-06-18")).send().await.unwrap();
+    let response = post(url, None, &initialize_body("2025-06-18"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().get("mcp-session-id").is_none());
-    let (status, body) = json_body(post(url, None, &call(1, "echo", json!({"text": "free"}))).send().await.unwrap()).await;
-    assert_eq!((status, body["result"]["content"][0]["text"].clone()), (StatusCode::OK, json!("free")));
-    let get = client().get(url).header("accept", "text/event-stream").send().await.unwrap();
+    let (status, body) = json_body(
+        post(url, None, &call(1, "echo", json!({"text": "free"})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["result"]["content"][0]["text"].clone()),
+        (StatusCode::OK, json!("free"))
+    );
+    let get = client()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(client().delete(url).send().await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(
+        client().delete(url).send().await.unwrap().status(),
+        StatusCode::METHOD_NOT_ALLOWED
+    );
     let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "test://watched"}});
     let (_, body) = json_body(post(url, None, &subscribe).send().await.unwrap()).await;
     assert_eq!(body["error"]["code"], -32600);
-    assert!(body["error"]["message"].as_str().unwrap().contains("keeps state"));
-    let (_, body) = json_body(post(url, None, &call(3, "ask", json!({}))).send().await.unwrap()).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("keeps state")
+    );
+    let (_, body) = json_body(
+        post(url, None, &call(3, "ask", json!({})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(body["result"]["isError"], true);
     // Without MCP-Protocol-Version, a stateless request is taken as 2025-03-26.
     let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
     let (_, body) = json_body(post(url, None, &list).send().await.unwrap()).await;
-    assert!(body["result"]["tools"].as_array().unwrap().iter().all(|t| t.get("title").is_none()));
+    assert!(
+        body["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("title").is_none())
+    );
 }
 
 async fn sse(response: reqwest::Response) -> Vec<SseEvent> {
@@ -229,17 +348,33 @@ async fn handlers_that_send_get_an_sse_stream_with_a_priming_event() {
     let stream = events[0].id.clone().unwrap();
     assert_eq!((events[0].data.as_str(), events[1].retry), ("", Some(1000)));
     assert!(stream.ends_with(":0"));
-    assert_eq!(events[2].json().unwrap()["params"], json!({"progressToken": "p", "progress": 1.0, "total": 2.0}));
+    assert_eq!(
+        events[2].json().unwrap()["params"],
+        json!({"progressToken": "p", "progress": 1.0, "total": 2.0})
+    );
     assert_eq!(events[3].json().unwrap()["params"]["progress"], 2.0);
-    assert_eq!(events[4].json().unwrap(), json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "done"}]}}));
+    assert_eq!(
+        events[4].json().unwrap(),
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "done"}]}})
+    );
     let prefix = stream.rsplit_once(':').unwrap().0;
-    assert!(events[2..].iter().all(|e| e.id.as_deref().unwrap().starts_with(prefix)));
+    assert!(
+        events[2..]
+            .iter()
+            .all(|e| e.id.as_deref().unwrap().starts_with(prefix))
+    );
     // Without progress to report the answer is plain JSON; older revisions get no priming event.
     let old = open_session(url, "2025-06-18").await;
     let events = sse(post(url, Some(&old), &request).send().await.unwrap()).await;
     assert_eq!(events.len(), 3);
     assert!(events.iter().all(|e| !e.data.is_empty() && e.id.is_some()));
-    let (status, _) = json_body(post(url, Some(&old), &call(8, "busy", json!({}))).send().await.unwrap()).await;
+    let (status, _) = json_body(
+        post(url, Some(&old), &call(8, "busy", json!({})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -247,9 +382,20 @@ async fn handlers_that_send_get_an_sse_stream_with_a_priming_event() {
 async fn the_server_can_always_stream() {
     let (http, _) = start(true, HttpOptions::default().always_stream(true)).await;
     let session = open_session(&http.url, "2025-06-18").await;
-    let events = sse(post(&http.url, Some(&session), &call(1, "echo", json!({"text": "s"}))).send().await.unwrap()).await;
+    let events = sse(post(
+        &http.url,
+        Some(&session),
+        &call(1, "echo", json!({"text": "s"})),
+    )
+    .send()
+    .await
+    .unwrap())
+    .await;
     assert_eq!(events.len(), 1);
-    assert_eq!(events[0].json().unwrap()["result"]["content"][0]["text"], "s");
+    assert_eq!(
+        events[0].json().unwrap()["result"]["content"][0]["text"],
+        "s"
+    );
 }
 
 #[tokio::test]
@@ -257,7 +403,10 @@ async fn server_requests_go_out_on_the_post_stream_and_answers_come_back() {
     let (http, _) = start(true, HttpOptions::default()).await;
     let url = &http.url;
     let session = open_session(url, "2025-11-25").await;
-    let response = post(url, Some(&session), &call(9, "ask", json!({}))).send().await.unwrap();
+    let response = post(url, Some(&session), &call(9, "ask", json!({})))
+        .send()
+        .await
+        .unwrap();
     let mut reader = SseReader::new(response);
     let mut request = None;
     while let Some(event) = reader.next(WAIT).await {
@@ -273,7 +422,10 @@ async fn server_requests_go_out_on_the_post_stream_and_answers_come_back() {
     let posted = post(url, Some(&session), &answer).send().await.unwrap();
     assert_eq!(posted.status(), StatusCode::ACCEPTED);
     let result = reader.next(WAIT).await.unwrap().json().unwrap();
-    assert_eq!(result, json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "model m-7"}]}}));
+    assert_eq!(
+        result,
+        json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "model m-7"}]}})
+    );
 }
 
 #[tokio::test]
@@ -285,7 +437,13 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
     let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": "test://watched"}});
     let (_, body) = json_body(post(url, Some(&watcher), &subscribe).send().await.unwrap()).await;
     assert_eq!(body["result"], json!({}));
-    let get = |session: &str| client().get(url).header("accept", "text/event-stream").header("mcp-session-id", session).send();
+    let get = |session: &str| {
+        client()
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .send()
+    };
     let mut watcher_stream = SseReader::new(get(&watcher).await.unwrap());
     let mut bystander_stream = SseReader::new(get(&bystander).await.unwrap());
     assert_eq!(get(&watcher).await.unwrap().status(), StatusCode::CONFLICT);
@@ -296,14 +454,27 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
     bystander_stream.next(WAIT).await.unwrap();
     assert_eq!(server.notify_resource_updated("test://watched"), 1);
     let updated = watcher_stream.next(WAIT).await.unwrap().json().unwrap();
-    assert_eq!(updated, json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://watched"}}));
-    server.add_tool(ToolDefinition::new("late", json!({"type": "object"}).as_object().unwrap().clone(), |_, _| async { "" })).unwrap();
+    assert_eq!(
+        updated,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://watched"}})
+    );
+    server
+        .add_tool(ToolDefinition::new(
+            "late",
+            json!({"type": "object"}).as_object().unwrap().clone(),
+            |_, _| async { "" },
+        ))
+        .unwrap();
     for stream in [&mut watcher_stream, &mut bystander_stream] {
         let changed = stream.next(WAIT).await.unwrap().json().unwrap();
         assert_eq!(changed["method"], "notifications/tools/list_changed");
     }
     // The server pings one session over its stream.
-    let connection = server.connections().into_iter().find(|c| c.is_subscribed("test://watched")).unwrap();
+    let connection = server
+        .connections()
+        .into_iter()
+        .find(|c| c.is_subscribed("test://watched"))
+        .unwrap();
     let ping = tokio::spawn({
         let server = server.clone();
         async move { server.ping(&connection).await }
@@ -311,9 +482,21 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
     let request = watcher_stream.next(WAIT).await.unwrap().json().unwrap();
     assert_eq!(request["method"], "ping");
     let pong = json!({"jsonrpc": "2.0", "id": request["id"], "result": {}});
-    assert_eq!(post(url, Some(&watcher), &pong).send().await.unwrap().status(), StatusCode::ACCEPTED);
+    assert_eq!(
+        post(url, Some(&watcher), &pong)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::ACCEPTED
+    );
     assert_eq!(ping.await.unwrap(), Ok(()));
-    assert!(bystander_stream.next(Duration::from_millis(200)).await.is_none());
+    assert!(
+        bystander_stream
+            .next(Duration::from_millis(200))
+            .await
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -321,10 +504,17 @@ async fn a_stream_closed_early_is_resumed_with_last_event_id() {
     let (http, _) = start(true, HttpOptions::default()).await;
     let url = &http.url;
     let session = open_session(url, "2025-11-25").await;
-    let events = sse(post(url, Some(&session), &call(5, "reconnect", json!({}))).send().await.unwrap()).await;
+    let events = sse(post(url, Some(&session), &call(5, "reconnect", json!({})))
+        .send()
+        .await
+        .unwrap())
+    .await;
     // Priming, retry, the first log, and the retry the server sends as it closes the stream.
     assert_eq!(events.len(), 4, "{events:?}");
-    assert_eq!(events[2].json().unwrap()["params"]["data"], "before the break");
+    assert_eq!(
+        events[2].json().unwrap()["params"]["data"],
+        "before the break"
+    );
     assert_eq!(events[3].retry, Some(100));
     let last = events[2].id.clone().unwrap();
     let resumed = client()
@@ -335,10 +525,17 @@ async fn a_stream_closed_early_is_resumed_with_last_event_id() {
         .send()
         .await
         .unwrap();
-    let events: Vec<Value> = sse(resumed).await.iter().filter_map(SseEvent::json).collect();
+    let events: Vec<Value> = sse(resumed)
+        .await
+        .iter()
+        .filter_map(SseEvent::json)
+        .collect();
     assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(events[0]["params"]["data"], "after the break");
-    assert_eq!(events[1], json!({"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "reconnected"}]}}));
+    assert_eq!(
+        events[1],
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "reconnected"}]}})
+    );
     // Another session cannot resume this session's stream: it gets its own standalone stream.
     let other = open_session(url, "2025-11-25").await;
     let foreign = client()
@@ -387,13 +584,23 @@ async fn host_and_origin_are_checked_first() {
     let (status, body) = json_body(evil.send().await.unwrap()).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(body["error"]["code"], -32600);
-    let bad_origin = post(url, None, &initialize_body("2025-11-25")).header("origin", "http://evil.example.com");
-    assert_eq!(bad_origin.send().await.unwrap().status(), StatusCode::FORBIDDEN);
+    let bad_origin =
+        post(url, None, &initialize_body("2025-11-25")).header("origin", "http://evil.example.com");
+    assert_eq!(
+        bad_origin.send().await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
     let port = url.split(':').nth(2).unwrap().split('/').next().unwrap();
-    let good = post(url, None, &initialize_body("2025-11-25")).header("origin", format!("http://localhost:{port}"));
+    let good = post(url, None, &initialize_body("2025-11-25"))
+        .header("origin", format!("http://localhost:{port}"));
     assert_eq!(good.send().await.unwrap().status(), StatusCode::OK);
-    let (open, _) = start(true, HttpOptions::default().host_policy(HostPolicy::AllowAll)).await;
-    let anywhere = post(&open.url, None, &initialize_body("2025-11-25")).header("host", "evil.example.com");
+    let (open, _) = start(
+        true,
+        HttpOptions::default().host_policy(HostPolicy::AllowAll),
+    )
+    .await;
+    let anywhere =
+        post(&open.url, None, &initialize_body("2025-11-25")).header("host", "evil.example.com");
     assert_eq!(anywhere.send().await.unwrap().status(), StatusCode::OK);
 }
 
@@ -422,11 +629,19 @@ async fn batches_are_accepted_on_2025_03_26_sessions_only() {
     let old = open_session(url, "2025-03-26").await;
     let (status, body) = json_body(post(url, Some(&old), &batch).send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
-    let texts: Vec<Value> = body.as_array().unwrap().iter().map(|r| r["result"]["content"][0]["text"].clone()).collect();
+    let texts: Vec<Value> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["result"]["content"][0]["text"].clone())
+        .collect();
     assert_eq!(texts, [json!("a"), json!("b")]);
     let newer = open_session(url, "2025-06-18").await;
     let (status, body) = json_body(post(url, Some(&newer), &batch).send().await.unwrap()).await;
-    assert_eq!((status, body["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!(-32600)));
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32600))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -171,7 +171,10 @@ impl RequestContext {
     /// afterwards, its result included, is kept for the client's resumption. Returns whether the
     /// transport could do it (stdio and in-process cannot; then nothing happens).
     pub fn close_sse_stream(&self, retry: std::time::Duration) -> bool {
-        self.inner.sink.as_ref().is_some_and(|sink| sink.close_stream(retry))
+        self.inner
+            .sink
+            .as_ref()
+            .is_some_and(|sink| sink.close_stream(retry))
     }
 
     /// Reports progress: `done` of `total`. Does nothing when the request did not ask for

@@ -63,7 +63,11 @@ impl Reply {
         }
     }
 
-    pub(crate) fn error(version: ProtocolVersion, id: Option<RequestId>, error: ErrorObject) -> Self {
+    pub(crate) fn error(
+        version: ProtocolVersion,
+        id: Option<RequestId>,
+        error: ErrorObject,
+    ) -> Self {
         Reply {
             version,
             message: ReplyMessage::Error(JsonRpcErrorResponse::new(id, error)),

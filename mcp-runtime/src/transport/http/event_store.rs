@@ -49,7 +49,9 @@ impl InMemoryEventStore {
     }
 
     fn stored(&self) -> std::sync::MutexGuard<'_, Stored> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// How many events are kept.
@@ -73,11 +75,17 @@ impl EventStore for InMemoryEventStore {
     fn append<'a>(&'a self, stream: &'a str, seq: u64, data: Arc<str>) -> StoreFuture<'a, ()> {
         let mut guard = self.stored();
         let stored = &mut *guard;
-        stored.streams.entry(stream.to_owned()).or_default().push_back((seq, data));
+        stored
+            .streams
+            .entry(stream.to_owned())
+            .or_default()
+            .push_back((seq, data));
         stored.order.push_back(stream.to_owned());
         stored.count += 1;
         while stored.count > self.capacity {
-            let Some(oldest) = stored.order.pop_front() else { break };
+            let Some(oldest) = stored.order.pop_front() else {
+                break;
+            };
             if let Some(events) = stored.streams.get_mut(&oldest) {
                 if events.pop_front().is_some() {
                     stored.count -= 1;

@@ -10,14 +10,18 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::join_all;
-use mcp_core::jsonrpc::{self, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcRequest, RequestId};
+use mcp_core::jsonrpc::{
+    self, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcRequest, RequestId,
+};
 use mcp_core::{ErrorObject, ProtocolVersion, render};
 use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
-use crate::server::{ConnectionState, MessageSink, Outbound, PeerGone, Reply, RequestTask, ServerMode, SharedSink};
+use crate::server::{
+    ConnectionState, MessageSink, Outbound, PeerGone, Reply, RequestTask, ServerMode, SharedSink,
+};
 
 /// The header that carries the session id.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -37,26 +41,70 @@ pub(crate) fn error_response(
 }
 
 fn json_response(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// A request refused before it reaches the server: an HTTP status and a JSON-RPC
+/// `invalid request` error with `message`.
+struct Refusal {
+    status: StatusCode,
+    message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        refuse(self.status, self.message)
+    }
 }
 
 fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
-    error_response(status, None, ErrorObject::invalid_request(message), ProtocolVersion::LATEST_LEGACY)
+    error_response(
+        status,
+        None,
+        ErrorObject::invalid_request(message),
+        ProtocolVersion::LATEST_LEGACY,
+    )
 }
 
 /// Whether the `Accept` header admits `media` (`type/subtype`), directly or by wildcard.
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|value| {
-        value.split(',').any(|item| {
-            let item = item.split(';').next().unwrap_or_default().trim();
-            item.eq_ignore_ascii_case(media) || item == "*/*" || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|value| {
+            value.split(',').any(|item| {
+                let item = item.split(';').next().unwrap_or_default().trim();
+                item.eq_ignore_ascii_case(media)
+                    || item == "*/*"
+                    || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+            })
         })
-    })
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
 }
 
 /// The revision named in `MCP-Protocol-Version`: `Ok(None)` when absent, `Err` when unknown.
@@ -70,7 +118,11 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, String
 }
 
 /// Rejects requests with a bad `Host` or `Origin` before anything else.
-pub(crate) async fn check_host(State(http): State<Arc<HttpState>>, request: Request, next: Next) -> Response {
+pub(crate) async fn check_host(
+    State(http): State<Arc<HttpState>>,
+    request: Request,
+    next: Next,
+) -> Response {
     match http.options.host_policy.check(request.headers()) {
         Ok(()) => next.run(request).await,
         Err((status, message)) => refuse(status, message),
@@ -78,13 +130,19 @@ pub(crate) async fn check_host(State(http): State<Arc<HttpState>>, request: Requ
 }
 
 /// The session a request names: 400 without the header, 404 for an unknown or ended session.
-fn require_session(http: &HttpState, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+fn require_session(http: &HttpState, headers: &HeaderMap) -> Result<Arc<Session>, Refusal> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
-        return Err(refuse(StatusCode::BAD_REQUEST, "Bad Request: the Mcp-Session-Id header is required"));
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required",
+        ));
     };
-    http.sessions
-        .get(id)
-        .ok_or_else(|| refuse(StatusCode::NOT_FOUND, "Session not found: start a new one with initialize"))
+    http.sessions.get(id).ok_or_else(|| {
+        Refusal::new(
+            StatusCode::NOT_FOUND,
+            "Session not found: start a new one with initialize",
+        )
+    })
 }
 
 /// What arrived in a POST body.
@@ -101,22 +159,31 @@ fn is_initialize(incoming: &Incoming) -> bool {
 }
 
 /// Splits what was posted; a batch from a peer not speaking 2025-03-26 is refused.
-fn split(incoming: Incoming, version: ProtocolVersion) -> Result<Posted, Response> {
+fn split(incoming: Incoming, version: ProtocolVersion) -> Result<Posted, Refusal> {
     let (entries, batch) = match incoming {
         Incoming::Message(message) => (vec![Ok(message)], false),
         Incoming::Batch(entries) if version.accepts_batches() => (entries, true),
         Incoming::Batch(_) => {
-            let error = ErrorObject::invalid_request(format!(
-                "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
+            return Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
+                ),
             ));
-            return Err(error_response(StatusCode::BAD_REQUEST, None, error, version));
         }
         _ => (Vec::new(), false),
     };
-    let mut posted = Posted { requests: Vec::new(), others: Vec::new(), invalid: Vec::new(), batch };
+    let mut posted = Posted {
+        requests: Vec::new(),
+        others: Vec::new(),
+        invalid: Vec::new(),
+        batch,
+    };
     for entry in entries {
         match entry {
-            Ok(JsonRpcMessage::Request(request)) if batch && request.request.method == "initialize" => {
+            Ok(JsonRpcMessage::Request(request))
+                if batch && request.request.method == "initialize" =>
+            {
                 posted.invalid.push(Reply::error(
                     version,
                     Some(request.id),
@@ -125,7 +192,11 @@ fn split(incoming: Incoming, version: ProtocolVersion) -> Result<Posted, Respons
             }
             Ok(JsonRpcMessage::Request(request)) => posted.requests.push(request),
             Ok(other) => posted.others.push(other),
-            Err(error) => posted.invalid.push(Reply::error(version, error.id().cloned(), ErrorObject::from(&error))),
+            Err(error) => posted.invalid.push(Reply::error(
+                version,
+                error.id().cloned(),
+                ErrorObject::from(&error),
+            )),
         }
     }
     Ok(posted)
@@ -142,15 +213,25 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
         );
     }
     let json_body = header_str(&headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
-        ct.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
+        ct.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("application/json")
     });
     if !json_body {
-        return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: the body must be application/json");
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: the body must be application/json",
+        );
     }
     let header_version = match header_version(&headers) {
         Ok(version) => version,
         Err(name) => {
-            return refuse(StatusCode::BAD_REQUEST, format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"));
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
+            );
         }
     };
     let limit = http.options.body_limit;
@@ -167,20 +248,32 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
         Ok(incoming) => incoming,
         Err(error) => {
             let version = header_version.unwrap_or(ProtocolVersion::V2025_03_26);
-            return error_response(StatusCode::BAD_REQUEST, error.id().cloned(), ErrorObject::from(&error), version);
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                error.id().cloned(),
+                ErrorObject::from(&error),
+                version,
+            );
         }
     };
 
     let (connection, session, new_session) = match http.server.mode() {
-        ServerMode::Stateful if is_initialize(&incoming) && header_str(&headers, SESSION_HEADER).is_none() => {
+        ServerMode::Stateful
+            if is_initialize(&incoming) && header_str(&headers, SESSION_HEADER).is_none() =>
+        {
             match http.sessions.create(&http.server, &http.streams).await {
                 Ok(session) => (session.connection.clone(), Some(session), true),
-                Err(_) => return refuse(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions"),
+                Err(_) => {
+                    return refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Service Unavailable: too many sessions",
+                    );
+                }
             }
         }
         ServerMode::Stateful => match require_session(&http, &headers) {
             Ok(session) => (session.connection.clone(), Some(session), false),
-            Err(response) => return response,
+            Err(refusal) => return refusal.into_response(),
         },
         _ => (
             ConnectionState::transient(header_version.unwrap_or(ProtocolVersion::V2025_03_26)),
@@ -190,7 +283,7 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
     };
     let posted = match split(incoming, connection.version()) {
         Ok(posted) => posted,
-        Err(response) => return response,
+        Err(refusal) => return refusal.into_response(),
     };
     for message in posted.others {
         http.server.handle(message, &connection, None).await;
@@ -198,7 +291,18 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
     if posted.requests.is_empty() && posted.invalid.is_empty() {
         return StatusCode::ACCEPTED.into_response();
     }
-    let mut response = respond(&http, connection, session.clone(), posted.requests, posted.invalid, posted.batch).await;
+    // `initialize` is answered in one piece, so that its session id goes out only once it succeeded.
+    let stream = http.options.always_stream && !new_session;
+    let mut response = respond(
+        &http,
+        connection,
+        session.clone(),
+        posted.requests,
+        posted.invalid,
+        posted.batch,
+        stream,
+    )
+    .await;
     if let (true, Some(session)) = (new_session, session) {
         if response.status().is_success() && session.connection.handshake().is_some() {
             if let Ok(value) = HeaderValue::from_str(&session.id) {
@@ -214,7 +318,7 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
 
 /// What the handlers of one POST send while they run.
 enum PostEvent {
-    Message(Outbound),
+    Message(Box<Outbound>),
     Close(Duration),
 }
 
@@ -223,7 +327,9 @@ struct PostSink(mpsc::UnboundedSender<PostEvent>);
 
 impl MessageSink for PostSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        self.0.send(PostEvent::Message(message)).map_err(|_| PeerGone)
+        self.0
+            .send(PostEvent::Message(Box::new(message)))
+            .map_err(|_| PeerGone)
     }
 
     fn close_stream(&self, retry: Duration) -> bool {
@@ -243,42 +349,56 @@ async fn respond(
     requests: Vec<JsonRpcRequest>,
     mut ready: Vec<Reply>,
     batch: bool,
+    always_stream: bool,
 ) -> Response {
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink: SharedSink = Arc::new(PostSink(tx));
     let mut running = Vec::new();
     for request in requests {
-        match http.server.start_request(request, &connection, Some(sink.clone())) {
+        match http
+            .server
+            .start_request(request, &connection, Some(sink.clone()))
+        {
             RequestTask::Answered(reply) => ready.push(*reply),
             RequestTask::Running(run) => running.push(run),
         }
     }
     drop(sink);
-    let mut work = tokio::spawn(async move { join_all(running).await.into_iter().flatten().collect::<Vec<Reply>>() });
+    let mut work = tokio::spawn(async move {
+        join_all(running)
+            .await
+            .into_iter()
+            .flatten()
+            .collect::<Vec<Reply>>()
+    });
     let version = connection.version();
-    let first = if http.options.always_stream {
-        None
-    } else {
-        tokio::select! {
-            finished = &mut work => {
-                let mut replies = finished.unwrap_or_default();
-                match events.try_recv() {
-                    // Nothing was sent: one JSON body.
-                    Err(_) => {
-                        replies.splice(0..0, ready);
-                        return json_replies(replies, batch);
-                    }
-                    Ok(event) => {
-                        let done: Replies = Box::pin(std::future::ready(replies));
-                        return stream_replies(http, session, version, events, done, Some(event), ready).await;
-                    }
+    if !always_stream {
+        let finished = tokio::select! {
+            finished = &mut work => finished,
+            event = events.recv() => match event {
+                Some(event) => {
+                    let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
+                    return stream_replies(http, session, version, events, rest, Some(event), ready).await;
                 }
+                // Every sink is gone: the handlers can send nothing more.
+                None => (&mut work).await,
+            },
+        };
+        let mut replies = finished.unwrap_or_default();
+        return match events.try_recv() {
+            // Nothing was sent: one JSON body.
+            Err(_) => {
+                replies.splice(0..0, ready);
+                json_replies(replies, batch)
             }
-            event = events.recv() => event,
-        }
-    };
+            Ok(event) => {
+                let done: Replies = Box::pin(std::future::ready(replies));
+                stream_replies(http, session, version, events, done, Some(event), ready).await
+            }
+        };
+    }
     let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
-    stream_replies(http, session, version, events, rest, first, ready).await
+    stream_replies(http, session, version, events, rest, None, ready).await
 }
 
 fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
@@ -310,7 +430,12 @@ async fn stream_replies(
     let priming = (version >= ProtocolVersion::V2025_11_25).then_some(http.options.retry);
     let frames = match entry.attach(None, priming).await {
         Ok(frames) => frames,
-        Err(_) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, "a new stream is already attached"),
+        Err(_) => {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "a new stream is already attached",
+            );
+        }
     };
     tokio::spawn(pump(entry, events, replies, first, ready, version));
     sse_response(frames)
@@ -361,14 +486,17 @@ async fn pump(
 /// `Last-Event-ID`.
 pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
     if !accepts(&headers, "text/event-stream") {
-        return refuse(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: the client must accept text/event-stream");
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
     }
     if http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no standalone stream");
     }
     let session = match require_session(&http, &headers) {
         Ok(session) => session,
-        Err(response) => return response,
+        Err(refusal) => return refusal.into_response(),
     };
     let version = session.connection.version();
     let priming = (version >= ProtocolVersion::V2025_11_25).then_some(http.options.retry);
@@ -381,13 +509,21 @@ pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) 
     };
     match attached {
         Ok(frames) => sse_response(frames),
-        Err(_) => refuse(StatusCode::CONFLICT, "Conflict: this stream is already open"),
+        Err(_) => refuse(
+            StatusCode::CONFLICT,
+            "Conflict: this stream is already open",
+        ),
     }
 }
 
 fn method_not_allowed(message: &str) -> Response {
-    let mut response = refuse(StatusCode::METHOD_NOT_ALLOWED, format!("Method Not Allowed: {message}"));
-    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    let mut response = refuse(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("Method Not Allowed: {message}"),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
     response
 }
 
@@ -397,7 +533,10 @@ pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMa
         return method_not_allowed("this server is stateless: it has no sessions");
     }
     let Some(id) = header_str(&headers, SESSION_HEADER) else {
-        return refuse(StatusCode::BAD_REQUEST, "Bad Request: the Mcp-Session-Id header is required");
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required",
+        );
     };
     if http.sessions.end(id, &http.streams).await {
         StatusCode::OK.into_response()
@@ -408,7 +547,12 @@ pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMa
 
 /// Answers anything else.
 pub(crate) async fn other_method() -> Response {
-    let mut response = refuse(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: use POST, GET or DELETE");
-    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    let mut response = refuse(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Method Not Allowed: use POST, GET or DELETE",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     response
 }

@@ -195,7 +195,11 @@ impl HttpTransport {
 
     /// Pings the client of session `id` over its standalone stream and waits for the answer.
     pub async fn ping_session(&self, id: &str) -> Result<(), PeerRequestError> {
-        let session = self.state.sessions.get(id).ok_or(PeerRequestError::Disconnected)?;
+        let session = self
+            .state
+            .sessions
+            .get(id)
+            .ok_or(PeerRequestError::Disconnected)?;
         self.state.server.ping(&session.connection).await
     }
 
@@ -248,7 +252,11 @@ pub async fn serve_http(
 
 /// Serves `server` at `/mcp` on an already bound `listener` (for tests and for servers that pick
 /// a free port themselves).
-pub async fn serve_on(listener: TcpListener, server: McpServer, options: HttpOptions) -> std::io::Result<()> {
+pub async fn serve_on(
+    listener: TcpListener,
+    server: McpServer,
+    options: HttpOptions,
+) -> std::io::Result<()> {
     let shutdown = server.shutdown_token().clone();
     let app = Router::new().nest("/mcp", HttpTransport::new(server, options).router());
     let listener = listener.tap_io(|stream| {

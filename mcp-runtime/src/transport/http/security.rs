@@ -51,7 +51,12 @@ impl HostPolicy {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         match host.map(host_name) {
             Some(name) if self.allows(name) => {}
-            Some(_) => return forbidden(format!("Forbidden: the Host header {:?} is not allowed", host.unwrap_or_default())),
+            Some(_) => {
+                return forbidden(format!(
+                    "Forbidden: the Host header {:?} is not allowed",
+                    host.unwrap_or_default()
+                ));
+            }
             None => return forbidden("Forbidden: the request has no valid Host header".into()),
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
@@ -61,7 +66,9 @@ impl HostPolicy {
                 .and_then(origin_host)
                 .is_some_and(|name| self.allows(name));
             if !allowed {
-                return forbidden(format!("Forbidden: the Origin header {origin:?} is not allowed"));
+                return forbidden(format!(
+                    "Forbidden: the Origin header {origin:?} is not allowed"
+                ));
             }
         }
         Ok(())
@@ -113,7 +120,10 @@ mod tests {
             ("LOCALHOST:1", Some("https://127.0.0.1")),
             ("[::1]:9", Some("http://[::1]:9")),
         ] {
-            assert!(policy.check(&headers(Some(host), origin)).is_ok(), "{host} {origin:?}");
+            assert!(
+                policy.check(&headers(Some(host), origin)).is_ok(),
+                "{host} {origin:?}"
+            );
         }
     }
 
@@ -131,7 +141,18 @@ mod tests {
             assert_eq!(err.0, StatusCode::FORBIDDEN, "{host:?} {origin:?}");
         }
         let proxied = HostPolicy::loopback_and(["mcp.example.com"]);
-        assert!(proxied.check(&headers(Some("mcp.example.com"), Some("https://mcp.example.com"))).is_ok());
-        assert!(HostPolicy::AllowAll.check(&headers(Some("anything"), Some("x"))).is_ok());
+        assert!(
+            proxied
+                .check(&headers(
+                    Some("mcp.example.com"),
+                    Some("https://mcp.example.com")
+                ))
+                .is_ok()
+        );
+        assert!(
+            HostPolicy::AllowAll
+                .check(&headers(Some("anything"), Some("x")))
+                .is_ok()
+        );
     }
 }

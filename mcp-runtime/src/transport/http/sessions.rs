@@ -33,7 +33,10 @@ impl Session {
     }
 
     fn idle_for(&self) -> Duration {
-        self.last_active.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+        self.last_active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 
     /// Records a POST stream of this session, for resumption; returns the ids of streams it no
@@ -48,11 +51,22 @@ impl Session {
     /// Whether `stream` is one of this session's streams.
     pub(crate) fn owns_stream(&self, stream: &str) -> bool {
         self.standalone.id() == stream
-            || self.streams.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|s| s == stream)
+            || self
+                .streams
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .any(|s| s == stream)
     }
 
     fn stream_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.streams.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
+        let mut ids: Vec<String> = self
+            .streams
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect();
         ids.push(self.standalone.id().to_owned());
         ids
     }
@@ -75,7 +89,9 @@ async fn pump_unsolicited(
     stream: Arc<StreamEntry>,
 ) {
     while let Some(message) = messages.recv().await {
-        let Some(connection) = connection.upgrade() else { break };
+        let Some(connection) = connection.upgrade() else {
+            break;
+        };
         let text = message.render(connection.version());
         drop(connection);
         stream.push(Arc::from(text)).await;
@@ -108,7 +124,11 @@ impl Sessions {
     }
 
     /// Opens a session for `server`.
-    pub(crate) async fn create(&self, server: &McpServer, streams: &Streams) -> Result<Arc<Session>, TooManySessions> {
+    pub(crate) async fn create(
+        &self,
+        server: &McpServer,
+        streams: &Streams,
+    ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
         if self.len() >= self.max_sessions {
             return Err(TooManySessions);
@@ -118,7 +138,11 @@ impl Sessions {
         let connection = ConnectionState::persistent(Some(sink));
         server.register_connection(&connection);
         let standalone = streams.open(true);
-        tokio::spawn(pump_unsolicited(rx, Arc::downgrade(&connection), standalone.clone()));
+        tokio::spawn(pump_unsolicited(
+            rx,
+            Arc::downgrade(&connection),
+            standalone.clone(),
+        ));
         let session = Arc::new(Session {
             id: random_id(16),
             connection,
@@ -135,7 +159,12 @@ impl Sessions {
 
     /// The live session `id`, marked active.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()?;
+        let session = self
+            .map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()?;
         if session.idle_for() > self.idle_timeout {
             return None;
         }
@@ -145,7 +174,11 @@ impl Sessions {
 
     /// Ends the session `id`: its requests in flight are cancelled and its streams forgotten.
     pub(crate) async fn end(&self, id: &str, streams: &Streams) -> bool {
-        let removed = self.map.write().unwrap_or_else(|p| p.into_inner()).remove(id);
+        let removed = self
+            .map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
         match removed {
             Some(session) => {
                 close(&session, streams).await;

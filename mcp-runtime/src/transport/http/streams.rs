@@ -111,7 +111,10 @@ impl StreamEntry {
         if let Some(retry) = priming {
             let id = format!("{}:{}", self.id, state.next_seq - 1);
             // The receiver is in hand: sending cannot fail.
-            let _ = tx.send(Frame::Event { id, data: Arc::from("") });
+            let _ = tx.send(Frame::Event {
+                id,
+                data: Arc::from(""),
+            });
             let _ = tx.send(Frame::Retry(retry));
         }
         if let Some(after) = after {
@@ -155,7 +158,9 @@ impl Streams {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
@@ -201,8 +206,14 @@ pub(crate) fn sse_response(frames: mpsc::UnboundedReceiver<Frame>) -> Response {
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response();
     let headers = response.headers_mut();
-    headers.insert("cache-control", axum::http::HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
+    headers.insert(
+        "cache-control",
+        axum::http::HeaderValue::from_static("no-cache"),
+    );
+    headers.insert(
+        "x-accel-buffering",
+        axum::http::HeaderValue::from_static("no"),
+    );
     response
 }
 
@@ -234,16 +245,30 @@ mod tests {
         let streams = Streams::new(Arc::new(InMemoryEventStore::default()));
         let entry = streams.open(true);
         let id = entry.id().to_owned();
-        let mut live = entry.attach(None, Some(Duration::from_millis(500))).await.unwrap();
+        let mut live = entry
+            .attach(None, Some(Duration::from_millis(500)))
+            .await
+            .unwrap();
         entry.push(Arc::from("one")).await;
         entry.detach(Duration::from_millis(500)).await;
         entry.push(Arc::from("two")).await;
         entry.push(Arc::from("three")).await;
         entry.finish().await;
-        assert_eq!(ids(&mut live), [format!("{id}:0="), "retry=500".into(), format!("{id}:1=one"), "retry=500".into()]);
+        assert_eq!(
+            ids(&mut live),
+            [
+                format!("{id}:0="),
+                "retry=500".into(),
+                format!("{id}:1=one"),
+                "retry=500".into()
+            ]
+        );
         let (found, seq) = streams.find(&format!("{id}:1")).unwrap();
         let mut resumed = found.attach(Some(seq), None).await.unwrap();
-        assert_eq!(ids(&mut resumed), [format!("{id}:2=two"), format!("{id}:3=three")]);
+        assert_eq!(
+            ids(&mut resumed),
+            [format!("{id}:2=two"), format!("{id}:3=three")]
+        );
         // The stream was finished: the resumed response ends after the replay.
         assert!(resumed.recv().await.is_none());
         assert!(streams.find("nope:1").is_none());
