@@ -3,21 +3,23 @@
 // (tests/tests/interop_clients.rs) compares the transcript with the values it expects.
 //
 // Usage: node interop/notes_client.mjs stdio <server command> [args...]
+//        node interop/notes_client.mjs http <MCP endpoint URL>
 //
 // The scenario is the same as interop/notes_client.py's, step for step, so that both clients must
 // produce the same transcript.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-const [mode, command, ...args] = process.argv.slice(2);
-if (mode !== 'stdio' || !command) {
-  console.error('usage: node notes_client.mjs stdio <command> [args...]');
+const [mode, target, ...args] = process.argv.slice(2);
+if (!['stdio', 'http'].includes(mode) || !target) {
+  console.error('usage: node notes_client.mjs stdio <command> [args...] | http <url>');
   process.exit(2);
 }
 
@@ -26,25 +28,29 @@ const received = [];
 const sent = [];
 const transportErrors = [];
 
-/** A stdio transport that records the messages both ways. */
-class RecordingTransport extends StdioClientTransport {
-  async send(message) {
-    sent.push(message);
-    return super.send(message);
-  }
-  set onmessage(handler) {
-    this._recordedHandler = handler;
-  }
-  get onmessage() {
-    const handler = this._recordedHandler;
-    return handler && ((message) => {
-      received.push(message);
-      handler(message);
-    });
-  }
+/** The transport class `Base`, recording the messages both ways. */
+function recording(Base) {
+  return class extends Base {
+    async send(message, options) {
+      sent.push(message);
+      return super.send(message, options);
+    }
+    set onmessage(handler) {
+      this._recordedHandler = handler;
+    }
+    get onmessage() {
+      const handler = this._recordedHandler;
+      return handler && ((message) => {
+        received.push(message);
+        handler(message);
+      });
+    }
+  };
 }
 
-const transport = new RecordingTransport({ command, args, stderr: 'inherit' });
+const transport = mode === 'stdio'
+  ? new (recording(StdioClientTransport))({ command: target, args, stderr: 'inherit' })
+  : new (recording(StreamableHTTPClientTransport))(new URL(target));
 
 const client = new Client(
   { name: 'interop-ts', version: '1.0.0' },

@@ -3,17 +3,20 @@ what it saw as one JSON object (the transcript) on stdout. The Rust interop test
 (tests/tests/interop_clients.rs) compares the transcript with the values it expects.
 
 Usage: python interop/notes_client.py stdio <server command> [args...]
+       python interop/notes_client.py http <MCP endpoint URL>
 
 The scenario is the same as interop/notes_client.mjs's, step for step, so that both clients must
 produce the same transcript.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
 
@@ -41,7 +44,20 @@ async def failure(awaitable):
         return {"code": error.error.code, "message": error.error.message}
 
 
-async def run(command, args):
+@contextlib.asynccontextmanager
+async def connect(mode, target):
+    """The read and write streams of a connection to the server: a process started with the
+    command `target` (stdio), or the endpoint at the URL `target[0]` (Streamable HTTP)."""
+    if mode == "stdio":
+        server = StdioServerParameters(command=target[0], args=target[1:])
+        async with stdio_client(server) as (read, write):
+            yield read, write
+    else:
+        async with streamable_http_client(target[0]) as (read, write, _session_id):
+            yield read, write
+
+
+async def run(mode, target):
     elicitations, samplings, logs, transport_errors = [], [], [], []
 
     async def on_elicit(context, params):
@@ -69,9 +85,8 @@ async def run(command, args):
         logs.clear()
         return taken
 
-    server = StdioServerParameters(command=command, args=args)
     transcript = {}
-    async with stdio_client(server) as (read, write):
+    async with connect(mode, target) as (read, write):
         async with ClientSession(
             read,
             write,
@@ -150,7 +165,9 @@ async def run(command, args):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] != "stdio":
-        print("usage: python notes_client.py stdio <command> [args...]", file=sys.stderr)
+    if len(sys.argv) < 3 or sys.argv[1] not in ("stdio", "http"):
+        print(
+            "usage: python notes_client.py stdio <command> [args...] | http <url>", file=sys.stderr
+        )
         sys.exit(2)
-    asyncio.run(run(sys.argv[2], sys.argv[3:]))
+    asyncio.run(run(sys.argv[1], sys.argv[2:]))

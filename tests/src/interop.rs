@@ -3,8 +3,9 @@
 //! and the example binaries, built on demand so that a test never runs a stale one.
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
@@ -101,4 +102,43 @@ pub fn run_json(program: &Path, args: &[&Path]) -> Value {
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// An example server serving Streamable HTTP on a free loopback port, killed on drop.
+pub struct HttpExample {
+    child: Child,
+    /// The MCP endpoint the server printed.
+    pub url: String,
+}
+
+impl HttpExample {
+    /// Starts the binary `name` with `--http 127.0.0.1:0` and waits for the line
+    /// `MCP endpoint: URL` on its standard error.
+    pub fn start(name: &str) -> Self {
+        let binary = example_binary(name);
+        let mut child = Command::new(&binary)
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let mut lines = BufReader::new(stderr).lines();
+        let url = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|line| line.strip_prefix("MCP endpoint: ").map(str::to_owned))
+            .unwrap_or_else(|| panic!("{name} printed no endpoint"));
+        // Keep draining stderr so that the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        HttpExample { child, url }
+    }
+}
+
+impl Drop for HttpExample {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

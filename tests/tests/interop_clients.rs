@@ -1,4 +1,5 @@
-//! The official clients drive the `notes-server` example over stdio: the TypeScript client
+//! The official clients drive the `notes-server` example over stdio and over Streamable HTTP:
+//! the TypeScript client
 //! (`@modelcontextprotocol/sdk`, run by `interop/notes_client.mjs`) and the Python client (`mcp`
 //! from PyPI, run by `interop/notes_client.py`) play the same scenario and print what they saw.
 //! Both transcripts must equal `expected/notes-transcript.json` exactly, and every message the
@@ -12,7 +13,9 @@ use std::path::Path;
 
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::Value;
-use tests::interop::{example_binary, interop_script, node, python, repo_root, run_json};
+use tests::interop::{
+    HttpExample, example_binary, interop_script, node, python, repo_root, run_json,
+};
 use tests::json_difference;
 use tests::wire::{check_response, check_server_message};
 
@@ -55,11 +58,8 @@ fn check_wire(version: ProtocolVersion, received: &[Value], sent: &[Value]) {
     }
 }
 
-#[test]
-fn typescript_client_drives_the_notes_server_over_stdio() {
-    let server = example_binary("notes-server");
-    let script = interop_script("notes_client.mjs");
-    let mut transcript = run_json(&node(), &[&script, Path::new("stdio"), &server]);
+/// Checks the TypeScript client's transcript, and the messages it recorded on the wire.
+fn check_typescript_run(mut transcript: Value) {
     let wire = transcript
         .as_object_mut()
         .and_then(|t| t.remove("wire"))
@@ -90,9 +90,37 @@ fn typescript_client_drives_the_notes_server_over_stdio() {
 }
 
 #[test]
+fn typescript_client_drives_the_notes_server_over_stdio() {
+    let server = example_binary("notes-server");
+    let script = interop_script("notes_client.mjs");
+    check_typescript_run(run_json(&node(), &[&script, Path::new("stdio"), &server]));
+}
+
+#[test]
 fn python_client_drives_the_notes_server_over_stdio() {
     let server = example_binary("notes-server");
     let script = interop_script("notes_client.py");
     let transcript = run_json(&python(), &[&script, Path::new("stdio"), &server]);
+    assert_transcript("Python", &transcript);
+}
+
+#[test]
+fn typescript_client_drives_the_notes_server_over_http() {
+    let server = HttpExample::start("notes-server");
+    let script = interop_script("notes_client.mjs");
+    check_typescript_run(run_json(
+        &node(),
+        &[&script, Path::new("http"), Path::new(&server.url)],
+    ));
+}
+
+#[test]
+fn python_client_drives_the_notes_server_over_http() {
+    let server = HttpExample::start("notes-server");
+    let script = interop_script("notes_client.py");
+    let transcript = run_json(
+        &python(),
+        &[&script, Path::new("http"), Path::new(&server.url)],
+    );
     assert_transcript("Python", &transcript);
 }

@@ -1,14 +1,17 @@
-//! An example MCP server: a small notebook, over stdio.
+//! An example MCP server: a small notebook, over stdio or Streamable HTTP.
 //!
 //! It shows most of what the SDK offers: tools with typed arguments, structured output, shared
 //! state, progress, cancellation, elicitation and sampling; a prompt with a completer; a resource
 //! and a resource template.
 //!
 //! ```sh
-//! cargo run -p examples --bin notes-server
+//! cargo run -p examples --bin notes-server                          # stdio
+//! cargo run -p examples --bin notes-server -- --http 127.0.0.1:8000  # http://127.0.0.1:8000/mcp
 //! ```
 //!
-//! Then speak MCP on stdin, or point any MCP client at the command. Logs go to stderr
+//! On stdio, speak MCP on stdin, or point any MCP client at the command. Over HTTP the server is
+//! stateful (sessions, a standalone stream, `logging/setLevel`) and prints its endpoint on
+//! stderr once it listens (`--http 127.0.0.1:0` picks a free port). Logs go to stderr
 //! (`RUST_LOG=debug` for more).
 
 use std::sync::{Arc, Mutex};
@@ -17,6 +20,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::sampling::{
     CreateMessageRequestParams, SamplingContentBlock, SamplingMessage,
 };
+use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -299,11 +303,24 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    McpServer::from_registry(server_info!())
+    let builder = McpServer::from_registry(server_info!())
         .instructions("A notebook: add, search, count, summarize and delete notes.")
         .state(Notebook::with_examples())
-        .logging()
-        .serve_stdio()
-        .await?;
+        .logging();
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (None, _) => builder.serve_stdio().await?,
+        (Some("--http"), Some(address)) => {
+            let listener = tokio::net::TcpListener::bind(&address).await?;
+            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            serve_on(
+                listener,
+                builder.stateful().build()?,
+                HttpOptions::default(),
+            )
+            .await?;
+        }
+        _ => anyhow::bail!("usage: notes-server [--http ADDRESS]"),
+    }
     Ok(())
 }

@@ -239,24 +239,23 @@ impl McpServerBuilder {
 pub async fn serve_http(
     server: McpServer,
     addr: impl ToSocketAddrs,
+    options: HttpOptions,
+) -> std::io::Result<()> {
+    serve_on(TcpListener::bind(addr).await?, server, options).await
+}
+
+/// Serves `server` at `/mcp` on an already bound `listener` (for tests, and for servers that
+/// bind port 0 and report the port they got), as [`serve_http`] does.
+pub async fn serve_on(
+    listener: TcpListener,
+    server: McpServer,
     mut options: HttpOptions,
 ) -> std::io::Result<()> {
-    let listener = TcpListener::bind(addr).await?;
     let local: SocketAddr = listener.local_addr()?;
     if !local.ip().is_loopback() && options.host_policy == HostPolicy::loopback() {
         options.host_policy = HostPolicy::AllowAll;
     }
     tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
-    serve_on(listener, server, options).await
-}
-
-/// Serves `server` at `/mcp` on an already bound `listener` (for tests and for servers that pick
-/// a free port themselves).
-pub async fn serve_on(
-    listener: TcpListener,
-    server: McpServer,
-    options: HttpOptions,
-) -> std::io::Result<()> {
     let shutdown = server.shutdown_token().clone();
     let app = Router::new().nest("/mcp", HttpTransport::new(server, options).router());
     let listener = listener.tap_io(|stream| {
