@@ -5,14 +5,15 @@ use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
 use mcp_runtime::server::McpServer;
-use mcp_runtime::transport::http::{HttpOptions, serve_on};
+use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
 use serde_json::Value;
 
 /// A server listening on `127.0.0.1` at a free port; shut down on drop.
 pub struct TestHttpServer {
     /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
     pub url: String,
-    server: McpServer,
+    /// The transport, to reach its sessions.
+    pub transport: HttpTransport,
 }
 
 impl TestHttpServer {
@@ -22,14 +23,15 @@ impl TestHttpServer {
             .await
             .expect("a free port");
         let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
-        tokio::spawn(serve_on(listener, server.clone(), options));
-        TestHttpServer { url, server }
+        let transport = HttpTransport::new(server, options);
+        tokio::spawn(transport.clone().serve(listener));
+        TestHttpServer { url, transport }
     }
 }
 
 impl Drop for TestHttpServer {
     fn drop(&mut self) {
-        self.server.shutdown();
+        self.transport.server().shutdown();
     }
 }
 

@@ -260,7 +260,10 @@ async fn sessions_are_capped_and_expire() {
         .await
         .unwrap();
     assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(http.transport.session_count(), 1);
+    // Idle sessions are swept (every half timeout) without any request arriving.
     tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(http.transport.session_count(), 0);
     let expired = post(url, Some(&session), &call(1, "echo", json!({"text": "x"})));
     assert_eq!(
         expired.send().await.unwrap().status(),
@@ -470,14 +473,9 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
         assert_eq!(changed["method"], "notifications/tools/list_changed");
     }
     // The server pings one session over its stream.
-    let connection = server
-        .connections()
-        .into_iter()
-        .find(|c| c.is_subscribed("test://watched"))
-        .unwrap();
     let ping = tokio::spawn({
-        let server = server.clone();
-        async move { server.ping(&connection).await }
+        let (transport, watcher) = (http.transport.clone(), watcher.clone());
+        async move { transport.ping_client(&watcher).await }
     });
     let request = watcher_stream.next(WAIT).await.unwrap().json().unwrap();
     assert_eq!(request["method"], "ping");
@@ -491,6 +489,10 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
         StatusCode::ACCEPTED
     );
     assert_eq!(ping.await.unwrap(), Ok(()));
+    assert_eq!(
+        http.transport.ping_client("no-such-session").await,
+        Err(mcp_runtime::server::PeerRequestError::Disconnected)
+    );
     assert!(
         bystander_stream
             .next(Duration::from_millis(200))
@@ -674,4 +676,42 @@ async fn concurrent_sessions_stay_isolated() {
     for task in tasks {
         task.await.unwrap();
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_sessions_under_load_each_get_their_own_answers() {
+    let (http, _) = start(true, HttpOptions::default()).await;
+    let url = http.url.clone();
+    let client = client();
+    let mut tasks = Vec::new();
+    for n in 0..200 {
+        let (url, client) = (url.clone(), client.clone());
+        tasks.push(tokio::spawn(async move {
+            let session = open_session(&url, "2025-11-25").await;
+            for id in 0..10 {
+                let text = format!("session {n} call {id}");
+                let request = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-session-id", &session)
+                    .body(call(id, "echo", json!({"text": text})).to_string());
+                let (status, body) = json_body(request.send().await.unwrap()).await;
+                assert_eq!(status, StatusCode::OK);
+                assert_eq!(body["id"], id);
+                assert_eq!(body["result"]["content"][0]["text"], text);
+            }
+            let end = client.delete(&url).header("mcp-session-id", &session);
+            assert_eq!(end.send().await.unwrap().status(), StatusCode::OK);
+            session
+        }));
+    }
+    let mut sessions = std::collections::HashSet::new();
+    for task in tasks {
+        assert!(
+            sessions.insert(task.await.unwrap()),
+            "a session id was minted twice"
+        );
+    }
+    assert_eq!(sessions.len(), 200);
 }

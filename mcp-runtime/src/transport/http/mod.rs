@@ -39,7 +39,7 @@ mod sessions;
 mod streams;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum::Router;
@@ -152,14 +152,16 @@ impl HttpTransport {
     pub fn new(server: McpServer, options: HttpOptions) -> Self {
         let sessions = Sessions::new(options.session_idle_timeout, options.max_sessions);
         let streams = Streams::new(options.event_store.clone());
-        HttpTransport {
-            state: Arc::new(HttpState {
-                server,
-                options,
-                sessions,
-                streams,
-            }),
+        let state = Arc::new(HttpState {
+            server,
+            options,
+            sessions,
+            streams,
+        });
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(sweep_idle_sessions(Arc::downgrade(&state)));
         }
+        HttpTransport { state }
     }
 
     /// The router of the MCP endpoint, answering at its root: nest it at the path of your choice.
@@ -193,8 +195,8 @@ impl HttpTransport {
         self.state.sessions.len()
     }
 
-    /// Pings the client of session `id` over its standalone stream and waits for the answer.
-    pub async fn ping_session(&self, id: &str) -> Result<(), PeerRequestError> {
+    /// Pings the client of session `id` over its standalone stream and waits for its answer.
+    pub async fn ping_client(&self, id: &str) -> Result<(), PeerRequestError> {
         let session = self
             .state
             .sessions
@@ -255,22 +257,48 @@ pub async fn serve_on(
     if !local.ip().is_loopback() && options.host_policy == HostPolicy::loopback() {
         options.host_policy = HostPolicy::AllowAll;
     }
-    tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
-    let shutdown = server.shutdown_token().clone();
-    let app = Router::new().nest("/mcp", HttpTransport::new(server, options).router());
-    let listener = listener.tap_io(|stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "could not set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                () = shutdown.cancelled() => {}
-                () = termination() => {}
+    HttpTransport::new(server, options).serve(listener).await
+}
+
+impl HttpTransport {
+    /// Serves this transport at `/mcp` on `listener` until Ctrl-C, SIGTERM or
+    /// [`McpServer::shutdown`], with `TCP_NODELAY` on every accepted connection.
+    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        let local: SocketAddr = listener.local_addr()?;
+        tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
+        let shutdown = self.server().shutdown_token().clone();
+        let app = Router::new().nest("/mcp", self.router());
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "could not set TCP_NODELAY");
             }
-        })
-        .await
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    () = shutdown.cancelled() => {}
+                    () = termination() => {}
+                }
+            })
+            .await
+    }
+}
+
+/// Ends the sessions idle for longer than the timeout, every half timeout (at most every minute),
+/// until the transport is dropped. (Without a runtime at construction, idle sessions still
+/// expire: they are refused when used and swept when the next session starts.)
+async fn sweep_idle_sessions(state: Weak<HttpState>) {
+    let Some(period) = state.upgrade().map(|s| {
+        (s.options.session_idle_timeout / 2)
+            .clamp(Duration::from_millis(10), Duration::from_secs(60))
+    }) else {
+        return;
+    };
+    loop {
+        tokio::time::sleep(period).await;
+        let Some(state) = state.upgrade() else { return };
+        state.sessions.expire(&state.streams).await;
+    }
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -189,7 +189,7 @@ impl Sessions {
     }
 
     /// Ends the sessions idle for longer than the timeout.
-    async fn expire(&self, streams: &Streams) {
+    pub(crate) async fn expire(&self, streams: &Streams) {
         let expired: Vec<Arc<Session>> = {
             let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
             let ids: Vec<String> = map
