@@ -10,9 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::response::sse::{Event, KeepAlive, Sse};
+use std::task::Poll;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
@@ -194,34 +196,55 @@ impl Streams {
     }
 }
 
-/// The HTTP response that carries `frames` as server-sent events.
-pub(crate) fn sse_response(frames: mpsc::UnboundedReceiver<Frame>) -> Response {
-    let events = tokio_stream_of(frames).map(|frame| {
-        Ok::<_, std::convert::Infallible>(match frame {
-            Frame::Event { id, data } => Event::default().id(id).data(&*data),
-            Frame::Retry(retry) => Event::default().retry(retry),
-        })
+/// How often an idle stream gets a comment, so that proxies keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The HTTP response that carries `frames` as server-sent events, with a keep-alive comment
+/// after every 15 seconds without one.
+pub(crate) fn sse_response(mut frames: mpsc::UnboundedReceiver<Frame>) -> Response {
+    let start = tokio::time::Instant::now() + KEEP_ALIVE;
+    let mut keep_alive = tokio::time::interval_at(start, KEEP_ALIVE);
+    let body = futures_util::stream::poll_fn(move |cx| match frames.poll_recv(cx) {
+        Poll::Ready(Some(frame)) => {
+            keep_alive.reset();
+            Poll::Ready(Some(Ok::<_, std::convert::Infallible>(encode(&frame))))
+        }
+        Poll::Ready(None) => Poll::Ready(None),
+        Poll::Pending => keep_alive
+            .poll_tick(cx)
+            .map(|_| Some(Ok(Bytes::from_static(b":\n\n")))),
     });
-    let mut response = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
+    let mut response = Body::from_stream(body).into_response();
     let headers = response.headers_mut();
     headers.insert(
-        "cache-control",
-        axum::http::HeaderValue::from_static("no-cache"),
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
     );
-    headers.insert(
-        "x-accel-buffering",
-        axum::http::HeaderValue::from_static("no"),
-    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
 }
 
-/// A receiver as a stream.
-fn tokio_stream_of<T: Send + 'static>(
-    mut receiver: mpsc::UnboundedReceiver<T>,
-) -> impl futures_util::Stream<Item = T> + Send + 'static {
-    futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
+/// One frame in the `text/event-stream` format. An event with empty data still has its
+/// `data:` line (a priming event, SEP-1699: clients dispatch an event only when it has one).
+fn encode(frame: &Frame) -> Bytes {
+    let text = match frame {
+        Frame::Event { id, data } => {
+            let mut text = format!("id: {id}\n");
+            if data.is_empty() {
+                text.push_str("data: \n");
+            }
+            for line in data.lines() {
+                text.push_str("data: ");
+                text.push_str(line);
+                text.push('\n');
+            }
+            text.push('\n');
+            text
+        }
+        Frame::Retry(retry) => format!("retry: {}\n\n", retry.as_millis()),
+    };
+    Bytes::from(text)
 }
 
 #[cfg(test)]
@@ -238,6 +261,24 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn frames_are_encoded_as_server_sent_events() {
+        let event = |id: &str, data: &str| Frame::Event {
+            id: id.into(),
+            data: Arc::from(data),
+        };
+        assert_eq!(encode(&event("s:0", "")), "id: s:0\ndata: \n\n");
+        assert_eq!(encode(&event("s:1", "{}")), "id: s:1\ndata: {}\n\n");
+        assert_eq!(
+            encode(&event("s:2", "a\nb")),
+            "id: s:2\ndata: a\ndata: b\n\n"
+        );
+        assert_eq!(
+            encode(&Frame::Retry(Duration::from_millis(1500))),
+            "retry: 1500\n\n"
+        );
     }
 
     #[tokio::test]

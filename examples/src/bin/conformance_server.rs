@@ -1,0 +1,406 @@
+//! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) scores:
+//! every tool, resource and prompt its server scenarios call, with the names, arguments, texts and
+//! behaviours they expect, written with the SDK's macros as a user would write them.
+//!
+//! ```sh
+//! cargo run -p examples --bin conformance-server -- http 127.0.0.1:8000   # http://127.0.0.1:8000/mcp
+//! cargo run -p examples --bin conformance-server -- stdio
+//! ```
+//!
+//! `scripts/conformance.sh` builds it, starts it on a free port and runs the suite against it.
+//! Over HTTP the server is stateful (sessions, the standalone stream, subscriptions); it prints
+//! `MCP endpoint: URL` on stderr once it listens.
+
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::content::EmbeddedResource;
+use mcp_runtime::protocol::elicitation::{
+    ElicitRequestFormParams, ElicitResult, ElicitationSchema,
+};
+use mcp_runtime::protocol::resources::{ResourceContents, TextResourceContents};
+use mcp_runtime::protocol::sampling::{
+    CreateMessageRequestParams, SamplingContentBlock, SamplingMessage,
+};
+use mcp_runtime::transport::http::{HttpOptions, serve_on};
+use serde::Serialize;
+use serde_json::json;
+
+/// A 1×1 PNG image.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A short WAV sound.
+const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+// Tools. `test_simple_text` comes first: scenarios call the first listed tool with `{}`.
+
+/// Returns a simple text.
+#[mcp_tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image.
+#[mcp_tool]
+async fn test_image_content() -> ContentBlock {
+    ContentBlock::image(PNG, "image/png")
+}
+
+/// Returns a sound.
+#[mcp_tool]
+async fn test_audio_content() -> ContentBlock {
+    ContentBlock::audio(WAV, "audio/wav")
+}
+
+fn embedded(uri: &str, mime_type: &str, text: &str) -> ContentBlock {
+    let mut contents = TextResourceContents::new(uri, text);
+    contents.mime_type = Some(mime_type.into());
+    ContentBlock::EmbeddedResource(EmbeddedResource::new(ResourceContents::Text(contents)))
+}
+
+/// Returns an embedded resource.
+#[mcp_tool]
+async fn test_embedded_resource() -> ContentBlock {
+    embedded(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Returns text, an image and an embedded resource.
+#[mcp_tool]
+async fn test_multiple_content_types() -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(PNG, "image/png"),
+        embedded(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ),
+    ]
+}
+
+/// Logs three messages while it runs.
+#[mcp_tool]
+async fn test_tool_with_logging(ctx: RequestContext) -> &'static str {
+    ctx.log(LoggingLevel::Info, "Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LoggingLevel::Info, "Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LoggingLevel::Info, "Tool execution completed")
+        .await;
+    "Tool with logging executed successfully"
+}
+
+/// Reports progress three times before it answers.
+#[mcp_tool]
+async fn test_tool_with_progress(ctx: RequestContext) -> &'static str {
+    ctx.progress(0, 100).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(50, 100).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(100, 100).await;
+    "Progress test completed"
+}
+
+/// Always fails, with an error result.
+#[mcp_tool]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Closes its response stream early; the client reconnects to get the result.
+#[mcp_tool]
+async fn test_reconnection(ctx: RequestContext) -> &'static str {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ctx.close_sse_stream(Duration::from_millis(500));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."
+}
+
+/// Asks the client's model and returns its answer.
+#[mcp_tool]
+async fn test_sampling(
+    /// What to ask the model.
+    prompt: String,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    let request = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
+    let answer = ctx.sample(request).await?;
+    let text: Vec<&str> = answer
+        .content
+        .blocks()
+        .iter()
+        .filter_map(|block| match block {
+            SamplingContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    Ok(format!("LLM response: {}", text.join(" ")))
+}
+
+/// What the user answered, as `<what>: action=<action>, content=<JSON>`.
+fn describe(what: &str, answer: &ElicitResult) -> String {
+    let action = json!(answer.action);
+    let action = action.as_str().unwrap_or_default();
+    format!("{what}: action={action}, content={}", json!(answer.content))
+}
+
+/// What the user answered in a typed form, as `<what>: action=<action>, content=<JSON>`.
+fn describe_outcome<T: Serialize>(what: &str, outcome: ElicitOutcome<T>) -> String {
+    match outcome {
+        ElicitOutcome::Accepted(form) => format!("{what}: action=accept, content={}", json!(form)),
+        ElicitOutcome::Declined => format!("{what}: action=decline, content=null"),
+        ElicitOutcome::Cancelled => format!("{what}: action=cancel, content=null"),
+    }
+}
+
+/// Who the user is.
+#[derive(Elicit, Serialize)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for their name and email.
+#[mcp_tool]
+async fn test_elicitation(
+    /// What to tell the user.
+    message: String,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<UserInfo>(message).await?;
+    Ok(describe_outcome("User response", answer))
+}
+
+/// A user's status.
+#[derive(Elicit, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[elicit(rename = "active")]
+    Active,
+    #[elicit(rename = "inactive")]
+    Inactive,
+    #[elicit(rename = "pending")]
+    Pending,
+}
+
+/// A form whose fields have defaults (SEP-1034).
+#[derive(Elicit, Serialize)]
+struct Profile {
+    /// User name
+    #[elicit(default = "John Doe".to_owned())]
+    name: String,
+    /// User age
+    #[elicit(default = 30)]
+    age: i64,
+    /// User score
+    #[elicit(default = 95.5)]
+    score: f64,
+    /// User status
+    #[elicit(default = Status::Active)]
+    status: Status,
+    /// Verification status
+    #[elicit(default = true)]
+    verified: bool,
+}
+
+/// Asks for a form whose fields have defaults.
+#[mcp_tool]
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<Profile>("Please review and update the form fields with defaults")
+        .await?;
+    Ok(describe_outcome("Elicitation completed", answer))
+}
+
+/// The five shapes of enum a form can hold (SEP-1330), as the wire spells them.
+fn enum_form() -> ElicitationSchema {
+    let titled = |entries: [(&str, &str); 3]| {
+        entries
+            .iter()
+            .map(|(value, title)| json!({"const": value, "title": title}))
+            .collect::<Vec<_>>()
+    };
+    let properties = json!({
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": titled(
+            [("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array", "minItems": 1, "maxItems": 3,
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"anyOf": titled(
+            [("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}},
+    });
+    let properties: IndexMap<_, _> =
+        serde_json::from_value(properties).expect("the enum form is a valid elicitation schema");
+    let mut schema = ElicitationSchema::new(properties);
+    schema.required = Some(Vec::new());
+    schema
+}
+
+/// Asks for a form with every kind of enum.
+#[mcp_tool]
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> Result<String, ToolError> {
+    let params =
+        ElicitRequestFormParams::new("Please select options from the enum fields", enum_form());
+    let answer = ctx.elicit_form(params).await?;
+    Ok(describe("Elicitation completed", &answer))
+}
+
+/// Tool with JSON Schema 2020-12 features
+#[mcp_tool(input_schema = json!({
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"}
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": false
+}))]
+async fn json_schema_2020_12_tool(name: Option<String>) -> String {
+    format!("Hello, {}!", name.as_deref().unwrap_or("anonymous"))
+}
+
+// Resources. `test://static-text` comes first: scenarios read the first listed resource.
+
+/// A static text resource.
+#[mcp_resource(
+    uri = "test://static-text",
+    name = "static-text",
+    mime_type = "text/plain"
+)]
+async fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource (a PNG image).
+#[mcp_resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    mime_type = "image/png"
+)]
+async fn static_binary() -> Result<Vec<u8>, ResourceError> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(PNG)
+        .map_err(|e| ResourceError::new(e.to_string()))
+}
+
+/// A resource to subscribe to.
+#[mcp_resource(
+    uri = "test://watched-resource",
+    name = "watched-resource",
+    mime_type = "text/plain"
+)]
+async fn watched_resource() -> &'static str {
+    "Watched resource content."
+}
+
+/// Data for an id.
+#[mcp_resource(
+    uri = "test://template/{id}/data",
+    name = "template",
+    mime_type = "application/json"
+)]
+async fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+// Prompts.
+
+/// A simple prompt without arguments.
+#[mcp_prompt]
+async fn test_simple_prompt() -> PromptMessage {
+    PromptMessage::user("This is a simple prompt for testing.")
+}
+
+fn arg1_values(request: &CompletionRequest) -> Vec<String> {
+    prefix_match(["test", "testing", "tested", "value"], &request.value)
+}
+
+/// A prompt with two arguments.
+#[mcp_prompt]
+async fn test_prompt_with_arguments(
+    /// The first argument.
+    #[arg(complete = arg1_values)]
+    arg1: String,
+    /// The second argument.
+    arg2: String,
+) -> PromptMessage {
+    PromptMessage::user(format!(
+        "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+    ))
+}
+
+/// A prompt that embeds a resource.
+#[mcp_prompt]
+async fn test_prompt_with_embedded_resource(
+    /// The URI of the resource to embed.
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new(
+            Role::User,
+            embedded(
+                &resource_uri,
+                "text/plain",
+                "Embedded resource content for testing.",
+            ),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[mcp_prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let builder =
+        McpServer::from_registry(Implementation::new("mcp-conformance-test-server", "1.0.0"))
+            .stateful()
+            .logging()
+            .resource_subscriptions()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resources_list_changed();
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("stdio"), None) => builder.serve_stdio().await?,
+        (Some("http"), Some(address)) => {
+            let listener = tokio::net::TcpListener::bind(&address).await?;
+            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            serve_on(listener, builder.build()?, HttpOptions::default()).await?;
+        }
+        _ => anyhow::bail!("usage: conformance-server stdio | conformance-server http ADDRESS"),
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The conformance gate: runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# pinned by conformance/package-lock.json) against the conformance-server example over Streamable
+# HTTP, three times:
+#   --suite all                  every server scenario, each on its own wire (2025-11-25 or 2026-07-28)
+#   --requirements 2025-11-25    the frozen 2025-11-25 set
+#   --requirements 2026-07-28    the frozen 2026-07-28 set
+# Each run is compared with its baseline of expected failures (conformance/baseline-*.yml, every
+# entry with its reason): it fails on a scenario that fails and is not listed, and on a listed
+# scenario that passes. Prints `N passed, M failed` per run; exits non-zero when any run fails.
+# Results (checks.json per scenario) go to target/conformance/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_bin=$(scripts/install-node.sh)
+export PATH="$node_bin:$PATH"
+stamp=.tools/conformance.stamp
+if [ ! -x conformance/node_modules/.bin/conformance ] || ! cmp -s conformance/package-lock.json "$stamp"; then
+  echo "conformance: installing the suite" >&2
+  npm ci --silent --prefix conformance
+  cp conformance/package-lock.json "$stamp"
+fi
+
+cargo build --quiet -p examples --bin conformance-server
+results=target/conformance
+rm -rf "$results"
+mkdir -p "$results"
+
+server_log=$results/server.log
+target/debug/conformance-server http 127.0.0.1:0 2>"$server_log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+url=
+for _ in $(seq 100); do
+  url=$(sed -n 's/^MCP endpoint: //p' "$server_log")
+  [ -n "$url" ] && break
+  kill -0 "$server" 2>/dev/null || { cat "$server_log" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "conformance: the server printed no endpoint" >&2; exit 1; }
+# Wait until it answers a ping.
+ping='{"jsonrpc":"2.0","id":1,"method":"ping"}'
+for _ in $(seq 100); do
+  node -e '
+    fetch(process.argv[1], {method: "POST", body: process.argv[2], headers: {
+      "content-type": "application/json", accept: "application/json, text/event-stream"}})
+      .then((r) => process.exit(r.status < 500 ? 0 : 1), () => process.exit(1));' "$url" "$ping" && break
+  sleep 0.1
+done
+
+status=0
+run() {
+  local name=$1 baseline=$2
+  shift 2
+  local log="$results/$name.log"
+  local code=0
+  conformance/node_modules/.bin/conformance server --url "$url" "$@" \
+    --expected-failures "$baseline" -o "$results/$name" >"$log" 2>&1 || code=$?
+  local total
+  total=$(sed -n 's/^Total: \([0-9]* passed, [0-9]* failed\).*/\1/p' "$log" | tail -1)
+  if [ "$code" -eq 0 ]; then
+    echo "conformance $name: ${total:-no total} (as the baseline expects)"
+  else
+    echo "conformance $name: ${total:-no total}, NOT as the baseline expects; the end of $log:"
+    tail -40 "$log"
+    status=1
+  fi
+}
+run suite-all conformance/baseline-all.yml --suite all
+run requirements-2025-11-25 conformance/baseline-2025-11-25.yml --requirements 2025-11-25
+run requirements-2026-07-28 conformance/baseline-2026-07-28.yml --requirements 2026-07-28
+exit "$status"
