@@ -8,63 +8,19 @@
 // The scenario is the same as interop/notes_client.py's, step for step, so that both clients must
 // produce the same transcript.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-const [mode, target, ...args] = process.argv.slice(2);
-if (!['stdio', 'http'].includes(mode) || !target) {
-  console.error('usage: node notes_client.mjs stdio <command> [args...] | http <url>');
-  process.exit(2);
-}
+import { failure, lastProgress, setUp } from './common.mjs';
 
-/** Every message the server sent and the client sent, and every error the client reported. */
-const received = [];
-const sent = [];
-const transportErrors = [];
-
-/** The transport class `Base`, recording the messages both ways. */
-function recording(Base) {
-  return class extends Base {
-    async send(message, options) {
-      sent.push(message);
-      return super.send(message, options);
-    }
-    set onmessage(handler) {
-      this._recordedHandler = handler;
-    }
-    get onmessage() {
-      const handler = this._recordedHandler;
-      return handler && ((message) => {
-        received.push(message);
-        handler(message);
-      });
-    }
-  };
-}
-
-const transport = mode === 'stdio'
-  ? new (recording(StdioClientTransport))({ command: target, args, stderr: 'inherit' })
-  : new (recording(StreamableHTTPClientTransport))(new URL(target));
-
-const client = new Client(
-  { name: 'interop-ts', version: '1.0.0' },
-  { capabilities: { sampling: {}, elicitation: { form: {} } } },
-);
-
-client.onerror = (error) => {
-  // The TypeScript client handles a notification a microtask after reading it but a response at
-  // once, so a progress notification that arrives in the same read as its response finds its
-  // handler gone (typescript-sdk issue #2580). The wire order is checked from `received` instead.
-  if (!String(error).includes('progress notification for an unknown token')) {
-    transportErrors.push(String(error));
-  }
-};
+const { client, transport, wire, transportErrors } = setUp('notes_client.mjs', {
+  sampling: {},
+  elicitation: { form: {} },
+});
+const { received } = wire;
 
 const elicitations = [];
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -85,17 +41,6 @@ const logs = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
   logs.push(notification.params);
 });
-
-/** The JSON-RPC error of a request that must fail. */
-async function failure(promise) {
-  try {
-    const result = await promise;
-    return { unexpectedResult: result };
-  } catch (error) {
-    // The SDK prefixes the server's message with "MCP error <code>: ".
-    return { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
-  }
-}
 
 const transcript = {};
 await client.connect(transport);
@@ -119,11 +64,8 @@ transcript.wordCount = await client.callTool(
   undefined,
   { onprogress: () => {} },
 );
-// Progress as it came on the wire, for the request just answered (see client.onerror above).
-const wordCountId = received.findLast((m) => m.id !== undefined && m.result).id;
-transcript.wordCountProgress = received
-  .filter((m) => m.method === 'notifications/progress' && m.params.progressToken === wordCountId)
-  .map(({ params: { progressToken, ...rest } }) => rest);
+// Progress as it came on the wire (see setUp in common.mjs).
+transcript.wordCountProgress = lastProgress(wire);
 transcript.wordCountLogs = logs.splice(0);
 
 transcript.setLevel = await client.setLoggingLevel('warning');
@@ -158,6 +100,6 @@ transcript.readNote = await client.readResource({ uri: 'notes://3' });
 transcript.readMissing = await failure(client.readResource({ uri: 'notes://99' }));
 
 transcript.transportErrors = transportErrors;
-transcript.wire = { received, sent };
+transcript.wire = wire;
 await client.close();
 process.stdout.write(JSON.stringify(transcript) + '\n');

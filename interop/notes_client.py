@@ -9,52 +9,11 @@ The scenario is the same as interop/notes_client.mjs's, step for step, so that b
 produce the same transcript.
 """
 
-import asyncio
-import contextlib
 import json
-import sys
 
-from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import McpError
+from mcp import ClientSession, types
 
-
-def plain(value):
-    """A pydantic model (or a structure of them) as the JSON the server sent: only the fields
-    that were set, by their wire names, with integral floats as integers (as JavaScript has
-    them)."""
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-async def failure(awaitable):
-    """The JSON-RPC error of a request that must fail."""
-    try:
-        result = await awaitable
-        return {"unexpectedResult": plain(result)}
-    except McpError as error:
-        return {"code": error.error.code, "message": error.error.message}
-
-
-@contextlib.asynccontextmanager
-async def connect(mode, target):
-    """The read and write streams of a connection to the server: a process started with the
-    command `target` (stdio), or the endpoint at the URL `target[0]` (Streamable HTTP)."""
-    if mode == "stdio":
-        server = StdioServerParameters(command=target[0], args=target[1:])
-        async with stdio_client(server) as (read, write):
-            yield read, write
-    else:
-        async with streamable_http_client(target[0]) as (read, write, _session_id):
-            yield read, write
+from common import connect, failure, main, plain
 
 
 async def run(mode, target):
@@ -165,9 +124,4 @@ async def run(mode, target):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("stdio", "http"):
-        print(
-            "usage: python notes_client.py stdio <command> [args...] | http <url>", file=sys.stderr
-        )
-        sys.exit(2)
-    asyncio.run(run(sys.argv[1], sys.argv[2:]))
+    main("notes_client.py", run)

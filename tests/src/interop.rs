@@ -112,12 +112,12 @@ pub struct HttpExample {
 }
 
 impl HttpExample {
-    /// Starts the binary `name` with `--http 127.0.0.1:0` and waits for the line
-    /// `MCP endpoint: URL` on its standard error.
-    pub fn start(name: &str) -> Self {
+    /// Starts the binary `name` with `args` (which make it serve HTTP on a free port) and waits
+    /// for the line `MCP endpoint: URL` on its standard error.
+    pub fn start(name: &str, args: &[&str]) -> Self {
         let binary = example_binary(name);
         let mut child = Command::new(&binary)
-            .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,15 +1,18 @@
-//! The official clients drive the `notes-server` example over stdio and over Streamable HTTP:
-//! the TypeScript client
-//! (`@modelcontextprotocol/sdk`, run by `interop/notes_client.mjs`) and the Python client (`mcp`
-//! from PyPI, run by `interop/notes_client.py`) play the same scenario and print what they saw.
-//! Both transcripts must equal `expected/notes-transcript.json` exactly, and every message the
-//! server wrote (recorded by the TypeScript client) must validate against the negotiated
-//! revision's schema.
+//! The official clients drive the example servers over stdio and over Streamable HTTP: the
+//! TypeScript client (`@modelcontextprotocol/sdk`, run by `interop/*.mjs`) and the Python client
+//! (`mcp` from PyPI, run by `interop/*.py`) play the same scenario against a server and print what
+//! they saw. Both transcripts must equal the expected one in `tests/expected/` exactly, and every
+//! message the server wrote (recorded by the TypeScript client) must validate against the
+//! negotiated revision's schema.
+//!
+//! - `notes_client.*` against `notes-server`: the tour of the SDK's features;
+//! - `conformance_client.*` against `conformance-server`: every fixture of the official
+//!   conformance suite, with the exact values its checks do not look at.
 //!
 //! Node, the clients and Python are installed by `scripts/install-interop.sh`.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::Value;
@@ -19,26 +22,99 @@ use tests::interop::{
 use tests::json_difference;
 use tests::wire::{check_response, check_server_message};
 
-fn expected_transcript() -> Value {
-    let path = repo_root().join("tests/expected/notes-transcript.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).expect("the expected transcript is JSON")
+/// An example server and the client scripts that drive it.
+struct Scenario {
+    /// The binary of the `examples` package.
+    example: &'static str,
+    /// Its arguments for stdio, and for HTTP on a free loopback port.
+    stdio_args: &'static [&'static str],
+    http_args: &'static [&'static str],
+    /// The scripts of `interop/` (without extension) and the expected transcript.
+    script: &'static str,
+    expected: &'static str,
 }
 
-fn assert_transcript(client: &str, actual: &Value) {
-    let expected = expected_transcript();
-    if let Some(difference) = json_difference(&expected, actual) {
-        panic!(
-            "the {client} client's transcript differs at {difference}; it was:\n{}",
-            serde_json::to_string_pretty(actual).unwrap()
-        );
+const NOTES: Scenario = Scenario {
+    example: "notes-server",
+    stdio_args: &[],
+    http_args: &["--http", "127.0.0.1:0"],
+    script: "notes_client",
+    expected: "notes-transcript.json",
+};
+
+const CONFORMANCE: Scenario = Scenario {
+    example: "conformance-server",
+    stdio_args: &["stdio"],
+    http_args: &["http", "127.0.0.1:0"],
+    script: "conformance_client",
+    expected: "conformance-transcript.json",
+};
+
+#[derive(Clone, Copy)]
+enum Client {
+    TypeScript,
+    Python,
+}
+
+#[derive(Clone, Copy)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Scenario {
+    /// Runs the `client`'s script against the example over `transport`, checks its transcript,
+    /// and returns what the TypeScript client recorded on the wire (`Null` for Python).
+    fn run(&self, client: Client, transport: Transport) -> Value {
+        let (program, script) = match client {
+            Client::TypeScript => (node(), interop_script(&format!("{}.mjs", self.script))),
+            Client::Python => (python(), interop_script(&format!("{}.py", self.script))),
+        };
+        let mut args: Vec<PathBuf> = vec![script];
+        let _server = match transport {
+            Transport::Stdio => {
+                args.push("stdio".into());
+                args.push(example_binary(self.example));
+                args.extend(self.stdio_args.iter().map(PathBuf::from));
+                None
+            }
+            Transport::Http => {
+                let server = HttpExample::start(self.example, self.http_args);
+                args.push("http".into());
+                args.push(server.url.clone().into());
+                Some(server)
+            }
+        };
+        let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
+        let mut transcript = run_json(&program, &args);
+        let wire = transcript
+            .as_object_mut()
+            .and_then(|t| t.remove("wire"))
+            .unwrap_or(Value::Null);
+        let path = repo_root().join("tests/expected").join(self.expected);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let expected: Value = serde_json::from_str(&text).expect("the expected transcript is JSON");
+        if let Some(difference) = json_difference(&expected, &transcript) {
+            panic!(
+                "{} {}: the transcript differs at {difference}; it was:\n{}",
+                self.script,
+                self.example,
+                serde_json::to_string_pretty(&transcript).unwrap()
+            );
+        }
+        if let Client::TypeScript = client {
+            check_wire(ProtocolVersion::V2025_11_25, &wire);
+        }
+        wire
     }
 }
 
 /// Checks every message the server wrote against the schema of `version`: responses by the
 /// method of the request they answer, requests and notifications by their own method.
-fn check_wire(version: ProtocolVersion, received: &[Value], sent: &[Value]) {
+fn check_wire(version: ProtocolVersion, wire: &Value) {
+    let received = wire["received"].as_array().expect("received messages");
+    let sent = wire["sent"].as_array().expect("sent messages");
     let methods: HashMap<String, &str> = sent
         .iter()
         .filter_map(|m| Some((m.get("id")?.to_string(), m.get("method")?.as_str()?)))
@@ -58,14 +134,9 @@ fn check_wire(version: ProtocolVersion, received: &[Value], sent: &[Value]) {
     }
 }
 
-/// Checks the TypeScript client's transcript, and the messages it recorded on the wire.
-fn check_typescript_run(mut transcript: Value) {
-    let wire = transcript
-        .as_object_mut()
-        .and_then(|t| t.remove("wire"))
-        .expect("the TypeScript client records the wire");
-    assert_transcript("TypeScript", &transcript);
-
+/// The notes scenario's wire: every request answered, and the progress of `word_count` before
+/// its response.
+fn check_notes_wire(wire: &Value) {
     let received = wire["received"].as_array().expect("received messages");
     let sent = wire["sent"].as_array().expect("sent messages");
     // 23 requests answered, 3 progress notifications, 1 log message, 1 elicitation, 1 sampling.
@@ -74,8 +145,6 @@ fn check_typescript_run(mut transcript: Value) {
         .iter()
         .filter(|m| m.get("method").is_some() && m.get("id").is_some());
     assert_eq!(requests.count(), 23);
-    check_wire(ProtocolVersion::V2025_11_25, received, sent);
-    // The progress of `word_count` arrives before its response.
     let position = |predicate: &dyn Fn(&Value) -> bool| {
         received
             .iter()
@@ -91,36 +160,40 @@ fn check_typescript_run(mut transcript: Value) {
 
 #[test]
 fn typescript_client_drives_the_notes_server_over_stdio() {
-    let server = example_binary("notes-server");
-    let script = interop_script("notes_client.mjs");
-    check_typescript_run(run_json(&node(), &[&script, Path::new("stdio"), &server]));
+    check_notes_wire(&NOTES.run(Client::TypeScript, Transport::Stdio));
 }
 
 #[test]
 fn python_client_drives_the_notes_server_over_stdio() {
-    let server = example_binary("notes-server");
-    let script = interop_script("notes_client.py");
-    let transcript = run_json(&python(), &[&script, Path::new("stdio"), &server]);
-    assert_transcript("Python", &transcript);
+    NOTES.run(Client::Python, Transport::Stdio);
 }
 
 #[test]
 fn typescript_client_drives_the_notes_server_over_http() {
-    let server = HttpExample::start("notes-server");
-    let script = interop_script("notes_client.mjs");
-    check_typescript_run(run_json(
-        &node(),
-        &[&script, Path::new("http"), Path::new(&server.url)],
-    ));
+    check_notes_wire(&NOTES.run(Client::TypeScript, Transport::Http));
 }
 
 #[test]
 fn python_client_drives_the_notes_server_over_http() {
-    let server = HttpExample::start("notes-server");
-    let script = interop_script("notes_client.py");
-    let transcript = run_json(
-        &python(),
-        &[&script, Path::new("http"), Path::new(&server.url)],
-    );
-    assert_transcript("Python", &transcript);
+    NOTES.run(Client::Python, Transport::Http);
+}
+
+#[test]
+fn typescript_client_drives_the_conformance_server_over_stdio() {
+    CONFORMANCE.run(Client::TypeScript, Transport::Stdio);
+}
+
+#[test]
+fn python_client_drives_the_conformance_server_over_stdio() {
+    CONFORMANCE.run(Client::Python, Transport::Stdio);
+}
+
+#[test]
+fn typescript_client_drives_the_conformance_server_over_http() {
+    CONFORMANCE.run(Client::TypeScript, Transport::Http);
+}
+
+#[test]
+fn python_client_drives_the_conformance_server_over_http() {
+    CONFORMANCE.run(Client::Python, Transport::Http);
 }
