@@ -5,7 +5,7 @@ import asyncio
 import contextlib
 import sys
 
-from mcp import StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
@@ -46,6 +46,59 @@ async def connect(mode, target):
     else:
         async with streamable_http_client(target[0]) as (read, write, _session_id):
             yield read, write
+
+
+class Recorder:
+    """The callbacks of a client session, recording what the server sent: its elicitation and
+    sampling requests (answered with `answer_form(params)` and a text from `model`), log messages,
+    resource updates and the transport's errors."""
+
+    def __init__(self, answer_form, model, sampled_text):
+        self.answer_form, self.model, self.sampled_text = answer_form, model, sampled_text
+        self.elicitations, self.samplings, self.logs = [], [], []
+        self.updates, self.transport_errors = [], []
+
+    async def on_elicit(self, context, params):
+        self.elicitations.append(plain(params))
+        return types.ElicitResult(action="accept", content=self.answer_form(params))
+
+    async def on_sample(self, context, params):
+        self.samplings.append(plain(params))
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=self.sampled_text),
+            model=self.model,
+            stopReason="endTurn",
+        )
+
+    async def on_log(self, params):
+        self.logs.append(plain(params))
+
+    async def on_message(self, message):
+        if isinstance(message, Exception):
+            self.transport_errors.append(str(message))
+        elif isinstance(message, types.ServerNotification) and isinstance(
+            message.root, types.ResourceUpdatedNotification
+        ):
+            self.updates.append(plain(message.root.params))
+
+    def take_logs(self):
+        """The log messages received since the last call."""
+        taken = list(self.logs)
+        self.logs.clear()
+        return taken
+
+    def session(self, read, write):
+        """A client session over `read` and `write` with these callbacks."""
+        return ClientSession(
+            read,
+            write,
+            sampling_callback=self.on_sample,
+            elicitation_callback=self.on_elicit,
+            logging_callback=self.on_log,
+            message_handler=self.on_message,
+            client_info=types.Implementation(name="interop-py", version="1.0.0"),
+        )
 
 
 def main(script, run):

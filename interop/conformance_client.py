@@ -11,9 +11,9 @@ The scenario is the same as interop/conformance_client.mjs's, step for step.
 
 import json
 
-from mcp import ClientSession, types
+from mcp import types
 
-from common import connect, failure, main, plain
+from common import Recorder, connect, failure, main, plain
 
 # The answers of the user, by the first property of the form asked.
 FORMS = {
@@ -39,44 +39,14 @@ SIMPLE_TOOLS = [
 
 
 async def run(mode, target):
-    elicitations, samplings, logs, updates, transport_errors = [], [], [], [], []
-
-    async def on_elicit(context, params):
-        elicitations.append(plain(params))
-        first = next(iter(params.requestedSchema["properties"]))
-        return types.ElicitResult(action="accept", content=FORMS[first])
-
-    async def on_sample(context, params):
-        samplings.append(plain(params))
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text="This is a test response from the client"),
-            model="test-model",
-            stopReason="endTurn",
-        )
-
-    async def on_log(params):
-        logs.append(plain(params))
-
-    async def on_message(message):
-        if isinstance(message, Exception):
-            transport_errors.append(str(message))
-        elif isinstance(message, types.ServerNotification) and isinstance(
-            message.root, types.ResourceUpdatedNotification
-        ):
-            updates.append(plain(message.root.params))
-
+    recorder = Recorder(
+        lambda params: FORMS[next(iter(params.requestedSchema["properties"]))],
+        "test-model",
+        "This is a test response from the client",
+    )
     transcript = {}
     async with connect(mode, target) as (read, write):
-        async with ClientSession(
-            read,
-            write,
-            sampling_callback=on_sample,
-            elicitation_callback=on_elicit,
-            logging_callback=on_log,
-            message_handler=on_message,
-            client_info=types.Implementation(name="interop-py", version="1.0.0"),
-        ) as session:
+        async with recorder.session(read, write) as session:
             initialized = await session.initialize()
             transcript["serverInfo"] = plain(initialized.serverInfo)
             transcript["capabilities"] = plain(initialized.capabilities)
@@ -101,7 +71,7 @@ async def run(mode, target):
             transcript["test_tool_with_logging"] = plain(
                 await session.call_tool("test_tool_with_logging", {})
             )
-            transcript["logs"] = list(logs)
+            transcript["logs"] = recorder.take_logs()
             progress = []
 
             async def on_progress(done, total, message):
@@ -118,7 +88,7 @@ async def run(mode, target):
             transcript["test_sampling"] = plain(
                 await session.call_tool("test_sampling", {"prompt": "Test prompt for sampling"})
             )
-            transcript["samplings"] = samplings
+            transcript["samplings"] = recorder.samplings
             transcript["test_elicitation"] = plain(
                 await session.call_tool(
                     "test_elicitation", {"message": "Please provide your information"}
@@ -126,7 +96,7 @@ async def run(mode, target):
             )
             for name in ["test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"]:
                 transcript[name] = plain(await session.call_tool(name, {}))
-            transcript["elicitations"] = elicitations
+            transcript["elicitations"] = recorder.elicitations
 
             transcript["resources"] = plain((await session.list_resources()).resources)
             transcript["templates"] = plain(
@@ -141,7 +111,7 @@ async def run(mode, target):
             transcript["unsubscribe"] = plain(
                 await session.unsubscribe_resource("test://watched-resource")
             )
-            transcript["updates"] = updates
+            transcript["updates"] = recorder.updates
 
             transcript["prompts"] = plain((await session.list_prompts()).prompts)
             transcript["test_simple_prompt"] = plain(await session.get_prompt("test_simple_prompt"))
@@ -164,7 +134,7 @@ async def run(mode, target):
                     {"name": "arg1", "value": "test"},
                 )
             )
-            transcript["transportErrors"] = transport_errors
+            transcript["transportErrors"] = recorder.transport_errors
     print(json.dumps(transcript))
 
 

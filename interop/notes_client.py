@@ -11,50 +11,16 @@ produce the same transcript.
 
 import json
 
-from mcp import ClientSession, types
+from mcp import types
 
-from common import connect, failure, main, plain
+from common import Recorder, connect, failure, main, plain
 
 
 async def run(mode, target):
-    elicitations, samplings, logs, transport_errors = [], [], [], []
-
-    async def on_elicit(context, params):
-        elicitations.append(plain(params))
-        return types.ElicitResult(action="accept", content={"delete": True})
-
-    async def on_sample(context, params):
-        samplings.append(plain(params))
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text="A note about ideas."),
-            model="interop-model",
-            stopReason="endTurn",
-        )
-
-    async def on_log(params):
-        logs.append(plain(params))
-
-    async def on_message(message):
-        if isinstance(message, Exception):
-            transport_errors.append(str(message))
-
-    def take_logs():
-        taken = list(logs)
-        logs.clear()
-        return taken
-
+    recorder = Recorder(lambda params: {"delete": True}, "interop-model", "A note about ideas.")
     transcript = {}
     async with connect(mode, target) as (read, write):
-        async with ClientSession(
-            read,
-            write,
-            sampling_callback=on_sample,
-            elicitation_callback=on_elicit,
-            logging_callback=on_log,
-            message_handler=on_message,
-            client_info=types.Implementation(name="interop-py", version="1.0.0"),
-        ) as session:
+        async with recorder.session(read, write) as session:
             transcript["initialize"] = plain(await session.initialize())
             transcript["ping"] = plain(await session.send_ping())
             transcript["tools"] = plain((await session.list_tools()).tools)
@@ -82,16 +48,16 @@ async def run(mode, target):
                 await session.call_tool("word_count", {}, progress_callback=on_progress)
             )
             transcript["wordCountProgress"] = progress
-            transcript["wordCountLogs"] = take_logs()
+            transcript["wordCountLogs"] = recorder.take_logs()
 
             transcript["setLevel"] = plain(await session.set_logging_level("warning"))
             await session.call_tool("word_count", {})
-            transcript["logsAfterSetLevel"] = take_logs()
+            transcript["logsAfterSetLevel"] = recorder.take_logs()
 
             transcript["deleteNote"] = plain(await session.call_tool("delete_note", {"id": 1}))
-            transcript["elicitations"] = elicitations
+            transcript["elicitations"] = recorder.elicitations
             transcript["summarize"] = plain(await session.call_tool("summarize_note", {"id": 2}))
-            transcript["samplings"] = samplings
+            transcript["samplings"] = recorder.samplings
 
             transcript["prompts"] = plain((await session.list_prompts()).prompts)
             transcript["prompt"] = plain(
@@ -119,7 +85,7 @@ async def run(mode, target):
             )
             transcript["readNote"] = plain(await session.read_resource("notes://3"))
             transcript["readMissing"] = await failure(session.read_resource("notes://99"))
-            transcript["transportErrors"] = transport_errors
+            transcript["transportErrors"] = recorder.transport_errors
     print(json.dumps(transcript))
 
 

@@ -119,6 +119,11 @@ fn call(id: i64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 
+/// POSTs `body` and returns the status and the JSON answer.
+async fn exchange(url: &str, session: Option<&str>, body: &Value) -> (StatusCode, Value) {
+    json_body(post(url, session, body).send().await.unwrap()).await
+}
+
 async fn json_body(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     (status, response.json().await.unwrap())
@@ -184,13 +189,7 @@ async fn sessions_are_minted_required_and_ended() {
     assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
     let other = open_session(url, "2025-11-25").await;
     assert_ne!(session, other);
-    let (status, body) = json_body(
-        post(url, None, &call(1, "echo", json!({"text": "x"})))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = exchange(url, None, &call(1, "echo", json!({"text": "x"}))).await;
     assert_eq!(
         (status, body["error"]["code"].clone()),
         (StatusCode::BAD_REQUEST, json!(-32600))
@@ -204,15 +203,10 @@ async fn sessions_are_minted_required_and_ended() {
         unknown.send().await.unwrap().status(),
         StatusCode::NOT_FOUND
     );
-    let (status, body) = json_body(
-        post(
-            url,
-            Some(&session),
-            &call(1, "echo", json!({"text": "hello"})),
-        )
-        .send()
-        .await
-        .unwrap(),
+    let (status, body) = exchange(
+        url,
+        Some(&session),
+        &call(1, "echo", json!({"text": "hello"})),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -237,13 +231,7 @@ async fn sessions_are_minted_required_and_ended() {
         .unwrap();
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
     // The other session is untouched.
-    let (status, _) = json_body(
-        post(url, Some(&other), &call(3, "echo", json!({"text": "x"})))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = exchange(url, Some(&other), &call(3, "echo", json!({"text": "x"}))).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -283,13 +271,7 @@ async fn a_stateless_server_has_no_sessions() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().get("mcp-session-id").is_none());
-    let (status, body) = json_body(
-        post(url, None, &call(1, "echo", json!({"text": "free"})))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = exchange(url, None, &call(1, "echo", json!({"text": "free"}))).await;
     assert_eq!(
         (status, body["result"]["content"][0]["text"].clone()),
         (StatusCode::OK, json!("free"))
@@ -306,7 +288,7 @@ async fn a_stateless_server_has_no_sessions() {
         StatusCode::METHOD_NOT_ALLOWED
     );
     let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "test://watched"}});
-    let (_, body) = json_body(post(url, None, &subscribe).send().await.unwrap()).await;
+    let (_, body) = exchange(url, None, &subscribe).await;
     assert_eq!(body["error"]["code"], -32600);
     assert!(
         body["error"]["message"]
@@ -314,17 +296,11 @@ async fn a_stateless_server_has_no_sessions() {
             .unwrap()
             .contains("keeps state")
     );
-    let (_, body) = json_body(
-        post(url, None, &call(3, "ask", json!({})))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, body) = exchange(url, None, &call(3, "ask", json!({}))).await;
     assert_eq!(body["result"]["isError"], true);
     // Without MCP-Protocol-Version, a stateless request is taken as 2025-03-26.
     let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
-    let (_, body) = json_body(post(url, None, &list).send().await.unwrap()).await;
+    let (_, body) = exchange(url, None, &list).await;
     assert!(
         body["result"]["tools"]
             .as_array()
@@ -371,13 +347,7 @@ async fn handlers_that_send_get_an_sse_stream_with_a_priming_event() {
     let events = sse(post(url, Some(&old), &request).send().await.unwrap()).await;
     assert_eq!(events.len(), 3);
     assert!(events.iter().all(|e| !e.data.is_empty() && e.id.is_some()));
-    let (status, _) = json_body(
-        post(url, Some(&old), &call(8, "busy", json!({})))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = exchange(url, Some(&old), &call(8, "busy", json!({}))).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -438,7 +408,7 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
     let watcher = open_session(url, "2025-11-25").await;
     let bystander = open_session(url, "2025-11-25").await;
     let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": "test://watched"}});
-    let (_, body) = json_body(post(url, Some(&watcher), &subscribe).send().await.unwrap()).await;
+    let (_, body) = exchange(url, Some(&watcher), &subscribe).await;
     assert_eq!(body["result"], json!({}));
     let get = |session: &str| {
         client()
@@ -629,7 +599,7 @@ async fn batches_are_accepted_on_2025_03_26_sessions_only() {
     let batch = json!([call(1, "echo", json!({"text": "a"})), {"jsonrpc": "2.0", "method": "notifications/initialized"},
                        call(2, "echo", json!({"text": "b"}))]);
     let old = open_session(url, "2025-03-26").await;
-    let (status, body) = json_body(post(url, Some(&old), &batch).send().await.unwrap()).await;
+    let (status, body) = exchange(url, Some(&old), &batch).await;
     assert_eq!(status, StatusCode::OK);
     let texts: Vec<Value> = body
         .as_array()
@@ -639,7 +609,7 @@ async fn batches_are_accepted_on_2025_03_26_sessions_only() {
         .collect();
     assert_eq!(texts, [json!("a"), json!("b")]);
     let newer = open_session(url, "2025-06-18").await;
-    let (status, body) = json_body(post(url, Some(&newer), &batch).send().await.unwrap()).await;
+    let (status, body) = exchange(url, Some(&newer), &batch).await;
     assert_eq!(
         (status, body["error"]["code"].clone()),
         (StatusCode::BAD_REQUEST, json!(-32600))
@@ -657,11 +627,11 @@ async fn concurrent_sessions_stay_isolated() {
             let session = open_session(&url, "2025-11-25").await;
             let level = if n % 2 == 0 { "error" } else { "debug" };
             let set = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": level}});
-            let (status, _) = json_body(post(&url, Some(&session), &set).send().await.unwrap()).await;
+            let (status, _) = exchange(&url, Some(&session), &set).await;
             assert_eq!(status, StatusCode::OK);
             for id in 2..12 {
                 let text = format!("session {n} call {id}");
-                let (_, body) = json_body(post(&url, Some(&session), &call(id, "echo", json!({"text": text}))).send().await.unwrap()).await;
+                let (_, body) = exchange(&url, Some(&session), &call(id, "echo", json!({"text": text}))).await;
                 assert_eq!(body["id"], id);
                 assert_eq!(body["result"]["content"][0]["text"], text);
             }
