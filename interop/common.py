@@ -48,6 +48,19 @@ async def connect(mode, target):
             yield read, write
 
 
+def progress_recorder():
+    """A list, and a progress callback that appends what it is called with to the list."""
+    progress = []
+
+    async def on_progress(done, total, message):
+        entry = {"progress": done, "total": total}
+        if message is not None:
+            entry["message"] = message
+        progress.append(plain(entry))
+
+    return progress, on_progress
+
+
 class Recorder:
     """The callbacks of a client session, recording what the server sent: its elicitation and
     sampling requests (answered with `answer_form(params)` and a text from `model`), log messages,

@@ -13,7 +13,7 @@ import json
 
 from mcp import types
 
-from common import Recorder, connect, failure, main, plain
+from common import Recorder, connect, failure, main, plain, progress_recorder
 
 # The answers of the user, by the first property of the form asked.
 FORMS = {
@@ -72,14 +72,7 @@ async def run(mode, target):
                 await session.call_tool("test_tool_with_logging", {})
             )
             transcript["logs"] = recorder.take_logs()
-            progress = []
-
-            async def on_progress(done, total, message):
-                entry = {"progress": done, "total": total}
-                if message is not None:
-                    entry["message"] = message
-                progress.append(plain(entry))
-
+            progress, on_progress = progress_recorder()
             transcript["test_tool_with_progress"] = plain(
                 await session.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
             )

@@ -13,7 +13,7 @@ import json
 
 from mcp import types
 
-from common import Recorder, connect, failure, main, plain
+from common import Recorder, connect, failure, main, plain, progress_recorder
 
 
 async def run(mode, target):
@@ -36,14 +36,7 @@ async def run(mode, target):
             )
             transcript["search"] = plain(await session.call_tool("search_notes", {"text": "rust"}))
 
-            progress = []
-
-            async def on_progress(done, total, message):
-                entry = {"progress": done, "total": total}
-                if message is not None:
-                    entry["message"] = message
-                progress.append(plain(entry))
-
+            progress, on_progress = progress_recorder()
             transcript["wordCount"] = plain(
                 await session.call_tool("word_count", {}, progress_callback=on_progress)
             )
