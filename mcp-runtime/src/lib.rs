@@ -38,6 +38,7 @@ pub mod completion;
 pub mod elicit;
 pub mod extract;
 pub mod prompt;
+pub mod request_state;
 pub mod resource;
 pub mod server;
 pub mod tool;

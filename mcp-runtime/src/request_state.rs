@@ -1,0 +1,473 @@
+//! Integrity protection for `requestState` (2026-07-28, SEP-2322).
+//!
+//! A server that answers a request with an input-required result may hand the client a
+//! `requestState` string, which the client echoes on its retry. The string comes back from the
+//! client, so it is attacker-controlled: a [`RequestStateCodec`] seals what the handler wants to
+//! keep into a token that the server alone can open. A token carries
+//!
+//! - the handler's data (any JSON);
+//! - an expiry (ten minutes after sealing by default);
+//! - the authenticated subject the state was issued to (when the transport knows one);
+//! - a SHA-256 digest of the original request (method and params, without `_meta`,
+//!   `inputResponses` and `requestState`), so that state issued for one call cannot be replayed
+//!   on another;
+//!
+//! and an HMAC-SHA256 over all of it, under a key named in the token, so that keys can be
+//! rotated: a codec seals with its current key and opens tokens of its current and previous keys.
+//!
+//! ```
+//! use mcp_runtime::request_state::{RequestBinding, RequestStateCodec};
+//! use serde_json::json;
+//!
+//! let codec = RequestStateCodec::new("k1", [7u8; 32]).unwrap();
+//! let params = json!({"name": "deploy", "arguments": {"env": "prod"}});
+//! let binding = RequestBinding::new(Some("alice"), "tools/call", &params);
+//! let token = codec.seal(&binding, &json!({"step": 2}));
+//! assert_eq!(codec.open(&token, &binding).unwrap(), json!({"step": 2}));
+//!
+//! // The same token on another call, or for another subject, is refused.
+//! let other = RequestBinding::new(Some("alice"), "tools/call", &json!({"name": "deploy"}));
+//! assert!(codec.open(&token, &other).is_err());
+//! ```
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use mcp_core::ErrorObject;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The version tag that starts every token.
+const VERSION: &str = "v1";
+/// The shortest secret a key may have, in bytes.
+const MIN_SECRET: usize = 32;
+
+/// Why a `requestState` was refused (or a key rejected).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestStateError {
+    /// The token is not one this codec writes.
+    #[error("requestState is malformed")]
+    Malformed,
+    /// The token names a key the codec does not hold (rotated out, or another server's).
+    #[error("requestState was sealed with an unknown key {0:?}")]
+    UnknownKey(String),
+    /// The MAC does not match: the token was altered.
+    #[error("requestState integrity check failed")]
+    Tampered,
+    /// The token is past its expiry.
+    #[error("requestState has expired")]
+    Expired,
+    /// The token was issued to another subject.
+    #[error("requestState was issued to another client")]
+    ForeignSubject,
+    /// The token was issued for another request.
+    #[error("requestState was issued for another request")]
+    ForeignRequest,
+    /// A key's secret is too short.
+    #[error("a requestState key needs a secret of at least {MIN_SECRET} bytes, not {0}")]
+    WeakKey(usize),
+}
+
+impl From<&RequestStateError> for ErrorObject {
+    /// A refused state is an invalid parameter of the retried request (-32602).
+    fn from(error: &RequestStateError) -> Self {
+        ErrorObject::invalid_params(error.to_string())
+    }
+}
+
+impl From<RequestStateError> for ErrorObject {
+    fn from(error: RequestStateError) -> Self {
+        ErrorObject::from(&error)
+    }
+}
+
+/// What a token is bound to: the subject it was issued to and the request it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestBinding {
+    subject: Option<String>,
+    request: [u8; 32],
+}
+
+impl RequestBinding {
+    /// The binding of a request of `method` with `params`, made by `subject` (the authenticated
+    /// principal, if the transport has one). The params' `_meta`, `inputResponses` and
+    /// `requestState` are left out, and objects are compared whatever their key order, so that
+    /// the original request and its retries have the same binding.
+    pub fn new(subject: Option<&str>, method: &str, params: &Value) -> Self {
+        let mut hasher = Sha256::new();
+        hasher.update(method.as_bytes());
+        hasher.update([0]);
+        let mut canonical = String::new();
+        match params {
+            Value::Object(map) => {
+                let kept = map
+                    .iter()
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState")
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()));
+                write_canonical(&Value::Object(kept.collect()), &mut canonical);
+            }
+            other => write_canonical(other, &mut canonical),
+        }
+        hasher.update(canonical.as_bytes());
+        RequestBinding {
+            subject: subject.map(str::to_owned),
+            request: hasher.finalize().into(),
+        }
+    }
+}
+
+/// Writes `value` as JSON with the keys of every object sorted.
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// A named HMAC key.
+#[derive(Clone)]
+struct StateKey {
+    id: String,
+    secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StateKey {
+    fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Result<Self, RequestStateError> {
+        let secret = secret.into();
+        if secret.len() < MIN_SECRET {
+            return Err(RequestStateError::WeakKey(secret.len()));
+        }
+        Ok(StateKey {
+            id: id.into(),
+            secret,
+        })
+    }
+
+    fn mac(&self, signed: &str) -> Hmac<Sha256> {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.secret)
+            .expect("HMAC takes any key size");
+        mac.update(signed.as_bytes());
+        mac
+    }
+}
+
+/// What a token carries.
+#[derive(Serialize, Deserialize)]
+struct Payload {
+    /// Expiry, in seconds since the Unix epoch.
+    exp: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sub: Option<String>,
+    /// The request digest, base64url.
+    req: String,
+    data: Value,
+}
+
+/// Seals and opens `requestState` tokens (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub struct RequestStateCodec {
+    current: StateKey,
+    previous: Vec<StateKey>,
+    lifetime: Duration,
+}
+
+impl RequestStateCodec {
+    /// A codec sealing with the key `id` (a short name written into each token) of `secret`
+    /// (at least 32 bytes, from a secure random source; share it between the instances of a
+    /// deployment so that any of them can open a token).
+    pub fn new(
+        id: impl Into<String>,
+        secret: impl Into<Vec<u8>>,
+    ) -> Result<Self, RequestStateError> {
+        Ok(RequestStateCodec {
+            current: StateKey::new(id, secret)?,
+            previous: Vec::new(),
+            lifetime: Duration::from_secs(600),
+        })
+    }
+
+    /// A codec with a fresh random key, for a single server process (its tokens cannot be
+    /// opened by another process or after a restart).
+    pub fn random() -> Self {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret).expect("the operating system provides random bytes");
+        let mut id = [0u8; 6];
+        getrandom::fill(&mut id).expect("the operating system provides random bytes");
+        Self::new(URL_SAFE_NO_PAD.encode(id), secret.to_vec()).expect("32 bytes are enough")
+    }
+
+    /// How long a token stays valid (ten minutes by default).
+    pub fn lifetime(mut self, lifetime: Duration) -> Self {
+        self.lifetime = lifetime;
+        self
+    }
+
+    /// Starts sealing with the new key `id`; tokens of the key used so far are still opened.
+    pub fn rotate(
+        mut self,
+        id: impl Into<String>,
+        secret: impl Into<Vec<u8>>,
+    ) -> Result<Self, RequestStateError> {
+        let next = StateKey::new(id, secret)?;
+        self.previous
+            .insert(0, std::mem::replace(&mut self.current, next));
+        Ok(self)
+    }
+
+    /// Opens tokens of the retired key `id` too (for instances that start after a rotation).
+    pub fn accept(
+        mut self,
+        id: impl Into<String>,
+        secret: impl Into<Vec<u8>>,
+    ) -> Result<Self, RequestStateError> {
+        self.previous.push(StateKey::new(id, secret)?);
+        Ok(self)
+    }
+
+    /// Seals `data` for the request `binding` describes.
+    pub fn seal(&self, binding: &RequestBinding, data: &Value) -> String {
+        self.seal_at(binding, data, SystemTime::now())
+    }
+
+    /// Opens `token` for the request `binding` describes and returns the data sealed in it.
+    pub fn open(&self, token: &str, binding: &RequestBinding) -> Result<Value, RequestStateError> {
+        self.open_at(token, binding, SystemTime::now())
+    }
+
+    fn seal_at(&self, binding: &RequestBinding, data: &Value, now: SystemTime) -> String {
+        let payload = Payload {
+            exp: unix_seconds(now + self.lifetime),
+            sub: binding.subject.clone(),
+            req: URL_SAFE_NO_PAD.encode(binding.request),
+            data: data.clone(),
+        };
+        let payload = serde_json::to_vec(&payload).expect("a payload always serializes");
+        let signed = format!(
+            "{VERSION}.{}.{}",
+            self.current.id,
+            URL_SAFE_NO_PAD.encode(payload)
+        );
+        let tag = self.current.mac(&signed).finalize().into_bytes();
+        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(tag))
+    }
+
+    fn open_at(
+        &self,
+        token: &str,
+        binding: &RequestBinding,
+        now: SystemTime,
+    ) -> Result<Value, RequestStateError> {
+        let (signed, tag) = token.rsplit_once('.').ok_or(RequestStateError::Malformed)?;
+        let mut parts = signed.splitn(3, '.');
+        let (Some(VERSION), Some(key_id), Some(payload)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(RequestStateError::Malformed);
+        };
+        let key = std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|k| k.id == key_id)
+            .ok_or_else(|| RequestStateError::UnknownKey(key_id.to_owned()))?;
+        let tag = URL_SAFE_NO_PAD
+            .decode(tag)
+            .map_err(|_| RequestStateError::Malformed)?;
+        key.mac(signed)
+            .verify_slice(&tag)
+            .map_err(|_| RequestStateError::Tampered)?;
+        let payload = URL_SAFE_NO_PAD
+            .decode(payload)
+            .map_err(|_| RequestStateError::Malformed)?;
+        let payload: Payload =
+            serde_json::from_slice(&payload).map_err(|_| RequestStateError::Malformed)?;
+        if unix_seconds(now) >= payload.exp {
+            return Err(RequestStateError::Expired);
+        }
+        if payload.sub != binding.subject {
+            return Err(RequestStateError::ForeignSubject);
+        }
+        if payload.req != URL_SAFE_NO_PAD.encode(binding.request) {
+            return Err(RequestStateError::ForeignRequest);
+        }
+        Ok(payload.data)
+    }
+}
+
+fn unix_seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codec() -> RequestStateCodec {
+        RequestStateCodec::new("k1", [1u8; 32]).unwrap()
+    }
+
+    fn binding() -> RequestBinding {
+        RequestBinding::new(
+            Some("alice"),
+            "tools/call",
+            &json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}}),
+        )
+    }
+
+    #[test]
+    fn a_sealed_state_opens_on_the_retry_of_the_same_request() {
+        let token = codec().seal(&binding(), &json!({"step": 2, "seen": ["a"]}));
+        assert!(token.starts_with("v1.k1."), "{token}");
+        // The retry adds inputResponses, requestState and _meta, and may order keys otherwise.
+        let retry = RequestBinding::new(
+            Some("alice"),
+            "tools/call",
+            &json!({"arguments": {"n": 1, "env": "prod"}, "name": "deploy",
+                "inputResponses": {"x": {}}, "requestState": token, "_meta": {"a": 1}}),
+        );
+        assert_eq!(
+            codec().open(&token, &retry),
+            Ok(json!({"step": 2, "seen": ["a"]}))
+        );
+    }
+
+    #[test]
+    fn tampered_expired_and_foreign_states_are_refused() {
+        let codec = codec();
+        let now = SystemTime::now();
+        let token = codec.seal_at(&binding(), &json!(1), now);
+        // Any changed character of the payload breaks the MAC.
+        let (head, tag) = token.rsplit_once('.').unwrap();
+        let mut bytes = head.as_bytes().to_vec();
+        let last = bytes.len() - 1;
+        bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+        let altered = format!("{}.{tag}", String::from_utf8(bytes).unwrap());
+        assert_eq!(
+            codec.open(&altered, &binding()),
+            Err(RequestStateError::Tampered)
+        );
+        // What the conformance suite sends: the token with a suffix (the tag no longer matches).
+        assert_eq!(
+            codec.open(&format!("{token}-TAMPERED"), &binding()),
+            Err(RequestStateError::Tampered)
+        );
+        assert_eq!(
+            codec.open("not a token", &binding()),
+            Err(RequestStateError::Malformed)
+        );
+        assert_eq!(
+            codec.open_at(&token, &binding(), now + Duration::from_secs(601)),
+            Err(RequestStateError::Expired)
+        );
+        let bob = RequestBinding::new(
+            Some("bob"),
+            "tools/call",
+            &json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}}),
+        );
+        assert_eq!(
+            codec.open(&token, &bob),
+            Err(RequestStateError::ForeignSubject)
+        );
+        let other_call = RequestBinding::new(
+            Some("alice"),
+            "tools/call",
+            &json!({"name": "deploy", "arguments": {"env": "dev", "n": 1}}),
+        );
+        assert_eq!(
+            codec.open(&token, &other_call),
+            Err(RequestStateError::ForeignRequest)
+        );
+        let other_server = RequestStateCodec::new("k1", [2u8; 32]).unwrap();
+        assert_eq!(
+            other_server.open(&token, &binding()),
+            Err(RequestStateError::Tampered)
+        );
+        let error = ErrorObject::from(RequestStateError::Tampered);
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            (
+                mcp_core::ErrorCode(-32602),
+                "requestState integrity check failed"
+            )
+        );
+    }
+
+    #[test]
+    fn keys_rotate_and_weak_keys_are_refused() {
+        let old = codec();
+        let token = old.seal(&binding(), &json!("kept"));
+        let rotated = old.rotate("k2", [3u8; 32]).unwrap();
+        assert_eq!(rotated.open(&token, &binding()), Ok(json!("kept")));
+        let fresh = rotated.seal(&binding(), &json!("new"));
+        assert!(fresh.starts_with("v1.k2."), "{fresh}");
+        // An instance that only knows the new key refuses the old token by its key name.
+        let new_only = RequestStateCodec::new("k2", [3u8; 32]).unwrap();
+        assert_eq!(
+            new_only.open(&token, &binding()),
+            Err(RequestStateError::UnknownKey("k1".into()))
+        );
+        let accepting = new_only.accept("k1", [1u8; 32]).unwrap();
+        assert_eq!(accepting.open(&token, &binding()), Ok(json!("kept")));
+        assert_eq!(
+            RequestStateCodec::new("short", [0u8; 16]).unwrap_err(),
+            RequestStateError::WeakKey(16)
+        );
+        let random = RequestStateCodec::random();
+        let token = random.seal(&binding(), &json!(null));
+        assert_eq!(random.open(&token, &binding()), Ok(json!(null)));
+        assert_eq!(
+            RequestStateCodec::random()
+                .open(&token, &binding())
+                .unwrap_err(),
+            RequestStateError::UnknownKey(token.split('.').nth(1).unwrap().to_owned())
+        );
+    }
+
+    #[test]
+    fn a_subjectless_state_is_refused_to_a_subject() {
+        let anonymous = RequestBinding::new(None, "prompts/get", &json!({"name": "p"}));
+        let token = codec().seal(&anonymous, &json!(true));
+        assert_eq!(codec().open(&token, &anonymous), Ok(json!(true)));
+        let named = RequestBinding::new(Some("alice"), "prompts/get", &json!({"name": "p"}));
+        assert_eq!(
+            codec().open(&token, &named),
+            Err(RequestStateError::ForeignSubject)
+        );
+    }
+}
