@@ -47,6 +47,13 @@ async fn reconnect(ctx: RequestContext) -> &'static str {
     "reconnected"
 }
 
+/// Answer with the region, which proxies route on (`Mcp-Param-Region`).
+#[mcp_tool(input_schema = json!({"type": "object",
+    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}, "required": ["region"]}))]
+async fn regional(region: String) -> String {
+    region
+}
+
 /// A resource to subscribe to.
 #[mcp_resource(uri = "test://watched")]
 async fn watched() -> &'static str {
@@ -684,4 +691,96 @@ async fn many_sessions_under_load_each_get_their_own_answers() {
         );
     }
     assert_eq!(sessions.len(), 200);
+}
+
+/// A 2026-07-28 POST: the version header, the mirrored headers, and `_meta` in the params.
+fn modern_post(url: &str, headers: &[(&str, &str)], body: &Value) -> reqwest::RequestBuilder {
+    let mut request = post(url, None, body).header("mcp-protocol-version", "2026-07-28");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+}
+
+fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
+    let mut request = call(id, name, arguments);
+    request["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    request
+}
+
+#[tokio::test]
+async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
+    let (http, _) = start(true, HttpOptions::default()).await;
+    let url = &http.url;
+    let body = modern_call(7, "regional", json!({"region": "us-west1"}));
+    let call_headers = [
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "regional"),
+        ("mcp-param-region", "us-west1"),
+    ];
+    // A stateful server serves it without a session.
+    let (status, answer) =
+        json_body(modern_post(url, &call_headers, &body).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["result"]["content"][0]["text"], "us-west1");
+    assert_eq!(http.transport.session_count(), 0);
+    // Encoded values are decoded; header names are case-insensitive.
+    let encoded = [
+        ("MCP-METHOD", "tools/call"),
+        ("Mcp-Name", "=?base64?cmVnaW9uYWw=?="),
+        ("Mcp-Param-Region", "=?base64?dXMtd2VzdDE=?="),
+    ];
+    let (status, _) = json_body(modern_post(url, &encoded, &body).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let refused = |headers: &'static [(&'static str, &'static str)]| {
+        let request = modern_post(url, headers, &body);
+        async move { json_body(request.send().await.unwrap()).await }
+    };
+    for (headers, message) in [
+        (
+            &[
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "other"),
+                ("mcp-param-region", "us-west1"),
+            ][..],
+            "Header mismatch: Mcp-Name header value \"other\" does not match body value \"regional\"",
+        ),
+        (
+            &[("mcp-method", "tools/call"), ("mcp-name", "regional")][..],
+            "Header mismatch: the Mcp-Param-Region header is missing",
+        ),
+        (
+            &[
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "regional"),
+                ("mcp-param-region", "eu"),
+            ][..],
+            "Header mismatch: Mcp-Param-Region header value \"eu\" does not match body value \"us-west1\"",
+        ),
+        (
+            &[("mcp-method", "tools/list")][..],
+            "Header mismatch: Mcp-Method header value \"tools/list\" does not match body value \"tools/call\"",
+        ),
+    ] {
+        let (status, answer) = refused(headers).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32020, "message": message}})
+        );
+    }
+    // A 2025-era request to the same endpoint still needs its session.
+    let (status, _) = json_body(
+        post(url, None, &call(8, "echo", json!({"text": "x"})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }

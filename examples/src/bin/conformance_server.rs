@@ -278,6 +278,17 @@ async fn json_schema_2020_12_tool(name: Option<String>) -> String {
     format!("Hello, {}!", name.as_deref().unwrap_or("anonymous"))
 }
 
+/// Echoes its region, which proxies can route on: the client mirrors it into the
+/// `Mcp-Param-Region` header (SEP-2243).
+#[mcp_tool(input_schema = json!({
+    "type": "object",
+    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+    "required": ["region"]
+}))]
+async fn test_header_param(region: String) -> String {
+    format!("Region: {region}")
+}
+
 // Resources. `test://static-text` comes first: scenarios read the first listed resource.
 
 /// A static text resource.

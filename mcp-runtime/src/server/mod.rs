@@ -204,6 +204,12 @@ impl McpServer {
         self.inner.mode
     }
 
+    /// The input schema of the tool `name`, if the server has that tool.
+    pub(crate) fn tool_input_schema(&self, name: &str) -> Option<mcp_core::JsonObject> {
+        let tool = self.inner.registry.tools.get(name)?;
+        Some(tool.definition.tool.input_schema.clone())
+    }
+
     /// The revisions the server speaks.
     pub fn supported_versions(&self) -> SupportedVersions {
         self.inner.options.supported_versions

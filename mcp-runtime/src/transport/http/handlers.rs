@@ -13,10 +13,13 @@ use futures_util::future::join_all;
 use mcp_core::jsonrpc::{
     self, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcRequest, RequestId,
 };
-use mcp_core::{ErrorObject, ProtocolVersion, render};
+use mcp_core::meta::keys::PROTOCOL_VERSION as PROTOCOL_VERSION_META;
+use mcp_core::{Era, ErrorObject, ProtocolVersion, render};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::HttpState;
+use super::headers::{self, HeaderMismatch};
 use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
 use crate::server::{
@@ -145,6 +148,65 @@ fn require_session(http: &HttpState, headers: &HeaderMap) -> Result<Arc<Session>
     })
 }
 
+/// Whether a POST is a 2026-07-28 request, served without a session: it names no session, and
+/// its `MCP-Protocol-Version` header says 2026-07-28 or its params' `_meta` names a protocol
+/// version (`io.modelcontextprotocol/protocolVersion`). Anything else follows the handshake era.
+fn is_modern(
+    headers: &HeaderMap,
+    header_version: Option<ProtocolVersion>,
+    incoming: &Incoming,
+) -> bool {
+    if header_str(headers, SESSION_HEADER).is_some() {
+        return false;
+    }
+    if header_version.is_some_and(|v| v.era() == Era::Modern) {
+        return true;
+    }
+    let params = match incoming {
+        Incoming::Message(JsonRpcMessage::Request(request)) => request.request.params.as_ref(),
+        Incoming::Message(JsonRpcMessage::Notification(notification)) => {
+            notification.notification.params.as_ref()
+        }
+        _ => None,
+    };
+    params
+        .and_then(|p| p.get("_meta"))
+        .is_some_and(|meta| meta.get(PROTOCOL_VERSION_META).is_some())
+}
+
+/// Checks the headers a 2026-07-28 POST mirrors from its body (SEP-2243): `Mcp-Method`,
+/// `Mcp-Name`, and for a `tools/call` the `Mcp-Param-*` headers of the tool's annotated arguments.
+fn check_headers(
+    http: &HttpState,
+    headers: &HeaderMap,
+    incoming: &Incoming,
+) -> Result<(), HeaderMismatch> {
+    let (method, params) = match incoming {
+        Incoming::Message(JsonRpcMessage::Request(request)) => (
+            request.request.method.as_str(),
+            request.request.params.as_ref(),
+        ),
+        Incoming::Message(JsonRpcMessage::Notification(notification)) => (
+            notification.notification.method.as_str(),
+            notification.notification.params.as_ref(),
+        ),
+        _ => return Ok(()),
+    };
+    headers::check_standard(headers, method, params)?;
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+    let Some(schema) = name.and_then(|name| http.server.tool_input_schema(name)) else {
+        // An unknown tool is the dispatcher's to report.
+        return Ok(());
+    };
+    // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
+    let params_of_tool = headers::header_params(&schema).unwrap_or_default();
+    let arguments = params.and_then(|p| p.get("arguments"));
+    headers::check_params(headers, &params_of_tool, arguments)
+}
+
 /// What arrived in a POST body.
 struct Posted {
     requests: Vec<JsonRpcRequest>,
@@ -257,7 +319,26 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
         }
     };
 
+    let modern = is_modern(&headers, header_version, &incoming);
+    if modern && let Err(mismatch) = check_headers(&http, &headers, &incoming) {
+        let id = match &incoming {
+            Incoming::Message(JsonRpcMessage::Request(request)) => Some(request.id.clone()),
+            _ => None,
+        };
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            id,
+            mismatch.into(),
+            ProtocolVersion::V2026_07_28,
+        );
+    }
     let (connection, session, new_session) = match http.server.mode() {
+        // A 2026-07-28 request is served on its own, whatever the mode: that era has no session.
+        _ if modern => (
+            ConnectionState::transient(ProtocolVersion::V2026_07_28),
+            None,
+            false,
+        ),
         ServerMode::Stateful
             if is_initialize(&incoming) && header_str(&headers, SESSION_HEADER).is_none() =>
         {

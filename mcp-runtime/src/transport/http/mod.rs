@@ -34,6 +34,7 @@
 
 mod event_store;
 mod handlers;
+mod headers;
 mod security;
 mod sessions;
 mod streams;

@@ -1,0 +1,422 @@
+//! The HTTP headers that 2026-07-28 requests mirror from their body (SEP-2243): `Mcp-Method`,
+//! `Mcp-Name`, and the `Mcp-Param-{Name}` headers of tool arguments whose schema carries an
+//! `x-mcp-header` annotation.
+//!
+//! A server must refuse (HTTP 400, `-32020` header mismatch) a request whose headers are missing
+//! or disagree with its body, so that a proxy routing on the headers and the server executing the
+//! body always see the same request. Header names are compared case-insensitively, values
+//! exactly (integers numerically); a value may be sent Base64-encoded as `=?base64?…?=`.
+//! (SEP-2243 names the code `-32001`; the 2026-07-28 schema, which this follows, has
+//! `HeaderMismatch` at `-32020`.)
+
+use axum::http::HeaderMap;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use mcp_core::ErrorObject;
+use serde_json::{Map, Value};
+
+/// The header naming the method.
+pub(crate) const METHOD_HEADER: &str = "mcp-method";
+/// The header naming the tool, prompt or resource.
+pub(crate) const NAME_HEADER: &str = "mcp-name";
+/// The prefix of the headers that mirror tool arguments.
+const PARAM_PREFIX: &str = "mcp-param-";
+
+/// A header disagrees with the body, or a required one is missing or malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Header mismatch: {0}")]
+pub(crate) struct HeaderMismatch(String);
+
+impl From<HeaderMismatch> for ErrorObject {
+    fn from(error: HeaderMismatch) -> Self {
+        ErrorObject::header_mismatch(error.to_string())
+    }
+}
+
+/// Why an `x-mcp-header` annotation is invalid (the tool is then left out of `tools/list`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid x-mcp-header annotation at {path}: {reason}")]
+pub(crate) struct InvalidHeaderAnnotation {
+    path: String,
+    reason: &'static str,
+}
+
+/// A tool argument mirrored into a header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeaderParam {
+    /// The `{Name}` of `Mcp-Param-{Name}`.
+    name: String,
+    /// The property names leading to the argument, from the arguments object.
+    path: Vec<String>,
+}
+
+/// The value of header `name`, trimmed; `Err` when it is not visible ASCII.
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, HeaderMismatch> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .map(|v| Some(v.trim_matches([' ', '\t'])))
+            .map_err(|_| HeaderMismatch(format!("the {name} header has invalid characters"))),
+    }
+}
+
+/// Decodes a header value: `=?base64?…?=` is the Base64 of the UTF-8 value, anything else is
+/// the value itself.
+fn decode(name: &str, value: &str) -> Result<String, HeaderMismatch> {
+    let Some(encoded) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return Ok(value.to_owned());
+    };
+    STANDARD
+        .decode(encoded)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .ok_or_else(|| HeaderMismatch(format!("the {name} header is not valid Base64 of UTF-8")))
+}
+
+/// Checks `Mcp-Method` (every request and notification) and `Mcp-Name` (`tools/call`,
+/// `prompts/get`, `resources/read`) against the body's `method` and `params`.
+pub(crate) fn check_standard(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<(), HeaderMismatch> {
+    let sent = header(headers, METHOD_HEADER)?
+        .ok_or_else(|| HeaderMismatch("the Mcp-Method header is missing".into()))?;
+    let sent = decode("Mcp-Method", sent)?;
+    if sent != method {
+        return Err(HeaderMismatch(format!(
+            "Mcp-Method header value {sent:?} does not match body value {method:?}"
+        )));
+    }
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+    let sent = header(headers, NAME_HEADER)?
+        .ok_or_else(|| HeaderMismatch(format!("the Mcp-Name header is missing for {method}")))?;
+    let sent = decode("Mcp-Name", sent)?;
+    if Some(sent.as_str()) != body {
+        return Err(HeaderMismatch(format!(
+            "Mcp-Name header value {sent:?} does not match body value {:?}",
+            body.unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `c` is a `tchar` of RFC 9110 (what a header field name is made of).
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// The arguments a tool's `inputSchema` mirrors into headers, at any depth of `properties`;
+/// `Err` when an annotation breaks a rule of SEP-2243 (empty, not a header token, not unique
+/// case-insensitively, or on a property that is not a string, an integer or a boolean).
+pub(crate) fn header_params(
+    input_schema: &Map<String, Value>,
+) -> Result<Vec<HeaderParam>, InvalidHeaderAnnotation> {
+    fn walk(
+        schema: &Map<String, Value>,
+        path: &mut Vec<String>,
+        found: &mut Vec<HeaderParam>,
+    ) -> Result<(), InvalidHeaderAnnotation> {
+        let invalid = |path: &[String], reason| InvalidHeaderAnnotation {
+            path: format!("/{}", path.join("/")),
+            reason,
+        };
+        if let Some(annotation) = schema.get("x-mcp-header") {
+            let name = annotation
+                .as_str()
+                .ok_or_else(|| invalid(path, "the name is not a string"))?;
+            if name.is_empty() {
+                return Err(invalid(path, "the name is empty"));
+            }
+            if !name.chars().all(is_tchar) {
+                return Err(invalid(path, "the name is not an HTTP header token"));
+            }
+            if !matches!(
+                schema.get("type").and_then(Value::as_str),
+                Some("string" | "integer" | "boolean")
+            ) {
+                return Err(invalid(
+                    path,
+                    "the property is not a string, integer or boolean",
+                ));
+            }
+            if found.iter().any(|p| p.name.eq_ignore_ascii_case(name)) {
+                return Err(invalid(path, "the name is used twice"));
+            }
+            found.push(HeaderParam {
+                name: name.to_owned(),
+                path: path.clone(),
+            });
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (key, sub) in properties {
+                if let Value::Object(sub) = sub {
+                    path.push(key.clone());
+                    walk(sub, path, found)?;
+                    path.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut found = Vec::new();
+    walk(input_schema, &mut Vec::new(), &mut found)?;
+    Ok(found)
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its `arguments`: an argument
+/// given a non-null value needs its header, with the same value.
+pub(crate) fn check_params(
+    headers: &HeaderMap,
+    params: &[HeaderParam],
+    arguments: Option<&Value>,
+) -> Result<(), HeaderMismatch> {
+    for param in params {
+        let value = arguments
+            .and_then(|args| param.path.iter().try_fold(args, |v, key| v.get(key)))
+            .filter(|v| !v.is_null());
+        let header_name = format!("{PARAM_PREFIX}{}", param.name);
+        let display = format!("Mcp-Param-{}", param.name);
+        let sent = header(headers, &header_name)?;
+        let Some(value) = value else { continue };
+        let sent =
+            sent.ok_or_else(|| HeaderMismatch(format!("the {display} header is missing")))?;
+        let sent = decode(&display, sent)?;
+        let matches = match value {
+            Value::String(s) => &sent == s,
+            Value::Bool(b) => sent == b.to_string(),
+            Value::Number(n) => sent.parse::<f64>().ok() == n.as_f64(),
+            _ => false,
+        };
+        if !matches {
+            return Err(HeaderMismatch(format!(
+                "{display} header value {sent:?} does not match body value {value}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+    use serde_json::json;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(
+                axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn standard_headers_must_match_the_body() {
+        let call = json!({"name": "echo", "arguments": {}});
+        let ok = |pairs: &[(&str, &str)], method: &str, params: &Value| {
+            check_standard(&headers(pairs), method, Some(params))
+        };
+        assert_eq!(
+            ok(&[("Mcp-Method", "tools/list")], "tools/list", &json!({})),
+            Ok(())
+        );
+        assert_eq!(
+            ok(&[("MCP-METHOD", "tools/list")], "tools/list", &json!({})),
+            Ok(())
+        );
+        assert_eq!(
+            ok(
+                &[("mcp-method", "tools/call"), ("mcp-name", "  echo  ")],
+                "tools/call",
+                &call
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            ok(&[("mcp-method", "TOOLS/LIST")], "tools/list", &json!({})),
+            Err(HeaderMismatch(
+                "Mcp-Method header value \"TOOLS/LIST\" does not match body value \"tools/list\""
+                    .into()
+            ))
+        );
+        assert_eq!(
+            ok(&[], "tools/list", &json!({})),
+            Err(HeaderMismatch("the Mcp-Method header is missing".into()))
+        );
+        assert_eq!(
+            ok(&[("mcp-method", "tools/call")], "tools/call", &call),
+            Err(HeaderMismatch(
+                "the Mcp-Name header is missing for tools/call".into()
+            ))
+        );
+        assert_eq!(
+            ok(
+                &[("mcp-method", "tools/call"), ("mcp-name", "wrong")],
+                "tools/call",
+                &call
+            ),
+            Err(HeaderMismatch(
+                "Mcp-Name header value \"wrong\" does not match body value \"echo\"".into()
+            ))
+        );
+        let read = json!({"uri": "file:///a%20b.txt"});
+        assert_eq!(
+            ok(
+                &[
+                    ("mcp-method", "resources/read"),
+                    ("mcp-name", "file:///a%20b.txt")
+                ],
+                "resources/read",
+                &read
+            ),
+            Ok(())
+        );
+        // An encoded name is decoded first.
+        let encoded = format!("=?base64?{}?=", STANDARD.encode("echo"));
+        assert_eq!(
+            ok(
+                &[("mcp-method", "tools/call"), ("mcp-name", &encoded)],
+                "tools/call",
+                &call
+            ),
+            Ok(())
+        );
+        let error = ErrorObject::from(HeaderMismatch("x".into()));
+        assert_eq!(error.code, mcp_core::ErrorCode(-32020));
+    }
+
+    fn schema(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn annotations_are_collected_at_any_depth_and_checked() {
+        let params = header_params(&schema(json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "query": {"type": "string"},
+            "target": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard"}}}
+        }})))
+        .unwrap();
+        assert_eq!(
+            params,
+            [
+                HeaderParam {
+                    name: "Region".into(),
+                    path: vec!["region".into()]
+                },
+                HeaderParam {
+                    name: "Shard".into(),
+                    path: vec!["target".into(), "shard".into()]
+                },
+            ]
+        );
+        let reason = |schema_value: Value| {
+            header_params(&schema(schema_value))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            reason(json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}})),
+            "invalid x-mcp-header annotation at /a: the name is empty"
+        );
+        assert_eq!(
+            reason(json!({"properties": {"a": {"type": "string", "x-mcp-header": "Has Space"}}})),
+            "invalid x-mcp-header annotation at /a: the name is not an HTTP header token"
+        );
+        assert_eq!(
+            reason(json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}})),
+            "invalid x-mcp-header annotation at /a: the property is not a string, integer or boolean"
+        );
+        assert_eq!(
+            reason(json!({"properties": {
+                "a": {"type": "string", "x-mcp-header": "Region"},
+                "b": {"type": "string", "x-mcp-header": "REGION"}}})),
+            "invalid x-mcp-header annotation at /b: the name is used twice"
+        );
+    }
+
+    #[test]
+    fn param_headers_must_match_the_arguments() {
+        let params = header_params(&schema(json!({"properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "on": {"type": "boolean", "x-mcp-header": "On"}
+        }})))
+        .unwrap();
+        let check = |pairs: &[(&str, &str)], arguments: Value| {
+            check_params(&headers(pairs), &params, Some(&arguments))
+        };
+        assert_eq!(
+            check(
+                &[
+                    ("mcp-param-region", "Hello"),
+                    ("mcp-param-n", "42.0"),
+                    ("mcp-param-on", "true")
+                ],
+                json!({"region": "Hello", "n": 42, "on": true})
+            ),
+            Ok(())
+        );
+        // Null or absent arguments need no header.
+        assert_eq!(check(&[], json!({"region": null})), Ok(()));
+        assert_eq!(
+            check(
+                &[("mcp-param-region", "=?base64?SGVsbG8=?=")],
+                json!({"region": "Hello"})
+            ),
+            Ok(())
+        );
+        // Without both markers a value is a literal.
+        assert_eq!(
+            check(
+                &[("mcp-param-region", "=?base64?SGVsbG8=")],
+                json!({"region": "=?base64?SGVsbG8="})
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                &[("mcp-param-region", "=?base64?SGVsbG8?=")],
+                json!({"region": "Hello"})
+            ),
+            Err(HeaderMismatch(
+                "the Mcp-Param-Region header is not valid Base64 of UTF-8".into()
+            ))
+        );
+        assert_eq!(
+            check(
+                &[("mcp-param-region", "=?base64?SGVs!!!bG8=?=")],
+                json!({"region": "Hello"})
+            ),
+            Err(HeaderMismatch(
+                "the Mcp-Param-Region header is not valid Base64 of UTF-8".into()
+            ))
+        );
+        assert_eq!(
+            check(&[], json!({"region": "test-value"})),
+            Err(HeaderMismatch(
+                "the Mcp-Param-Region header is missing".into()
+            ))
+        );
+        assert_eq!(
+            check(&[("mcp-param-n", "41")], json!({"n": 42})),
+            Err(HeaderMismatch(
+                "Mcp-Param-N header value \"41\" does not match body value 42".into()
+            ))
+        );
+    }
+}
