@@ -784,3 +784,124 @@ async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// Every revision the server speaks, newest first.
+const ALL_VERSIONS: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+#[tokio::test]
+async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
+    let (http, _) = start(true, HttpOptions::default()).await;
+    let url = &http.url;
+    let meta = |version: &str| {
+        json!({"io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {}})
+    };
+    let request = |id: i64, method: &str, meta: Option<Value>| {
+        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}});
+        if let Some(meta) = meta {
+            body["params"]["_meta"] = meta;
+        }
+        body
+    };
+    let cases = [
+        // No _meta at all.
+        (
+            "2026-07-28",
+            request(1, "server/discover", None),
+            StatusCode::BAD_REQUEST,
+            json!({"code": -32602, "message": "Invalid params: a 2026-07-28 request needs _meta"}),
+        ),
+        (
+            "2026-07-28",
+            request(
+                2,
+                "server/discover",
+                Some(json!({"io.modelcontextprotocol/clientCapabilities": {}})),
+            ),
+            StatusCode::BAD_REQUEST,
+            json!({"code": -32602, "message": "Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion"}),
+        ),
+        (
+            "2026-07-28",
+            request(3, "server/discover", Some(meta("v999.0.0"))),
+            StatusCode::BAD_REQUEST,
+            json!({"code": -32020, "message":
+                "Header mismatch: MCP-Protocol-Version header value \"2026-07-28\" does not match _meta value \"v999.0.0\""}),
+        ),
+        (
+            "v999.0.0",
+            request(4, "server/discover", Some(meta("v999.0.0"))),
+            StatusCode::BAD_REQUEST,
+            json!({"code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ALL_VERSIONS, "requested": "v999.0.0"}}),
+        ),
+        (
+            "2026-07-28",
+            request(5, "ping", Some(meta("2026-07-28"))),
+            StatusCode::NOT_FOUND,
+            json!({"code": -32601, "message": "Method not found: ping"}),
+        ),
+        (
+            "2026-07-28",
+            request(6, "logging/setLevel", Some(meta("2026-07-28"))),
+            StatusCode::NOT_FOUND,
+            json!({"code": -32601, "message": "Method not found: logging/setLevel"}),
+        ),
+    ];
+    for (version, body, status, error) in cases {
+        let method = body["method"].as_str().unwrap().to_owned();
+        let response = post(url, None, &body)
+            .header("mcp-protocol-version", version)
+            .header("mcp-method", method)
+            .send()
+            .await
+            .unwrap();
+        let (got, answer) = json_body(response).await;
+        assert_eq!(got, status, "{body}");
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": body["id"], "error": error})
+        );
+    }
+    // Without the version header, a request whose _meta is modern is refused.
+    let (status, answer) = exchange(
+        url,
+        None,
+        &request(7, "tools/list", Some(meta("2026-07-28"))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer["error"]["code"], -32020);
+    // A modern request that passes is answered with a result for its revision.
+    let (status, answer) = json_body(
+        modern_post(
+            url,
+            &[("mcp-method", "server/discover")],
+            &request(8, "server/discover", Some(meta("2026-07-28"))),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["result"]["supportedVersions"], json!(ALL_VERSIONS));
+    assert_eq!(answer["result"]["resultType"], "complete");
+    // That revision has no standalone stream and no sessions to end.
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = client()
+            .request(method, url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    }
+}

@@ -13,15 +13,12 @@ use futures_util::future::join_all;
 use mcp_core::jsonrpc::{
     self, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcRequest, RequestId,
 };
-use mcp_core::meta::keys::PROTOCOL_VERSION as PROTOCOL_VERSION_META;
-use mcp_core::{Era, ErrorObject, ProtocolVersion, render};
-use serde_json::Value;
+use mcp_core::{ErrorObject, ProtocolVersion, render};
 use tokio::sync::mpsc;
 
-use super::HttpState;
-use super::headers::{self, HeaderMismatch};
 use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
+use super::{HttpState, era};
 use crate::server::{
     ConnectionState, MessageSink, Outbound, PeerGone, Reply, RequestTask, ServerMode, SharedSink,
 };
@@ -103,7 +100,7 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
         })
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -146,65 +143,6 @@ fn require_session(http: &HttpState, headers: &HeaderMap) -> Result<Arc<Session>
             "Session not found: start a new one with initialize",
         )
     })
-}
-
-/// Whether a POST is a 2026-07-28 request, served without a session: it names no session, and
-/// its `MCP-Protocol-Version` header says 2026-07-28 or its params' `_meta` names a protocol
-/// version (`io.modelcontextprotocol/protocolVersion`). Anything else follows the handshake era.
-fn is_modern(
-    headers: &HeaderMap,
-    header_version: Option<ProtocolVersion>,
-    incoming: &Incoming,
-) -> bool {
-    if header_str(headers, SESSION_HEADER).is_some() {
-        return false;
-    }
-    if header_version.is_some_and(|v| v.era() == Era::Modern) {
-        return true;
-    }
-    let params = match incoming {
-        Incoming::Message(JsonRpcMessage::Request(request)) => request.request.params.as_ref(),
-        Incoming::Message(JsonRpcMessage::Notification(notification)) => {
-            notification.notification.params.as_ref()
-        }
-        _ => None,
-    };
-    params
-        .and_then(|p| p.get("_meta"))
-        .is_some_and(|meta| meta.get(PROTOCOL_VERSION_META).is_some())
-}
-
-/// Checks the headers a 2026-07-28 POST mirrors from its body (SEP-2243): `Mcp-Method`,
-/// `Mcp-Name`, and for a `tools/call` the `Mcp-Param-*` headers of the tool's annotated arguments.
-fn check_headers(
-    http: &HttpState,
-    headers: &HeaderMap,
-    incoming: &Incoming,
-) -> Result<(), HeaderMismatch> {
-    let (method, params) = match incoming {
-        Incoming::Message(JsonRpcMessage::Request(request)) => (
-            request.request.method.as_str(),
-            request.request.params.as_ref(),
-        ),
-        Incoming::Message(JsonRpcMessage::Notification(notification)) => (
-            notification.notification.method.as_str(),
-            notification.notification.params.as_ref(),
-        ),
-        _ => return Ok(()),
-    };
-    headers::check_standard(headers, method, params)?;
-    if method != "tools/call" {
-        return Ok(());
-    }
-    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-    let Some(schema) = name.and_then(|name| http.server.tool_input_schema(name)) else {
-        // An unknown tool is the dispatcher's to report.
-        return Ok(());
-    };
-    // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
-    let params_of_tool = headers::header_params(&schema).unwrap_or_default();
-    let arguments = params.and_then(|p| p.get("arguments"));
-    headers::check_params(headers, &params_of_tool, arguments)
 }
 
 /// What arrived in a POST body.
@@ -287,15 +225,9 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
             "Unsupported Media Type: the body must be application/json",
         );
     }
-    let header_version = match header_version(&headers) {
-        Ok(version) => version,
-        Err(name) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
-            );
-        }
-    };
+    // An unknown version is refused below, once the body tells which era the request is of.
+    let named_version = header_version(&headers);
+    let header_version = named_version.clone().ok().flatten();
     let limit = http.options.body_limit;
     let body = match axum::body::to_bytes(body, limit).await {
         Ok(body) => body,
@@ -319,16 +251,18 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
         }
     };
 
-    let modern = is_modern(&headers, header_version, &incoming);
-    if modern && let Err(mismatch) = check_headers(&http, &headers, &incoming) {
-        let id = match &incoming {
-            Incoming::Message(JsonRpcMessage::Request(request)) => Some(request.id.clone()),
-            _ => None,
-        };
-        return error_response(
+    let modern = era::is_modern(&headers, header_version, &incoming);
+    if let (false, Err(name)) = (modern, &named_version) {
+        return refuse(
             StatusCode::BAD_REQUEST,
-            id,
-            mismatch.into(),
+            format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
+        );
+    }
+    if modern && let Err(refusal) = era::check(&http.server, &headers, &incoming) {
+        return error_response(
+            refusal.status,
+            refusal.id,
+            *refusal.error,
             ProtocolVersion::V2026_07_28,
         );
     }
@@ -572,6 +506,9 @@ pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) 
             "Not Acceptable: the client must accept text/event-stream",
         );
     }
+    if era::is_modern_client(&headers) {
+        return method_not_allowed("2026-07-28 has no standalone stream: use subscriptions/listen");
+    }
     if http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no standalone stream");
     }
@@ -610,7 +547,7 @@ fn method_not_allowed(message: &str) -> Response {
 
 /// The DELETE handler: ends a session.
 pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
-    if http.server.mode() != ServerMode::Stateful {
+    if era::is_modern_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
     let Some(id) = header_str(&headers, SESSION_HEADER) else {

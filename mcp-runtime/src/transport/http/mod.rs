@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+mod era;
 mod event_store;
 mod handlers;
 mod headers;

@@ -1,0 +1,175 @@
+//! Which era a POST belongs to, and the checks a 2026-07-28 POST passes before it is dispatched.
+//!
+//! One endpoint serves both eras (the "dual-era" server of the 2026-07-28 versioning page): a
+//! POST that names a session, or that carries neither a 2026-07-28 `MCP-Protocol-Version` header
+//! nor a protocol version in its `_meta`, follows the handshake era; any other is a 2026-07-28
+//! request, served on its own. Such a request is refused, in this order, when
+//!
+//! 1. its `MCP-Protocol-Version` header is missing (`-32020`, HTTP 400);
+//! 2. its params lack `_meta`, or `_meta` lacks the protocol version or the client capabilities
+//!    (`-32602`, HTTP 400);
+//! 3. the header and `_meta` name different versions (`-32020`, HTTP 400);
+//! 4. the server does not speak that version (`-32022` with the supported versions, HTTP 400);
+//! 5. its method is not one of the revision's client requests, or was removed by it (`-32601`,
+//!    HTTP 404);
+//! 6. its `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers disagree with the body (`-32020`,
+//!    HTTP 400; see [`headers`](super::headers)).
+
+use axum::http::{HeaderMap, StatusCode};
+use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, RequestId};
+use mcp_core::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use serde_json::Value;
+
+use super::handlers::{SESSION_HEADER, VERSION_HEADER, header_str};
+use super::headers;
+use crate::server::McpServer;
+
+/// The requests a 2026-07-28 client may send (the `ClientRequest` union of its schema).
+/// `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are gone.
+const MODERN_METHODS: [&str; 10] = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
+/// Whether a POST is a 2026-07-28 request (see the module docs).
+pub(crate) fn is_modern(
+    headers: &HeaderMap,
+    header_version: Option<ProtocolVersion>,
+    incoming: &Incoming,
+) -> bool {
+    if header_str(headers, SESSION_HEADER).is_some() {
+        return false;
+    }
+    if header_version.is_some_and(|v| v.era() == Era::Modern) {
+        return true;
+    }
+    message_parts(incoming)
+        .and_then(|(_, _, params)| params)
+        .and_then(|p| p.get("_meta"))
+        .is_some_and(|meta| meta.get(PROTOCOL_VERSION).is_some())
+}
+
+/// Whether a GET or DELETE comes from a 2026-07-28 client (no session, a 2026-07-28
+/// `MCP-Protocol-Version` header): that revision has neither, so it gets 405.
+pub(crate) fn is_modern_client(headers: &HeaderMap) -> bool {
+    header_str(headers, SESSION_HEADER).is_none()
+        && header_str(headers, VERSION_HEADER)
+            .and_then(ProtocolVersion::from_name)
+            .is_some_and(|v| v.era() == Era::Modern)
+}
+
+/// A 2026-07-28 request that is refused before dispatch.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) status: StatusCode,
+    /// The id of the request, when it has one.
+    pub(crate) id: Option<RequestId>,
+    pub(crate) error: Box<ErrorObject>,
+}
+
+/// The id (for requests), method and params of a single message.
+fn message_parts(incoming: &Incoming) -> Option<(Option<&RequestId>, &str, Option<&Value>)> {
+    match incoming {
+        Incoming::Message(JsonRpcMessage::Request(request)) => Some((
+            Some(&request.id),
+            request.request.method.as_str(),
+            request.request.params.as_ref(),
+        )),
+        Incoming::Message(JsonRpcMessage::Notification(notification)) => Some((
+            None,
+            notification.notification.method.as_str(),
+            notification.notification.params.as_ref(),
+        )),
+        _ => None,
+    }
+}
+
+/// Checks a 2026-07-28 POST (see the module docs for what and in which order).
+pub(crate) fn check(
+    server: &McpServer,
+    headers: &HeaderMap,
+    incoming: &Incoming,
+) -> Result<(), Refused> {
+    let Some((id, method, params)) = message_parts(incoming) else {
+        return Ok(());
+    };
+    let refuse = |status, error| Refused {
+        status,
+        id: id.cloned(),
+        error: Box::new(error),
+    };
+    let bad = |error| refuse(StatusCode::BAD_REQUEST, error);
+    let Some(header) = header_str(headers, VERSION_HEADER) else {
+        return Err(bad(ErrorObject::header_mismatch(
+            "Header mismatch: the MCP-Protocol-Version header is missing",
+        )));
+    };
+    // Responses and notifications carry no per-request metadata.
+    if id.is_none() {
+        return headers::check_standard(headers, method, params).map_err(|e| bad(e.into()));
+    }
+    let meta = params.and_then(|p| p.get("_meta"));
+    let Some(meta) = meta.and_then(Value::as_object) else {
+        return Err(bad(ErrorObject::invalid_params(
+            "Invalid params: a 2026-07-28 request needs _meta",
+        )));
+    };
+    for key in [PROTOCOL_VERSION, CLIENT_CAPABILITIES] {
+        if !meta.contains_key(key) {
+            return Err(bad(ErrorObject::invalid_params(format!(
+                "Invalid params: _meta lacks {key}"
+            ))));
+        }
+    }
+    let Some(requested) = meta[PROTOCOL_VERSION].as_str() else {
+        return Err(bad(ErrorObject::invalid_params(format!(
+            "Invalid params: _meta {PROTOCOL_VERSION} is not a string"
+        ))));
+    };
+    if requested != header {
+        return Err(bad(ErrorObject::header_mismatch(format!(
+            "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
+        ))));
+    }
+    // The error lists every version the server speaks, as `server/discover` does: a client
+    // of an older revision learns that it can fall back to the handshake.
+    if let Err(unsupported) = server.supported_versions().check_modern(requested) {
+        return Err(bad(unsupported.into()));
+    }
+    if !MODERN_METHODS.contains(&method) {
+        return Err(refuse(
+            StatusCode::NOT_FOUND,
+            ErrorObject::method_not_found(method),
+        ));
+    }
+    headers::check_standard(headers, method, params).map_err(|e| bad(e.into()))?;
+    if method == "tools/call" {
+        check_tool_params(server, headers, params).map_err(|e| bad(e.into()))?;
+    }
+    Ok(())
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against the tool's annotated arguments.
+fn check_tool_params(
+    server: &McpServer,
+    headers: &HeaderMap,
+    params: Option<&Value>,
+) -> Result<(), headers::HeaderMismatch> {
+    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+    let Some(schema) = name.and_then(|name| server.tool_input_schema(name)) else {
+        // An unknown tool is the dispatcher's to report.
+        return Ok(());
+    };
+    // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
+    let annotated = headers::header_params(&schema).unwrap_or_default();
+    headers::check_params(headers, &annotated, params.and_then(|p| p.get("arguments")))
+}
