@@ -905,3 +905,49 @@ async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
         assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
     }
 }
+
+#[tokio::test]
+async fn the_endpoint_mounts_at_any_path_of_an_app_with_cors() {
+    use mcp_runtime::transport::http::HttpTransport;
+    use mcp_runtime::transport::http::axum::{self, routing::get};
+    use mcp_runtime::transport::http::cors::{AllowOrigin, Any, CorsLayer};
+
+    let origin = "http://localhost:3000";
+    let cors = CorsLayer::new()
+        .allow_origin(AllowOrigin::exact(origin.parse().unwrap()))
+        .allow_methods(Any)
+        .allow_headers(Any)
+        .expose_headers(["mcp-session-id".parse().unwrap()]);
+    let transport = HttpTransport::new(server(true), HttpOptions::default().cors(cors));
+    let app = axum::Router::new()
+        .nest("/api/v1/mcp", transport.router())
+        .route("/health", get(|| async { "ok" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let url = format!("{base}/api/v1/mcp");
+    let preflight = client()
+        .request(reqwest::Method::OPTIONS, &url)
+        .header("origin", origin)
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), StatusCode::OK);
+    assert_eq!(preflight.headers()["access-control-allow-origin"], origin);
+    let response = post(&url, None, &initialize_body("2025-11-25"))
+        .header("origin", origin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["access-control-expose-headers"],
+        "mcp-session-id"
+    );
+    assert!(response.headers().contains_key("mcp-session-id"));
+    assert_eq!(transport.session_count(), 1);
+    let health = client().get(format!("{base}/health")).send().await.unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+}

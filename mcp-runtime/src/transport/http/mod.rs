@@ -50,6 +50,11 @@ use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tower_http::cors::CorsLayer;
 
+/// The axum version the transport is built on, for mounting [`HttpTransport::router`].
+pub use axum;
+/// CORS for browser clients ([`HttpOptions::cors`]).
+pub use tower_http::cors;
+
 pub use event_store::{EventStore, InMemoryEventStore, StoreFuture};
 pub use security::HostPolicy;
 
