@@ -42,7 +42,11 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
     /// Provider-specific metadata to pass through.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "render::json_object"
+    )]
     pub metadata: Option<JsonObject>,
     /// Tools the model may call (2025-11-25; needs the client's `sampling.tools` capability).
     #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
