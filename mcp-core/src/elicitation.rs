@@ -11,11 +11,12 @@
 //! single-select ones.
 
 use indexmap::IndexMap;
-use serde::de::Error as _;
+use serde::de::{Error as _, Unexpected};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::JsonObject;
+use crate::de;
 use crate::error::{ErrorCode, ErrorObject};
 use crate::meta::{NotificationMeta, RequestMeta};
 use crate::render::{self, required, skip};
@@ -141,12 +142,8 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         match value.get("mode").map(|m| m.as_str()) {
-            None | Some(Some("form")) => serde_json::from_value(value)
-                .map(ElicitRequestParams::Form)
-                .map_err(D::Error::custom),
-            Some(Some("url")) => serde_json::from_value(value)
-                .map(ElicitRequestParams::Url)
-                .map_err(D::Error::custom),
+            None | Some(Some("form")) => de::nested(value).map(ElicitRequestParams::Form),
+            Some(Some("url")) => de::nested(value).map(ElicitRequestParams::Url),
             Some(other) => Err(D::Error::custom(format!(
                 "unknown elicitation mode {}",
                 other.map_or_else(|| "(not a string)".to_owned(), |m| format!("`{m}`"))
@@ -498,34 +495,27 @@ impl<'de> Deserialize<'de> for PrimitiveSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         let has = |key: &str| value.get(key).is_some();
-        let parsed = match value.get("type").and_then(Value::as_str) {
+        match value.get("type").and_then(Value::as_str) {
             Some("string") if has("oneOf") => {
-                serde_json::from_value(value).map(PrimitiveSchema::TitledSingleSelect)
+                de::nested(value).map(PrimitiveSchema::TitledSingleSelect)
             }
             Some("string") if has("enumNames") => {
-                serde_json::from_value(value).map(PrimitiveSchema::LegacyTitled)
+                de::nested(value).map(PrimitiveSchema::LegacyTitled)
             }
             Some("string") if has("enum") => {
-                serde_json::from_value(value).map(PrimitiveSchema::UntitledSingleSelect)
+                de::nested(value).map(PrimitiveSchema::UntitledSingleSelect)
             }
-            Some("string") => serde_json::from_value(value).map(PrimitiveSchema::String),
-            Some("number" | "integer") => {
-                serde_json::from_value(value).map(PrimitiveSchema::Number)
-            }
-            Some("boolean") => serde_json::from_value(value).map(PrimitiveSchema::Boolean),
+            Some("string") => de::nested(value).map(PrimitiveSchema::String),
+            Some("number" | "integer") => de::nested(value).map(PrimitiveSchema::Number),
+            Some("boolean") => de::nested(value).map(PrimitiveSchema::Boolean),
             Some("array") if value.get("items").is_some_and(|i| i.get("anyOf").is_some()) => {
-                serde_json::from_value(value).map(PrimitiveSchema::TitledMultiSelect)
+                de::nested(value).map(PrimitiveSchema::TitledMultiSelect)
             }
-            Some("array") => {
-                serde_json::from_value(value).map(PrimitiveSchema::UntitledMultiSelect)
-            }
-            _ => {
-                return Err(D::Error::custom(
-                    "an elicitation property must have type string, number, integer, boolean or array",
-                ));
-            }
-        };
-        parsed.map_err(D::Error::custom)
+            Some("array") => de::nested(value).map(PrimitiveSchema::UntitledMultiSelect),
+            _ => Err(D::Error::custom(
+                "an elicitation property must have type string, number, integer, boolean or array",
+            )),
+        }
     }
 }
 
@@ -593,8 +583,7 @@ pub enum ElicitAction {
 ///
 /// Several choices (2025-11-25) are rendered for 2025-06-18, which has no multi-select, as one
 /// string of the choices separated by `", "`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ElicitValue {
     /// A string (also an enum choice).
@@ -605,6 +594,24 @@ pub enum ElicitValue {
     Boolean(bool),
     /// Several enum choices (2025-11-25).
     Strings(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for ElicitValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(ElicitValue::String(s)),
+            Value::Number(n) => Ok(ElicitValue::Number(n)),
+            Value::Bool(b) => Ok(ElicitValue::Boolean(b)),
+            choices @ Value::Array(_) => de::nested(choices).map(ElicitValue::Strings),
+            other => Err(D::Error::invalid_type(
+                match other {
+                    Value::Null => Unexpected::Other("null"),
+                    _ => Unexpected::Map,
+                },
+                &"a string, a number, a boolean or an array of strings",
+            )),
+        }
+    }
 }
 
 impl Serialize for ElicitValue {

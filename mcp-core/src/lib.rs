@@ -43,6 +43,7 @@ pub mod cancellation;
 pub mod capabilities;
 pub mod completion;
 pub mod content;
+mod de;
 pub mod elicitation;
 pub mod error;
 pub mod implementation;

@@ -90,14 +90,7 @@ impl From<DecodeError> for ErrorObject {
 
 /// Deserializes `value` as `T`, describing a failure with the path of the offending field.
 fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let path = err.path().to_string();
-        if path == "." {
-            err.into_inner().to_string()
-        } else {
-            format!("{path}: {}", err.into_inner())
-        }
-    })
+    serde_path_to_error::deserialize(value).map_err(crate::de::describe)
 }
 
 /// Decodes the params of `method`; absent params count as an empty object, so that methods whose
@@ -385,10 +378,14 @@ impl ServerResult {
             decode_result::<M::Result>(M::METHOD, value).map(wrap)
         }
         match (method, result_shape(&value)) {
-            (m, ResultShape::InputRequired)
-                if [CallTool::METHOD, GetPrompt::METHOD, ReadResource::METHOD].contains(&m) =>
-            {
+            (CallTool::METHOD, ResultShape::InputRequired) => {
                 decode_result(CallTool::METHOD, value).map(ServerResult::InputRequired)
+            }
+            (GetPrompt::METHOD, ResultShape::InputRequired) => {
+                decode_result(GetPrompt::METHOD, value).map(ServerResult::InputRequired)
+            }
+            (ReadResource::METHOD, ResultShape::InputRequired) => {
+                decode_result(ReadResource::METHOD, value).map(ServerResult::InputRequired)
             }
             (CallTool::METHOD, ResultShape::CreateTask) => {
                 decode_result(CallTool::METHOD, value).map(ServerResult::CreateTask)
@@ -697,6 +694,99 @@ mod tests {
             to_value(&elicit, V2025_03_26).unwrap_err().to_string(),
             "`elicitation/create` cannot be rendered for protocol revision 2025-03-26"
         );
+    }
+
+    #[test]
+    fn errors_inside_chosen_variants_keep_the_full_path() {
+        let cases = [
+            (
+                ServerRequest::decode(
+                    "sampling/createMessage",
+                    Some(json!({"messages": [{"role": "user", "content": {"type": "text"}}],
+                                "maxTokens": 5})),
+                )
+                .map(drop),
+                "Invalid params for sampling/createMessage: messages[0].content: missing field `text`",
+            ),
+            (
+                ServerRequest::decode(
+                    "sampling/createMessage",
+                    Some(json!({"messages": [{"role": "user", "content": [
+                        {"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png"}]}],
+                                "maxTokens": 5})),
+                )
+                .map(drop),
+                "Invalid params for sampling/createMessage: messages[0].content[1]: missing field `data`",
+            ),
+            (
+                ServerRequest::decode(
+                    "elicitation/create",
+                    Some(json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+                        "c": {"type": "string", "oneOf": [{"const": "r"}]}}}})),
+                )
+                .map(drop),
+                "Invalid params for elicitation/create: requestedSchema.properties.c.oneOf[0]: missing field `title`",
+            ),
+            (
+                ClientRequest::decode(
+                    "tools/call",
+                    Some(json!({"name": "t", "inputResponses": {"k": {"roots": [{}]}}})),
+                )
+                .map(drop),
+                "Invalid params for tools/call: inputResponses.k.roots[0]: missing field `uri`",
+            ),
+            (
+                ServerResult::decode("resources/read", json!({"contents": [{"uri": "a"}]}))
+                    .map(drop),
+                "Invalid result for resources/read: contents[0]: missing field `text`",
+            ),
+            (
+                ServerResult::decode(
+                    "tools/call",
+                    json!({"content": [{"type": "resource", "resource": {"text": "x"}}]}),
+                )
+                .map(drop),
+                "Invalid result for tools/call: content[0].resource: missing field `uri`",
+            ),
+            (
+                ServerResult::decode("tools/call", json!({"content": [{"type": "video"}]}))
+                    .map(drop),
+                "Invalid result for tools/call: content[0]: unknown variant `video`, expected one of `text`, `image`, `audio`, `resource_link`, `resource`",
+            ),
+            (
+                ServerResult::decode("tools/call", json!({"content": [{"text": "x"}]})).map(drop),
+                "Invalid result for tools/call: content[0]: missing field `type`",
+            ),
+            (
+                ClientResult::decode(
+                    "elicitation/create",
+                    json!({"action": "accept", "content": {"a": null}}),
+                )
+                .map(drop),
+                "Invalid result for elicitation/create: content.a: invalid type: null, expected a string, a number, a boolean or an array of strings",
+            ),
+            (
+                ClientResult::decode(
+                    "elicitation/create",
+                    json!({"action": "accept", "content": {"a": ["x", 1]}}),
+                )
+                .map(drop),
+                "Invalid result for elicitation/create: content.a[1]: invalid type: integer `1`, expected a string",
+            ),
+            // An input-required result is reported under the method it answers.
+            (
+                ServerResult::decode(
+                    "prompts/get",
+                    json!({"resultType": "input_required", "inputRequests": {
+                        "x": {"method": "elicitation/create", "params": {"message": "m"}}}}),
+                )
+                .map(drop),
+                "Invalid result for prompts/get: inputRequests.x.params: missing field `requestedSchema`",
+            ),
+        ];
+        for (result, message) in cases {
+            assert_eq!(result.unwrap_err().to_string(), message);
+        }
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Resources: listing, templates, reading, and subscriptions to changes.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use crate::JsonObject;
 use crate::content::Annotations;
+use crate::de;
 use crate::implementation::Icon;
 use crate::input::InputResponses;
 use crate::meta::{NotificationMeta, RequestMeta, ResultMeta};
@@ -114,7 +116,10 @@ impl ResourceTemplate {
 }
 
 /// The contents of a resource: text or binary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Contents with a `blob` are binary; any others are text (so a value with neither is reported as
+/// missing `text`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum ResourceContents {
@@ -122,6 +127,17 @@ pub enum ResourceContents {
     Text(TextResourceContents),
     /// Binary data, base64-encoded.
     Blob(BlobResourceContents),
+}
+
+impl<'de> Deserialize<'de> for ResourceContents {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.get("blob").is_some() {
+            de::nested(value).map(ResourceContents::Blob)
+        } else {
+            de::nested(value).map(ResourceContents::Text)
+        }
+    }
 }
 
 impl ResourceContents {
