@@ -7,6 +7,14 @@
 //! content the target does not know is turned into a form it accepts (audio before `2025-03-26`
 //! becomes an embedded resource, a `resource_link` before `2025-06-18` becomes text, and so on).
 //!
+//! What the target cannot carry at all is refused with a serialization error rather than sent
+//! invalid: a method the target's schema does not define (`tasks/*` outside 2025-11-25,
+//! `server/discover` and `subscriptions/listen` before 2026-07-28, `initialize`, `ping`,
+//! `logging/setLevel`, resource subscriptions and the legacy notifications in 2026-07-28), URL-mode
+//! elicitation before 2025-11-25, a field the target requires and the value lacks (`requestId` of a
+//! cancellation outside 2025-11-25, `elicitationId` in 2025-11-25), and floats or `null` inside the
+//! fields 2026-07-28 types as `JSONObject`.
+//!
 //! Rendering is ordinary serde serialization, so it costs nothing beyond serialization itself: the
 //! target is kept in a thread-local for the duration of one `serialize` call, and the `Serialize`
 //! impls of the protocol types consult it. Serializing without a target renders for
