@@ -22,7 +22,11 @@ pub type CapabilityMap = BTreeMap<String, JsonObject>;
 #[non_exhaustive]
 pub struct ClientCapabilities {
     /// Non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "render::json_object"
+    )]
     pub experimental: Option<CapabilityMap>,
     /// The client can list roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +41,11 @@ pub struct ClientCapabilities {
     #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
     pub tasks: Option<ClientTasksCapability>,
     /// Extensions the client supports, with their settings (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2026_07_28",
+        serialize_with = "render::json_object"
+    )]
     pub extensions: Option<CapabilityMap>,
 }
 
@@ -112,10 +120,18 @@ pub struct RootsCapability {
 #[non_exhaustive]
 pub struct SamplingCapability {
     /// The client honours `includeContext` other than `"none"` (2025-11-25).
-    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_11_25",
+        serialize_with = "render::json_object"
+    )]
     pub context: Option<JsonObject>,
     /// The client samples with `tools` and `toolChoice` (2025-11-25).
-    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_11_25",
+        serialize_with = "render::json_object"
+    )]
     pub tools: Option<JsonObject>,
 }
 
@@ -124,10 +140,18 @@ pub struct SamplingCapability {
 #[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode (2025-11-25).
-    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_11_25",
+        serialize_with = "render::json_object"
+    )]
     pub form: Option<JsonObject>,
     /// URL mode (2025-11-25).
-    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_11_25",
+        serialize_with = "render::json_object"
+    )]
     pub url: Option<JsonObject>,
 }
 
@@ -182,13 +206,25 @@ pub struct ElicitationTaskRequests {
 #[non_exhaustive]
 pub struct ServerCapabilities {
     /// Non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "render::json_object"
+    )]
     pub experimental: Option<CapabilityMap>,
     /// The server sends log messages.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "render::json_object"
+    )]
     pub logging: Option<JsonObject>,
     /// The server completes arguments (2025-03-26).
-    #[serde(default, skip_serializing_if = "skip::since_2025_03_26")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_03_26",
+        serialize_with = "render::json_object"
+    )]
     pub completions: Option<JsonObject>,
     /// The server offers prompts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,7 +239,11 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
     pub tasks: Option<ServerTasksCapability>,
     /// Extensions the server supports, with their settings (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2026_07_28",
+        serialize_with = "render::json_object"
+    )]
     pub extensions: Option<CapabilityMap>,
 }
 
@@ -317,6 +357,43 @@ mod tests {
         assert_eq!(
             err.data,
             Some(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
+        );
+    }
+
+    #[test]
+    fn json_objects_of_2026_admit_no_floats_or_nulls() {
+        let v2026 = ProtocolVersion::V2026_07_28;
+        let caps = client(json!({"experimental": {"com.example/x": {"ratio": 0.5}}}));
+        assert_eq!(
+            render::to_value(&caps, v2026).unwrap_err().to_string(),
+            "`com.example/x.ratio` (a float or null, which `JSONValue` does not admit) cannot be \
+             rendered for protocol revision 2026-07-28"
+        );
+        // Older revisions take any JSON.
+        assert_eq!(
+            render::to_value(&caps, ProtocolVersion::V2025_11_25).unwrap(),
+            json!({"experimental": {"com.example/x": {"ratio": 0.5}}})
+        );
+        let caps = client(json!({"extensions": {"io.example/y": {"list": [1, null]}}}));
+        assert_eq!(
+            render::to_value(&caps, v2026).unwrap_err().to_string(),
+            "`io.example/y.list[1]` (a float or null, which `JSONValue` does not admit) cannot be \
+             rendered for protocol revision 2026-07-28"
+        );
+        let server: ServerCapabilities =
+            serde_json::from_value(json!({"logging": {"level": null}})).unwrap();
+        assert_eq!(
+            render::to_value(&server, v2026).unwrap_err().to_string(),
+            "`level` (a float or null, which `JSONValue` does not admit) cannot be rendered for \
+             protocol revision 2026-07-28"
+        );
+        let fine = client(
+            json!({"extensions": {"io.example/y": {"n": -3, "s": "x", "b": true,
+                                                                  "a": [{"k": 1}]}}}),
+        );
+        assert_eq!(
+            render::to_value(&fine, v2026).unwrap(),
+            json!({"extensions": {"io.example/y": {"n": -3, "s": "x", "b": true, "a": [{"k": 1}]}}})
         );
     }
 }

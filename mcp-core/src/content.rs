@@ -12,6 +12,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::JsonObject;
+use crate::de;
 use crate::render::{self, skip};
 use crate::resources::{BlobResourceContents, Resource, ResourceContents, TextResourceContents};
 use crate::version::ProtocolVersion;
@@ -181,9 +182,8 @@ impl EmbeddedResource {
     }
 }
 
-/// One block of content.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// One block of content, told apart by its `type`.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ContentBlock {
     /// `"text"`.
@@ -195,9 +195,16 @@ pub enum ContentBlock {
     /// `"resource_link"`: a pointer to a resource the client may read (2025-06-18).
     ResourceLink(Resource),
     /// `"resource"`: a resource's contents, embedded.
-    #[serde(rename = "resource")]
     EmbeddedResource(EmbeddedResource),
 }
+
+de::deserialize_by_type!(ContentBlock {
+    "text" => Text,
+    "image" => Image,
+    "audio" => Audio,
+    "resource_link" => ResourceLink,
+    "resource" => EmbeddedResource,
+});
 
 impl ContentBlock {
     /// A text block.

@@ -11,14 +11,15 @@
 //! single-select ones.
 
 use indexmap::IndexMap;
-use serde::de::Error as _;
+use serde::de::{Error as _, Unexpected};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::JsonObject;
+use crate::de;
 use crate::error::{ErrorCode, ErrorObject};
 use crate::meta::{NotificationMeta, RequestMeta};
-use crate::render::{self, skip};
+use crate::render::{self, required, skip};
 use crate::tasks::TaskMetadata;
 use crate::version::ProtocolVersion;
 
@@ -74,8 +75,13 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// The URL to open.
     pub url: String,
-    /// Identifies the elicitation for `notifications/elicitation/complete` (2025-11-25 only).
-    #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
+    /// Identifies the elicitation for `notifications/elicitation/complete` (2025-11-25 only, where
+    /// it is required: rendering for 2025-11-25 without it fails).
+    #[serde(
+        default,
+        skip_serializing_if = "skip::unless_2025_11_25",
+        serialize_with = "required::elicitation_id"
+    )]
     pub elicitation_id: Option<String>,
     /// Run the request as a task (2025-11-25 tasks).
     #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
@@ -119,6 +125,10 @@ impl Serialize for ElicitRequestParams {
                 params,
             }
             .serialize(serializer),
+            // 2025-06-18 has form mode only.
+            ElicitRequestParams::Url(_) if render::target() < ProtocolVersion::V2025_11_25 => {
+                Err(render::unsupported("URL-mode elicitation"))
+            }
             ElicitRequestParams::Url(params) => ModeTagged {
                 mode: Some("url"),
                 params,
@@ -132,12 +142,8 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         match value.get("mode").map(|m| m.as_str()) {
-            None | Some(Some("form")) => serde_json::from_value(value)
-                .map(ElicitRequestParams::Form)
-                .map_err(D::Error::custom),
-            Some(Some("url")) => serde_json::from_value(value)
-                .map(ElicitRequestParams::Url)
-                .map_err(D::Error::custom),
+            None | Some(Some("form")) => de::nested(value).map(ElicitRequestParams::Form),
+            Some(Some("url")) => de::nested(value).map(ElicitRequestParams::Url),
             Some(other) => Err(D::Error::custom(format!(
                 "unknown elicitation mode {}",
                 other.map_or_else(|| "(not a string)".to_owned(), |m| format!("`{m}`"))
@@ -489,34 +495,27 @@ impl<'de> Deserialize<'de> for PrimitiveSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         let has = |key: &str| value.get(key).is_some();
-        let parsed = match value.get("type").and_then(Value::as_str) {
+        match value.get("type").and_then(Value::as_str) {
             Some("string") if has("oneOf") => {
-                serde_json::from_value(value).map(PrimitiveSchema::TitledSingleSelect)
+                de::nested(value).map(PrimitiveSchema::TitledSingleSelect)
             }
             Some("string") if has("enumNames") => {
-                serde_json::from_value(value).map(PrimitiveSchema::LegacyTitled)
+                de::nested(value).map(PrimitiveSchema::LegacyTitled)
             }
             Some("string") if has("enum") => {
-                serde_json::from_value(value).map(PrimitiveSchema::UntitledSingleSelect)
+                de::nested(value).map(PrimitiveSchema::UntitledSingleSelect)
             }
-            Some("string") => serde_json::from_value(value).map(PrimitiveSchema::String),
-            Some("number" | "integer") => {
-                serde_json::from_value(value).map(PrimitiveSchema::Number)
-            }
-            Some("boolean") => serde_json::from_value(value).map(PrimitiveSchema::Boolean),
+            Some("string") => de::nested(value).map(PrimitiveSchema::String),
+            Some("number" | "integer") => de::nested(value).map(PrimitiveSchema::Number),
+            Some("boolean") => de::nested(value).map(PrimitiveSchema::Boolean),
             Some("array") if value.get("items").is_some_and(|i| i.get("anyOf").is_some()) => {
-                serde_json::from_value(value).map(PrimitiveSchema::TitledMultiSelect)
+                de::nested(value).map(PrimitiveSchema::TitledMultiSelect)
             }
-            Some("array") => {
-                serde_json::from_value(value).map(PrimitiveSchema::UntitledMultiSelect)
-            }
-            _ => {
-                return Err(D::Error::custom(
-                    "an elicitation property must have type string, number, integer, boolean or array",
-                ));
-            }
-        };
-        parsed.map_err(D::Error::custom)
+            Some("array") => de::nested(value).map(PrimitiveSchema::UntitledMultiSelect),
+            _ => Err(D::Error::custom(
+                "an elicitation property must have type string, number, integer, boolean or array",
+            )),
+        }
     }
 }
 
@@ -584,8 +583,7 @@ pub enum ElicitAction {
 ///
 /// Several choices (2025-11-25) are rendered for 2025-06-18, which has no multi-select, as one
 /// string of the choices separated by `", "`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ElicitValue {
     /// A string (also an enum choice).
@@ -596,6 +594,24 @@ pub enum ElicitValue {
     Boolean(bool),
     /// Several enum choices (2025-11-25).
     Strings(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for ElicitValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(ElicitValue::String(s)),
+            Value::Number(n) => Ok(ElicitValue::Number(n)),
+            Value::Bool(b) => Ok(ElicitValue::Boolean(b)),
+            choices @ Value::Array(_) => de::nested(choices).map(ElicitValue::Strings),
+            other => Err(D::Error::invalid_type(
+                match other {
+                    Value::Null => Unexpected::Other("null"),
+                    _ => Unexpected::Map,
+                },
+                &"a string, a number, a boolean or an array of strings",
+            )),
+        }
+    }
 }
 
 impl Serialize for ElicitValue {
@@ -634,24 +650,49 @@ impl ElicitationCompleteNotificationParams {
     }
 }
 
-/// The error (`-32042`, 2025-11-25 only) that tells the client a request needs the user to complete
-/// URL-mode elicitations first.
-pub fn url_elicitation_required(elicitations: &[ElicitRequestUrlParams]) -> ErrorObject {
-    let elicitations: Vec<Value> = elicitations
-        .iter()
-        .map(|e| {
-            render::to_value(
-                &ElicitRequestParams::Url(e.clone()),
-                ProtocolVersion::V2025_11_25,
-            )
-            .unwrap_or(Value::Null)
-        })
-        .collect();
-    ErrorObject::new(
-        ErrorCode::URL_ELICITATION_REQUIRED,
-        "This request requires more information.",
-    )
-    .with_data(serde_json::json!({ "elicitations": elicitations }))
+/// A request needs the user to complete URL-mode elicitations first (`-32042`,
+/// `URLElicitationRequiredError`, 2025-11-25 only).
+///
+/// The elicitations travel in the error's `data`, rendered for 2025-11-25, so they are rendered
+/// (and checked: each needs its `elicitationId`) when the error is made.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("This request requires more information.")]
+#[non_exhaustive]
+pub struct UrlElicitationRequired {
+    /// The elicitations as they go in `data.elicitations`.
+    pub elicitations: Vec<Value>,
+}
+
+impl UrlElicitationRequired {
+    /// The error asking for `elicitations`; fails when one cannot be rendered for 2025-11-25 (it
+    /// lacks its `elicitationId`).
+    pub fn new(elicitations: &[ElicitRequestUrlParams]) -> serde_json::Result<Self> {
+        let elicitations = elicitations
+            .iter()
+            .map(|e| {
+                render::to_value(
+                    &ElicitRequestParams::Url(e.clone()),
+                    ProtocolVersion::V2025_11_25,
+                )
+            })
+            .collect::<serde_json::Result<_>>()?;
+        Ok(UrlElicitationRequired { elicitations })
+    }
+}
+
+impl From<UrlElicitationRequired> for ErrorObject {
+    fn from(err: UrlElicitationRequired) -> Self {
+        ErrorObject::new(ErrorCode::URL_ELICITATION_REQUIRED, err.to_string())
+            .with_data(serde_json::json!({ "elicitations": err.elicitations }))
+    }
+}
+
+/// The error object of [`UrlElicitationRequired`] for `elicitations`; fails when one lacks its
+/// `elicitationId`.
+pub fn url_elicitation_required(
+    elicitations: &[ElicitRequestUrlParams],
+) -> serde_json::Result<ErrorObject> {
+    UrlElicitationRequired::new(elicitations).map(ErrorObject::from)
 }
 
 #[cfg(test)]
@@ -818,12 +859,56 @@ mod tests {
     fn url_elicitation_required_error() {
         let mut params = ElicitRequestUrlParams::new("Authorize", "https://example.com/oauth");
         params.elicitation_id = Some("e-1".into());
-        let err = url_elicitation_required(&[params]);
-        assert_eq!(err.code.0, -32042);
+        let err = url_elicitation_required(std::slice::from_ref(&params)).unwrap();
         assert_eq!(
-            err.data.unwrap(),
-            json!({"elicitations": [{"mode": "url", "message": "Authorize",
-                                     "url": "https://example.com/oauth", "elicitationId": "e-1"}]})
+            serde_json::to_value(&err).unwrap(),
+            json!({"code": -32042, "message": "This request requires more information.",
+                   "data": {"elicitations": [{"mode": "url", "message": "Authorize",
+                                              "url": "https://example.com/oauth", "elicitationId": "e-1"}]}})
+        );
+        assert_eq!(
+            ErrorObject::from(UrlElicitationRequired::new(&[params.clone()]).unwrap()),
+            err
+        );
+        params.elicitation_id = None;
+        assert_eq!(
+            UrlElicitationRequired::new(&[params])
+                .unwrap_err()
+                .to_string(),
+            "missing field `elicitationId`, which protocol revision 2025-11-25 requires"
+        );
+    }
+
+    #[test]
+    fn url_mode_needs_2025_11_25_and_its_elicitation_id() {
+        let mut params = ElicitRequestUrlParams::new("Sign in", "https://example.com/auth");
+        let url = ElicitRequestParams::Url(params.clone());
+        for version in [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_06_18] {
+            assert_eq!(
+                to_value(&url, version).unwrap_err().to_string(),
+                format!("URL-mode elicitation cannot be rendered for protocol revision {version}")
+            );
+        }
+        assert_eq!(
+            to_value(&url, ProtocolVersion::V2025_11_25)
+                .unwrap_err()
+                .to_string(),
+            "missing field `elicitationId`, which protocol revision 2025-11-25 requires"
+        );
+        // 2026-07-28 has no `elicitationId`.
+        assert_eq!(
+            to_value(&url, ProtocolVersion::V2026_07_28).unwrap(),
+            json!({"mode": "url", "message": "Sign in", "url": "https://example.com/auth"})
+        );
+        params.elicitation_id = Some("e-9".into());
+        assert_eq!(
+            to_value(
+                &ElicitRequestParams::Url(params),
+                ProtocolVersion::V2025_11_25
+            )
+            .unwrap(),
+            json!({"mode": "url", "message": "Sign in", "url": "https://example.com/auth",
+                   "elicitationId": "e-9"})
         );
     }
 }

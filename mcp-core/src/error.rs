@@ -3,8 +3,12 @@
 //! Each concern of this crate has its own typed error ([`EnvelopeError`](crate::jsonrpc::EnvelopeError)
 //! for the JSON-RPC envelope, [`DecodeError`](crate::messages::DecodeError) for methods and params,
 //! [`UnsupportedVersion`](crate::UnsupportedVersion) for version checks,
-//! [`MissingMeta`](crate::meta::MissingMeta) for the per-request `_meta` of 2026-07-28); each converts
-//! into the [`ErrorObject`] that goes on the wire.
+//! [`UnknownVersion`](crate::UnknownVersion) for revision names,
+//! [`MissingMeta`](crate::meta::MissingMeta) for the per-request `_meta` of 2026-07-28,
+//! [`SchemaError`](crate::schema::SchemaError) and [`SchemaViolation`](crate::schema::SchemaViolation)
+//! for JSON Schemas, [`ResourceNotFound`], [`HeaderMismatch`] and
+//! [`UrlElicitationRequired`](crate::elicitation::UrlElicitationRequired)); each converts into the
+//! [`ErrorObject`] that goes on the wire.
 
 use std::fmt;
 
@@ -134,18 +138,59 @@ impl ErrorObject {
     }
 
     /// "Resource not found" for `uri`, with the code `version` uses (`-32002`, or `-32602` from
-    /// 2026-07-28 on) and the URI in `data`.
+    /// 2026-07-28 on) and the URI in `data` (see [`ResourceNotFound`]).
     pub fn resource_not_found(uri: &str, version: ProtocolVersion) -> Self {
-        ErrorObject::new(
-            version.resource_not_found_code(),
-            format!("Resource not found: {uri}"),
-        )
-        .with_data(serde_json::json!({ "uri": uri }))
+        ResourceNotFound::new(uri, version).into()
     }
 
-    /// `-32020`: an HTTP header disagrees with the body, or a required one is missing.
+    /// `-32020`: an HTTP header disagrees with the body, or a required one is missing (see
+    /// [`HeaderMismatch`]).
     pub fn header_mismatch(message: impl Into<String>) -> Self {
-        ErrorObject::new(ErrorCode::HEADER_MISMATCH, message)
+        HeaderMismatch(message.into()).into()
+    }
+}
+
+/// A request named a resource the server does not have.
+///
+/// Its code depends on the revision of the request: `-32002` up to 2025-11-25, `-32602` from
+/// 2026-07-28 on ([`ProtocolVersion::resource_not_found_code`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("Resource not found: {uri}")]
+#[non_exhaustive]
+pub struct ResourceNotFound {
+    /// The URI asked for.
+    pub uri: String,
+    /// The revision of the request, which decides the error code.
+    pub version: ProtocolVersion,
+}
+
+impl ResourceNotFound {
+    /// `uri` was not found, asked for in a request of `version`.
+    pub fn new(uri: impl Into<String>, version: ProtocolVersion) -> Self {
+        ResourceNotFound {
+            uri: uri.into(),
+            version,
+        }
+    }
+}
+
+impl From<ResourceNotFound> for ErrorObject {
+    fn from(err: ResourceNotFound) -> Self {
+        ErrorObject::new(err.version.resource_not_found_code(), err.to_string())
+            .with_data(serde_json::json!({ "uri": err.uri }))
+    }
+}
+
+/// An HTTP header disagrees with the body, or a required one is missing (`-32020`, 2026-07-28).
+///
+/// The message says which header; it becomes the error object's message as it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HeaderMismatch(pub String);
+
+impl From<HeaderMismatch> for ErrorObject {
+    fn from(err: HeaderMismatch) -> Self {
+        ErrorObject::new(ErrorCode::HEADER_MISMATCH, err.0)
     }
 }
 
@@ -172,5 +217,31 @@ mod tests {
         let new = ErrorObject::resource_not_found("file:///a", ProtocolVersion::V2026_07_28);
         assert_eq!(new.code, ErrorCode::INVALID_PARAMS);
         assert_eq!(new.data, Some(serde_json::json!({"uri": "file:///a"})));
+        assert_eq!(new.message, "Resource not found: file:///a");
+        assert_eq!(
+            ErrorObject::from(ResourceNotFound::new(
+                "file:///a",
+                ProtocolVersion::V2026_07_28
+            )),
+            new
+        );
+    }
+
+    #[test]
+    fn header_mismatch_is_a_typed_error() {
+        let err = HeaderMismatch("Mcp-Method does not match the body's method".into());
+        assert_eq!(
+            err.to_string(),
+            "Mcp-Method does not match the body's method"
+        );
+        let obj = ErrorObject::from(err);
+        assert_eq!(
+            serde_json::to_value(&obj).unwrap(),
+            serde_json::json!({"code": -32020, "message": "Mcp-Method does not match the body's method"})
+        );
+        assert_eq!(
+            ErrorObject::header_mismatch("Mcp-Method does not match the body's method"),
+            obj
+        );
     }
 }

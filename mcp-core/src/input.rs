@@ -11,6 +11,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::de;
 use crate::elicitation::{ElicitRequestParams, ElicitResult};
 use crate::messages::MethodAndParams;
 use crate::meta::ResultMeta;
@@ -84,19 +85,16 @@ impl<'de> Deserialize<'de> for InputRequest {
         let params = wire
             .params
             .unwrap_or_else(|| Value::Object(Default::default()));
-        let parsed = match wire.method.as_str() {
+        match wire.method.as_str() {
             "sampling/createMessage" => {
-                serde_json::from_value(params).map(InputRequest::CreateMessage)
+                de::nested_in("params", params).map(InputRequest::CreateMessage)
             }
-            "roots/list" => serde_json::from_value(params).map(InputRequest::ListRoots),
-            "elicitation/create" => serde_json::from_value(params).map(InputRequest::Elicit),
-            other => {
-                return Err(D::Error::custom(format!(
-                    "unknown input request method `{other}`"
-                )));
-            }
-        };
-        parsed.map_err(D::Error::custom)
+            "roots/list" => de::nested_in("params", params).map(InputRequest::ListRoots),
+            "elicitation/create" => de::nested_in("params", params).map(InputRequest::Elicit),
+            other => Err(D::Error::custom(format!(
+                "unknown input request method `{other}`"
+            ))),
+        }
     }
 }
 
@@ -116,18 +114,17 @@ pub enum InputResponse {
 impl<'de> Deserialize<'de> for InputResponse {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let parsed = if value.get("action").is_some() {
-            serde_json::from_value(value).map(InputResponse::Elicit)
+        if value.get("action").is_some() {
+            de::nested(value).map(InputResponse::Elicit)
         } else if value.get("roots").is_some() {
-            serde_json::from_value(value).map(InputResponse::ListRoots)
+            de::nested(value).map(InputResponse::ListRoots)
         } else if value.get("model").is_some() || value.get("role").is_some() {
-            serde_json::from_value(value).map(InputResponse::CreateMessage)
+            de::nested(value).map(InputResponse::CreateMessage)
         } else {
-            return Err(D::Error::custom(
+            Err(D::Error::custom(
                 "an input response must be an elicitation, roots or sampling result",
-            ));
-        };
-        parsed.map_err(D::Error::custom)
+            ))
+        }
     }
 }
 

@@ -8,7 +8,8 @@
 //!   error that names it ([`messages::DecodeError`]).
 //! - **Rendering targets one revision.** [`render::to_value`] and friends serialize for a given
 //!   [`ProtocolVersion`]: fields newer than it are left out, and content it does not know is turned
-//!   into a form it accepts. What a peer receives validates against its revision's schema.
+//!   into a form it accepts. What a peer receives validates against its revision's schema; what
+//!   the revision cannot carry at all is a rendering error.
 //!
 //! The modules follow the spec's structure:
 //!
@@ -43,6 +44,7 @@ pub mod cancellation;
 pub mod capabilities;
 pub mod completion;
 pub mod content;
+mod de;
 pub mod elicitation;
 pub mod error;
 pub mod implementation;

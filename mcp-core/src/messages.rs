@@ -24,6 +24,8 @@
 //! assert_eq!(decoded.unwrap_err().to_string(), "Invalid params for tools/call: missing field `name`");
 //! ```
 
+use std::ops::RangeInclusive;
+
 use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -37,6 +39,7 @@ use crate::jsonrpc::RawCall;
 use crate::lifecycle::{DiscoverResult, InitializeResult};
 use crate::methods::{self, Notification, Request};
 use crate::prompts::{GetPromptResult, ListPromptsResult};
+use crate::render;
 use crate::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 use crate::result::EmptyResult;
 use crate::roots::ListRootsResult;
@@ -44,6 +47,7 @@ use crate::sampling::CreateMessageResult;
 use crate::subscriptions::SubscriptionsListenResult;
 use crate::tasks::{CreateTaskResult, ListTasksResult, TaskResult};
 use crate::tools::{CallToolResult, ListToolsResult};
+use crate::version::ProtocolVersion;
 
 /// A received method or its params (or result) do not fit the protocol.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -86,14 +90,7 @@ impl From<DecodeError> for ErrorObject {
 
 /// Deserializes `value` as `T`, describing a failure with the path of the offending field.
 fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let path = err.path().to_string();
-        if path == "." {
-            err.into_inner().to_string()
-        } else {
-            format!("{path}: {}", err.into_inner())
-        }
-    })
+    serde_path_to_error::deserialize(value).map_err(crate::de::describe)
 }
 
 /// Decodes the params of `method`; absent params count as an empty object, so that methods whose
@@ -160,6 +157,13 @@ macro_rules! call_enum {
                 }
             }
 
+            /// The revisions whose schema defines the method.
+            pub fn revisions(&self) -> RangeInclusive<ProtocolVersion> {
+                match self {
+                    $($name::$variant(_) => <methods::$marker as $kind>::REVISIONS,)*
+                }
+            }
+
             /// Decodes a received `method` and its `params`.
             pub fn decode(method: &str, params: Option<Value>) -> Result<Self, DecodeError> {
                 $(
@@ -177,9 +181,13 @@ macro_rules! call_enum {
             }
         }
 
+        /// Fails for a rendering target whose schema does not define the method.
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let method = self.method();
+                if !self.revisions().contains(&render::target()) {
+                    return Err(render::unsupported(format_args!("`{method}`")));
+                }
                 match self {
                     $($name::$variant(params) => MethodAndParams {
                         method,
@@ -370,10 +378,14 @@ impl ServerResult {
             decode_result::<M::Result>(M::METHOD, value).map(wrap)
         }
         match (method, result_shape(&value)) {
-            (m, ResultShape::InputRequired)
-                if [CallTool::METHOD, GetPrompt::METHOD, ReadResource::METHOD].contains(&m) =>
-            {
+            (CallTool::METHOD, ResultShape::InputRequired) => {
                 decode_result(CallTool::METHOD, value).map(ServerResult::InputRequired)
+            }
+            (GetPrompt::METHOD, ResultShape::InputRequired) => {
+                decode_result(GetPrompt::METHOD, value).map(ServerResult::InputRequired)
+            }
+            (ReadResource::METHOD, ResultShape::InputRequired) => {
+                decode_result(ReadResource::METHOD, value).map(ServerResult::InputRequired)
             }
             (CallTool::METHOD, ResultShape::CreateTask) => {
                 decode_result(CallTool::METHOD, value).map(ServerResult::CreateTask)
@@ -606,7 +618,11 @@ mod tests {
         );
         let ping = ServerRequest::Ping(Default::default());
         assert_eq!(
-            serde_json::to_value(JsonRpcRequest::new("s-1", ping)).unwrap(),
+            to_value(
+                &JsonRpcRequest::new("s-1", ping),
+                ProtocolVersion::V2025_11_25
+            )
+            .unwrap(),
             json!({"jsonrpc": "2.0", "id": "s-1", "method": "ping"})
         );
         let response = JsonRpcResponse::new(
@@ -617,6 +633,160 @@ mod tests {
             to_value(&response, ProtocolVersion::V2026_07_28).unwrap(),
             json!({"jsonrpc": "2.0", "id": 0, "result": {"resultType": "complete"}})
         );
+    }
+
+    #[test]
+    fn methods_a_revision_lacks_are_not_rendered() {
+        use ProtocolVersion::*;
+        let cases: [(ClientRequest, &[ProtocolVersion]); 5] = [
+            (
+                ClientRequest::ListTasks(Default::default()),
+                &[V2024_11_05, V2025_03_26, V2025_06_18, V2026_07_28],
+            ),
+            (
+                ClientRequest::Discover(Default::default()),
+                &[V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25],
+            ),
+            (
+                ClientRequest::SubscriptionsListen(
+                    serde_json::from_value(json!({"notifications": {}})).unwrap(),
+                ),
+                &[V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25],
+            ),
+            (ClientRequest::Ping(Default::default()), &[V2026_07_28]),
+            (
+                ClientRequest::SetLevel(serde_json::from_value(json!({"level": "info"})).unwrap()),
+                &[V2026_07_28],
+            ),
+        ];
+        for (request, refused) in cases {
+            let method = request.method();
+            for version in ProtocolVersion::ALL {
+                let rendered = to_value(&JsonRpcRequest::new(1, request.clone()), version);
+                if refused.contains(&version) {
+                    assert_eq!(
+                        rendered.unwrap_err().to_string(),
+                        format!("`{method}` cannot be rendered for protocol revision {version}")
+                    );
+                } else {
+                    assert_eq!(rendered.unwrap()["method"], method, "{version}");
+                }
+            }
+        }
+        let initialized = ClientNotification::Initialized(Default::default());
+        assert_eq!(
+            to_value(&initialized, V2026_07_28).unwrap_err().to_string(),
+            "`notifications/initialized` cannot be rendered for protocol revision 2026-07-28"
+        );
+        let acknowledged = ServerNotification::SubscriptionsAcknowledged(
+            serde_json::from_value(json!({"notifications": {}})).unwrap(),
+        );
+        assert_eq!(
+            to_value(&acknowledged, V2025_11_25)
+                .unwrap_err()
+                .to_string(),
+            "`notifications/subscriptions/acknowledged` cannot be rendered for protocol revision 2025-11-25"
+        );
+        let elicit = ServerRequest::Elicit(crate::elicitation::ElicitRequestParams::Form(
+            crate::elicitation::ElicitRequestFormParams::new("Name?", Default::default()),
+        ));
+        assert_eq!(
+            to_value(&elicit, V2025_03_26).unwrap_err().to_string(),
+            "`elicitation/create` cannot be rendered for protocol revision 2025-03-26"
+        );
+    }
+
+    #[test]
+    fn errors_inside_chosen_variants_keep_the_full_path() {
+        let cases = [
+            (
+                ServerRequest::decode(
+                    "sampling/createMessage",
+                    Some(json!({"messages": [{"role": "user", "content": {"type": "text"}}],
+                                "maxTokens": 5})),
+                )
+                .map(drop),
+                "Invalid params for sampling/createMessage: messages[0].content: missing field `text`",
+            ),
+            (
+                ServerRequest::decode(
+                    "sampling/createMessage",
+                    Some(json!({"messages": [{"role": "user", "content": [
+                        {"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png"}]}],
+                                "maxTokens": 5})),
+                )
+                .map(drop),
+                "Invalid params for sampling/createMessage: messages[0].content[1]: missing field `data`",
+            ),
+            (
+                ServerRequest::decode(
+                    "elicitation/create",
+                    Some(json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+                        "c": {"type": "string", "oneOf": [{"const": "r"}]}}}})),
+                )
+                .map(drop),
+                "Invalid params for elicitation/create: requestedSchema.properties.c.oneOf[0]: missing field `title`",
+            ),
+            (
+                ClientRequest::decode(
+                    "tools/call",
+                    Some(json!({"name": "t", "inputResponses": {"k": {"roots": [{}]}}})),
+                )
+                .map(drop),
+                "Invalid params for tools/call: inputResponses.k.roots[0]: missing field `uri`",
+            ),
+            (
+                ServerResult::decode("resources/read", json!({"contents": [{"uri": "a"}]}))
+                    .map(drop),
+                "Invalid result for resources/read: contents[0]: missing field `text`",
+            ),
+            (
+                ServerResult::decode(
+                    "tools/call",
+                    json!({"content": [{"type": "resource", "resource": {"text": "x"}}]}),
+                )
+                .map(drop),
+                "Invalid result for tools/call: content[0].resource: missing field `uri`",
+            ),
+            (
+                ServerResult::decode("tools/call", json!({"content": [{"type": "video"}]}))
+                    .map(drop),
+                "Invalid result for tools/call: content[0]: unknown variant `video`, expected one of `text`, `image`, `audio`, `resource_link`, `resource`",
+            ),
+            (
+                ServerResult::decode("tools/call", json!({"content": [{"text": "x"}]})).map(drop),
+                "Invalid result for tools/call: content[0]: missing field `type`",
+            ),
+            (
+                ClientResult::decode(
+                    "elicitation/create",
+                    json!({"action": "accept", "content": {"a": null}}),
+                )
+                .map(drop),
+                "Invalid result for elicitation/create: content.a: invalid type: null, expected a string, a number, a boolean or an array of strings",
+            ),
+            (
+                ClientResult::decode(
+                    "elicitation/create",
+                    json!({"action": "accept", "content": {"a": ["x", 1]}}),
+                )
+                .map(drop),
+                "Invalid result for elicitation/create: content.a[1]: invalid type: integer `1`, expected a string",
+            ),
+            // An input-required result is reported under the method it answers.
+            (
+                ServerResult::decode(
+                    "prompts/get",
+                    json!({"resultType": "input_required", "inputRequests": {
+                        "x": {"method": "elicitation/create", "params": {"message": "m"}}}}),
+                )
+                .map(drop),
+                "Invalid result for prompts/get: inputRequests.x.params: missing field `requestedSchema`",
+            ),
+        ];
+        for (result, message) in cases {
+            assert_eq!(result.unwrap_err().to_string(), message);
+        }
     }
 
     #[test]

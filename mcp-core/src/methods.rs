@@ -14,6 +14,8 @@
 //! assert!(!result.is_error());
 //! ```
 
+use std::ops::RangeInclusive;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -42,11 +44,24 @@ use crate::tasks::{
     ListTasksResult, TaskIdParams, TaskPayloadResult, TaskResult, TaskStatusNotificationParams,
 };
 use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
+use crate::version::ProtocolVersion;
+
+/// The revisions that define a method: all of them unless the method list says otherwise.
+const fn revisions(
+    range: &[(ProtocolVersion, ProtocolVersion)],
+) -> RangeInclusive<ProtocolVersion> {
+    match range {
+        [(since, until)] => *since..=*until,
+        _ => ProtocolVersion::V2024_11_05..=ProtocolVersion::LATEST,
+    }
+}
 
 /// A request method.
 pub trait Request {
     /// Its name on the wire.
     const METHOD: &'static str;
+    /// The revisions whose schema defines it; rendering it for another one fails.
+    const REVISIONS: RangeInclusive<ProtocolVersion>;
     /// Its params.
     type Params: Serialize + DeserializeOwned;
     /// Its (complete) result.
@@ -57,18 +72,23 @@ pub trait Request {
 pub trait Notification {
     /// Its name on the wire.
     const METHOD: &'static str;
+    /// The revisions whose schema defines it; rendering it for another one fails.
+    const REVISIONS: RangeInclusive<ProtocolVersion>;
     /// Its params.
     type Params: Serialize + DeserializeOwned;
 }
 
 macro_rules! requests {
-    ($($(#[$doc:meta])* $name:ident = $method:literal, $params:ty => $result:ty;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $method:literal $([$since:ident ..= $until:ident])?,
+       $params:ty => $result:ty;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub struct $name;
 
         impl Request for $name {
             const METHOD: &'static str = $method;
+            const REVISIONS: RangeInclusive<ProtocolVersion> =
+                revisions(&[$((ProtocolVersion::$since, ProtocolVersion::$until))?]);
             type Params = $params;
             type Result = $result;
         }
@@ -76,13 +96,16 @@ macro_rules! requests {
 }
 
 macro_rules! notifications {
-    ($($(#[$doc:meta])* $name:ident = $method:literal, $params:ty;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $method:literal $([$since:ident ..= $until:ident])?,
+       $params:ty;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub struct $name;
 
         impl Notification for $name {
             const METHOD: &'static str = $method;
+            const REVISIONS: RangeInclusive<ProtocolVersion> =
+                revisions(&[$((ProtocolVersion::$since, ProtocolVersion::$until))?]);
             type Params = $params;
         }
     )*};
@@ -90,11 +113,11 @@ macro_rules! notifications {
 
 requests! {
     /// `initialize` (legacy era): open a session.
-    Initialize = "initialize", InitializeRequestParams => InitializeResult;
+    Initialize = "initialize" [V2024_11_05 ..= V2025_11_25], InitializeRequestParams => InitializeResult;
     /// `ping` (legacy era, both directions): check the peer is alive.
-    Ping = "ping", RequestParams => EmptyResult;
+    Ping = "ping" [V2024_11_05 ..= V2025_11_25], RequestParams => EmptyResult;
     /// `server/discover` (2026-07-28): what the server is and supports.
-    Discover = "server/discover", RequestParams => DiscoverResult;
+    Discover = "server/discover" [V2026_07_28 ..= V2026_07_28], RequestParams => DiscoverResult;
     /// `resources/list`.
     ListResources = "resources/list", PaginatedRequestParams => ListResourcesResult;
     /// `resources/templates/list`.
@@ -102,11 +125,11 @@ requests! {
     /// `resources/read`.
     ReadResource = "resources/read", ReadResourceRequestParams => ReadResourceResult;
     /// `resources/subscribe` (legacy era).
-    Subscribe = "resources/subscribe", SubscribeRequestParams => EmptyResult;
+    Subscribe = "resources/subscribe" [V2024_11_05 ..= V2025_11_25], SubscribeRequestParams => EmptyResult;
     /// `resources/unsubscribe` (legacy era).
-    Unsubscribe = "resources/unsubscribe", SubscribeRequestParams => EmptyResult;
+    Unsubscribe = "resources/unsubscribe" [V2024_11_05 ..= V2025_11_25], SubscribeRequestParams => EmptyResult;
     /// `subscriptions/listen` (2026-07-28).
-    SubscriptionsListen = "subscriptions/listen", SubscriptionsListenRequestParams => SubscriptionsListenResult;
+    SubscriptionsListen = "subscriptions/listen" [V2026_07_28 ..= V2026_07_28], SubscriptionsListenRequestParams => SubscriptionsListenResult;
     /// `prompts/list`.
     ListPrompts = "prompts/list", PaginatedRequestParams => ListPromptsResult;
     /// `prompts/get`.
@@ -116,36 +139,36 @@ requests! {
     /// `tools/call`.
     CallTool = "tools/call", CallToolRequestParams => CallToolResult;
     /// `logging/setLevel` (legacy era).
-    SetLevel = "logging/setLevel", SetLevelRequestParams => EmptyResult;
+    SetLevel = "logging/setLevel" [V2024_11_05 ..= V2025_11_25], SetLevelRequestParams => EmptyResult;
     /// `completion/complete`.
     Complete = "completion/complete", CompleteRequestParams => CompleteResult;
     /// `tasks/get` (2025-11-25).
-    GetTask = "tasks/get", TaskIdParams => TaskResult;
+    GetTask = "tasks/get" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskResult;
     /// `tasks/result` (2025-11-25).
-    GetTaskPayload = "tasks/result", TaskIdParams => TaskPayloadResult;
+    GetTaskPayload = "tasks/result" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskPayloadResult;
     /// `tasks/cancel` (2025-11-25).
-    CancelTask = "tasks/cancel", TaskIdParams => TaskResult;
+    CancelTask = "tasks/cancel" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskResult;
     /// `tasks/list` (2025-11-25).
-    ListTasks = "tasks/list", PaginatedRequestParams => ListTasksResult;
+    ListTasks = "tasks/list" [V2025_11_25 ..= V2025_11_25], PaginatedRequestParams => ListTasksResult;
     /// `sampling/createMessage` (server to client).
     CreateMessage = "sampling/createMessage", CreateMessageRequestParams => CreateMessageResult;
     /// `roots/list` (server to client).
     ListRoots = "roots/list", RequestParams => ListRootsResult;
     /// `elicitation/create` (server to client, 2025-06-18).
-    Elicit = "elicitation/create", ElicitRequestParams => ElicitResult;
+    Elicit = "elicitation/create" [V2025_06_18 ..= V2026_07_28], ElicitRequestParams => ElicitResult;
 }
 
 notifications! {
     /// `notifications/cancelled`.
     Cancelled = "notifications/cancelled", CancelledNotificationParams;
     /// `notifications/initialized` (legacy era).
-    Initialized = "notifications/initialized", NotificationParams;
+    Initialized = "notifications/initialized" [V2024_11_05 ..= V2025_11_25], NotificationParams;
     /// `notifications/progress`.
     Progress = "notifications/progress", ProgressNotificationParams;
     /// `notifications/roots/list_changed` (legacy era).
-    RootsListChanged = "notifications/roots/list_changed", NotificationParams;
+    RootsListChanged = "notifications/roots/list_changed" [V2024_11_05 ..= V2025_11_25], NotificationParams;
     /// `notifications/tasks/status` (2025-11-25).
-    TaskStatus = "notifications/tasks/status", TaskStatusNotificationParams;
+    TaskStatus = "notifications/tasks/status" [V2025_11_25 ..= V2025_11_25], TaskStatusNotificationParams;
     /// `notifications/resources/list_changed`.
     ResourceListChanged = "notifications/resources/list_changed", NotificationParams;
     /// `notifications/resources/updated`.
@@ -157,7 +180,24 @@ notifications! {
     /// `notifications/message`: a log message.
     LoggingMessage = "notifications/message", LoggingMessageNotificationParams;
     /// `notifications/elicitation/complete` (2025-11-25).
-    ElicitationComplete = "notifications/elicitation/complete", ElicitationCompleteNotificationParams;
+    ElicitationComplete = "notifications/elicitation/complete" [V2025_11_25 ..= V2025_11_25], ElicitationCompleteNotificationParams;
     /// `notifications/subscriptions/acknowledged` (2026-07-28).
-    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedNotificationParams;
+    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged" [V2026_07_28 ..= V2026_07_28], SubscriptionsAcknowledgedNotificationParams;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ProtocolVersion::*;
+
+    #[test]
+    fn methods_know_their_revisions() {
+        assert_eq!(Ping::REVISIONS, V2024_11_05..=V2025_11_25);
+        assert_eq!(ListTasks::REVISIONS, V2025_11_25..=V2025_11_25);
+        assert_eq!(Discover::REVISIONS, V2026_07_28..=V2026_07_28);
+        assert_eq!(Elicit::REVISIONS, V2025_06_18..=V2026_07_28);
+        assert_eq!(CallTool::REVISIONS, V2024_11_05..=V2026_07_28);
+        assert_eq!(Initialized::REVISIONS, V2024_11_05..=V2025_11_25);
+        assert_eq!(Cancelled::REVISIONS, V2024_11_05..=V2026_07_28);
+    }
 }

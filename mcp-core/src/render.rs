@@ -7,6 +7,14 @@
 //! content the target does not know is turned into a form it accepts (audio before `2025-03-26`
 //! becomes an embedded resource, a `resource_link` before `2025-06-18` becomes text, and so on).
 //!
+//! What the target cannot carry at all is refused with a serialization error rather than sent
+//! invalid: a method the target's schema does not define (`tasks/*` outside 2025-11-25,
+//! `server/discover` and `subscriptions/listen` before 2026-07-28, `initialize`, `ping`,
+//! `logging/setLevel`, resource subscriptions and the legacy notifications in 2026-07-28), URL-mode
+//! elicitation before 2025-11-25, a field the target requires and the value lacks (`requestId` of a
+//! cancellation outside 2025-11-25, `elicitationId` in 2025-11-25), and floats or `null` inside the
+//! fields 2026-07-28 types as `JSONObject`.
+//!
 //! Rendering is ordinary serde serialization, so it costs nothing beyond serialization itself: the
 //! target is kept in a thread-local for the duration of one `serialize` call, and the `Serialize`
 //! impls of the protocol types consult it. Serializing without a target renders for
@@ -25,9 +33,9 @@
 //! ```
 
 use std::cell::Cell;
-use std::io;
+use std::{fmt, io};
 
-use serde::{Serialize, Serializer};
+use serde::{Serialize, Serializer, ser};
 use serde_json::Value;
 
 use crate::version::ProtocolVersion;
@@ -112,6 +120,95 @@ pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(
     serde_json::to_writer(writer, &Versioned::new(value, version))
 }
 
+/// The error for a value that the current rendering target cannot represent, e.g.
+/// "URL-mode elicitation cannot be rendered for protocol revision 2025-06-18".
+///
+/// Every refusal of this module goes through here, so they all read alike. A refusal is an ordinary
+/// serialization error: [`to_value`] and friends return it, and nothing is written.
+pub(crate) fn unsupported<E: ser::Error>(what: impl fmt::Display) -> E {
+    E::custom(format_args!(
+        "{what} cannot be rendered for protocol revision {}",
+        target()
+    ))
+}
+
+/// The error for a field that the current rendering target requires and the value lacks.
+pub(crate) fn missing<E: ser::Error>(field: &str) -> E {
+    E::custom(format_args!(
+        "missing field `{field}`, which protocol revision {} requires",
+        target()
+    ))
+}
+
+/// `serialize_with` helpers for `Option` fields that some revisions require: they serialize the
+/// value, and fail with [`missing`] when it is absent. Pair them with a `skip_serializing_if` that
+/// skips the field where it is optional or undefined.
+pub(crate) mod required {
+    use serde::{Serialize, Serializer};
+
+    macro_rules! required {
+        ($($name:ident => $field:literal),* $(,)?) => {$(
+            #[doc = concat!("Serializes `", $field, "`, failing when it is absent.")]
+            pub(crate) fn $name<T: Serialize, S: Serializer>(
+                value: &Option<T>,
+                serializer: S,
+            ) -> Result<S::Ok, S::Error> {
+                match value {
+                    Some(value) => value.serialize(serializer),
+                    None => Err(super::missing($field)),
+                }
+            }
+        )*};
+    }
+
+    required! {
+        request_id => "requestId",
+        elicitation_id => "elicitationId",
+    }
+}
+
+/// `serialize_with` helper for fields that 2026-07-28 types as `JSONObject` (capability settings,
+/// sampling `metadata`): that revision's `JSONValue` admits strings, integers, booleans, arrays and
+/// objects only, so a float or a `null` anywhere inside fails rendering for it (naming the path of the
+/// offending value). Older revisions take any JSON.
+pub(crate) fn json_object<T: Serialize, S: Serializer>(
+    value: &Option<T>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if target() >= ProtocolVersion::V2026_07_28
+        && let Some(value) = value
+    {
+        let json = serde_json::to_value(value).map_err(ser::Error::custom)?;
+        if let Some(path) = first_non_json_value(&json, String::new()) {
+            return Err(unsupported(format_args!(
+                "`{path}` (a float or null, which `JSONValue` does not admit)"
+            )));
+        }
+    }
+    value.serialize(serializer)
+}
+
+/// The path of the first float or `null` inside `value` (relative to `path`), if any.
+fn first_non_json_value(value: &Value, path: String) -> Option<String> {
+    match value {
+        Value::Null => Some(path),
+        Value::Number(n) if !(n.is_i64() || n.is_u64()) => Some(path),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| first_non_json_value(item, format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            first_non_json_value(item, path)
+        }),
+        _ => None,
+    }
+}
+
 /// A field value that may be absent (an `Option` that is `None`).
 pub(crate) trait MaybeAbsent {
     fn is_absent(&self) -> bool;
@@ -155,6 +252,18 @@ pub(crate) mod skip {
     /// feature, which 2026-07-28 moved to an extension).
     pub(crate) fn only_2025_11_25<T: MaybeAbsent>(value: &T) -> bool {
         value.is_absent() || target() != ProtocolVersion::V2025_11_25
+    }
+
+    /// Left out when the target is not `2025-11-25`, whether present or not (for a field only that
+    /// revision defines and requires; pair with a [`super::required`] helper).
+    pub(crate) fn unless_2025_11_25<T>(_: &T) -> bool {
+        target() != ProtocolVersion::V2025_11_25
+    }
+
+    /// Left out when absent and the target is `2025-11-25`, the only revision where the field is
+    /// optional (every other revision requires it; pair with a [`super::required`] helper).
+    pub(crate) fn absent_in_2025_11_25<T: MaybeAbsent>(value: &T) -> bool {
+        value.is_absent() && target() == ProtocolVersion::V2025_11_25
     }
 
     /// Left out when the target predates `2026-07-28` (fields that revision made required, such as

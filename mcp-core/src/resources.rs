@@ -1,9 +1,11 @@
 //! Resources: listing, templates, reading, and subscriptions to changes.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use crate::JsonObject;
 use crate::content::Annotations;
+use crate::de;
 use crate::implementation::Icon;
 use crate::input::InputResponses;
 use crate::meta::{NotificationMeta, RequestMeta, ResultMeta};
@@ -114,7 +116,10 @@ impl ResourceTemplate {
 }
 
 /// The contents of a resource: text or binary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Contents with a `text` are text, else contents with a `blob` are binary (the order the untagged
+/// form tried them in); a value with neither is reported as missing `text`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum ResourceContents {
@@ -122,6 +127,17 @@ pub enum ResourceContents {
     Text(TextResourceContents),
     /// Binary data, base64-encoded.
     Blob(BlobResourceContents),
+}
+
+impl<'de> Deserialize<'de> for ResourceContents {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.get("text").is_none() && value.get("blob").is_some() {
+            de::nested(value).map(ResourceContents::Blob)
+        } else {
+            de::nested(value).map(ResourceContents::Text)
+        }
+    }
 }
 
 impl ResourceContents {
@@ -386,5 +402,40 @@ impl ResourceUpdatedNotificationParams {
             uri: uri.into(),
             meta: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(value: Value) -> Result<ResourceContents, String> {
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn contents_are_told_apart_by_shape() {
+        assert!(matches!(
+            parse(json!({"uri": "a", "text": "t"})),
+            Ok(ResourceContents::Text(ref t)) if t.text == "t"
+        ));
+        assert!(matches!(
+            parse(json!({"uri": "a", "blob": "AA=="})),
+            Ok(ResourceContents::Blob(ref b)) if b.blob == "AA=="
+        ));
+        // Text wins when both are present, as it did when the enum was untagged.
+        assert!(matches!(
+            parse(json!({"uri": "a", "text": "t", "blob": "AA=="})),
+            Ok(ResourceContents::Text(_))
+        ));
+        assert_eq!(
+            parse(json!({"uri": "a"})).unwrap_err(),
+            "missing field `text`"
+        );
+        assert_eq!(
+            parse(json!({"blob": "AA=="})).unwrap_err(),
+            "missing field `uri`"
+        );
     }
 }

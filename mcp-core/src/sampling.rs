@@ -5,11 +5,12 @@
 //! blocks becomes several consecutive messages of the same role, and tool blocks become text.
 
 use serde::ser::SerializeSeq;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::JsonObject;
 use crate::content::{AudioContent, ContentBlock, ImageContent, Role, TextContent};
+use crate::de;
 use crate::meta::RequestMeta;
 use crate::render::{self, skip};
 use crate::tasks::TaskMetadata;
@@ -42,7 +43,11 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
     /// Provider-specific metadata to pass through.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "render::json_object"
+    )]
     pub metadata: Option<JsonObject>,
     /// Tools the model may call (2025-11-25; needs the client's `sampling.tools` capability).
     #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
@@ -145,8 +150,9 @@ impl SamplingMessage {
 }
 
 /// The content of a sampling message: one block, or (2025-11-25) several.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
+///
+/// An array is several blocks; anything else is one.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SamplingContent {
     /// One block.
@@ -161,6 +167,15 @@ impl SamplingContent {
         match self {
             SamplingContent::Single(block) => std::slice::from_ref(block),
             SamplingContent::Multiple(blocks) => blocks,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SamplingContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            blocks @ Value::Array(_) => de::nested(blocks).map(SamplingContent::Multiple),
+            block => de::nested(block).map(SamplingContent::Single),
         }
     }
 }
@@ -201,9 +216,8 @@ fn all_text(blocks: &[SamplingContentBlock]) -> Option<String> {
     texts.map(|t| t.join("\n"))
 }
 
-/// One block of a sampling message.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// One block of a sampling message, told apart by its `type`.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SamplingContentBlock {
     /// `"text"`.
@@ -217,6 +231,14 @@ pub enum SamplingContentBlock {
     /// `"tool_result"`: the outcome of a tool call (2025-11-25).
     ToolResult(ToolResultContent),
 }
+
+de::deserialize_by_type!(SamplingContentBlock {
+    "text" => Text,
+    "image" => Image,
+    "audio" => Audio,
+    "tool_use" => ToolUse,
+    "tool_result" => ToolResult,
+});
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

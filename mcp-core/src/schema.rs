@@ -49,6 +49,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
 use crate::JsonObject;
+use crate::error::ErrorObject;
 
 /// A type's schema cannot serve where it is asked for.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +65,14 @@ pub enum SchemaError {
     /// resolved here).
     #[error("invalid JSON Schema: {0}")]
     Invalid(String),
+}
+
+/// A schema that cannot serve is the receiver's own fault (a tool or form declared it), so on the
+/// wire it is `-32603` (internal error).
+impl From<SchemaError> for ErrorObject {
+    fn from(err: SchemaError) -> Self {
+        ErrorObject::internal_error(err.to_string())
+    }
 }
 
 /// The client-friendly schema of `T` (see the module docs), whatever its root.
@@ -244,6 +253,16 @@ pub struct SchemaViolation {
     pub problems: Vec<String>,
 }
 
+/// A value that breaks the schema it was sent against is invalid params (`-32602`), with each
+/// problem listed in `data`. (A tool whose *arguments* fail may prefer to answer with a tool error
+/// result instead, which the model can read and correct.)
+impl From<SchemaViolation> for ErrorObject {
+    fn from(err: SchemaViolation) -> Self {
+        ErrorObject::invalid_params(format!("Invalid params: {err}"))
+            .with_data(serde_json::json!({ "problems": err.problems }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,6 +399,28 @@ mod tests {
         assert!(
             text.contains("\"unsigned\" is a required property"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn schema_errors_become_error_objects() {
+        let compiled = CompiledSchema::compile(
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+        let violation = compiled.validate(&json!({"a": "x"})).unwrap_err();
+        assert_eq!(
+            serde_json::to_value(ErrorObject::from(violation)).unwrap(),
+            json!({"code": -32602, "message": "Invalid params: a: \"x\" is not of type \"integer\"",
+                   "data": {"problems": ["a: \"x\" is not of type \"integer\""]}})
+        );
+        let not_object = input_schema_for::<Vec<String>>().unwrap_err();
+        assert_eq!(
+            serde_json::to_value(ErrorObject::from(not_object)).unwrap(),
+            json!({"code": -32603, "message":
+                "the input schema of `alloc::vec::Vec<alloc::string::String>` is not an object schema (tool inputs are objects)"})
         );
     }
 

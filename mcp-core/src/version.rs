@@ -134,9 +134,22 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// The error for a revision name this crate does not know.
+///
+/// As an [`ErrorObject`] it is `-32602` (invalid params): the name arrived in a request's params or
+/// `_meta`. A server refusing a *known* revision it does not serve answers with
+/// [`UnsupportedVersion`] instead, which also lists what it does serve.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown protocol version `{0}`")]
 pub struct UnknownVersion(pub String);
+
+impl From<UnknownVersion> for ErrorObject {
+    fn from(err: UnknownVersion) -> Self {
+        ErrorObject::invalid_params(err.to_string()).with_data(serde_json::json!({
+            "supported": SupportedVersions::ALL.names(),
+            "requested": err.0,
+        }))
+    }
+}
 
 impl FromStr for ProtocolVersion {
     type Err = UnknownVersion;
@@ -217,7 +230,7 @@ impl SupportedVersions {
             Some(v) if v.era() == Era::Legacy && self.contains(v) => Ok(v),
             _ => self
                 .latest(Era::Legacy)
-                .ok_or_else(|| UnsupportedVersion::new(requested, self)),
+                .ok_or_else(|| UnsupportedVersion::new(requested, self, Era::Legacy)),
         }
     }
 
@@ -226,7 +239,7 @@ impl SupportedVersions {
     pub fn check_modern(self, requested: &str) -> Result<ProtocolVersion, UnsupportedVersion> {
         match ProtocolVersion::from_name(requested) {
             Some(v) if v.era() == Era::Modern && self.contains(v) => Ok(v),
-            _ => Err(UnsupportedVersion::new(requested, self)),
+            _ => Err(UnsupportedVersion::new(requested, self, Era::Modern)),
         }
     }
 }
@@ -245,8 +258,13 @@ impl fmt::Debug for SupportedVersions {
     }
 }
 
-/// A request named a protocol revision the receiver does not serve (`-32022`,
-/// `UnsupportedProtocolVersionError`).
+/// A request named a protocol revision the receiver does not serve.
+///
+/// The error code follows the era of the exchange that was refused: an `initialize` request (legacy
+/// era) gets `-32602`, as the 2025 lifecycle docs show ("Unsupported protocol version"; `-32022`
+/// does not exist before 2026-07-28), and a modern request gets `-32022`
+/// (`UnsupportedProtocolVersionError`, `basic/versioning` of 2026-07-28). Both carry the supported
+/// and requested revisions in `data`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unsupported protocol version `{requested}` (supported: {})", supported.join(", "))]
 pub struct UnsupportedVersion {
@@ -254,25 +272,33 @@ pub struct UnsupportedVersion {
     pub requested: String,
     /// The revisions the receiver does serve, newest first.
     pub supported: Vec<String>,
+    /// The era of the refused exchange, which decides the error code.
+    pub era: Era,
 }
 
 impl UnsupportedVersion {
-    /// The error for `requested`, listing the revisions in `supported`.
-    pub fn new(requested: &str, supported: SupportedVersions) -> Self {
+    /// The error for `requested`, listing the revisions in `supported`, refused in an exchange of
+    /// `era` (`initialize` is legacy, a request carrying its version in `_meta` is modern).
+    pub fn new(requested: &str, supported: SupportedVersions, era: Era) -> Self {
         UnsupportedVersion {
             requested: requested.to_owned(),
             supported: supported.names(),
+            era,
+        }
+    }
+
+    /// The error code: `-32602` in the legacy era, `-32022` in the modern one.
+    pub const fn code(&self) -> ErrorCode {
+        match self.era {
+            Era::Legacy => ErrorCode::INVALID_PARAMS,
+            Era::Modern => ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
         }
     }
 }
 
 impl From<UnsupportedVersion> for ErrorObject {
     fn from(err: UnsupportedVersion) -> Self {
-        ErrorObject::new(
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-        )
-        .with_data(serde_json::json!({
+        ErrorObject::new(err.code(), "Unsupported protocol version").with_data(serde_json::json!({
             "supported": err.supported,
             "requested": err.requested,
         }))
@@ -304,6 +330,14 @@ mod tests {
         assert_eq!(
             "2025-13-01".parse::<ProtocolVersion>(),
             Err(UnknownVersion("2025-13-01".into()))
+        );
+        let obj = ErrorObject::from(UnknownVersion("2025-13-01".into()));
+        assert_eq!(
+            serde_json::to_value(&obj).unwrap(),
+            serde_json::json!({"code": -32602, "message": "unknown protocol version `2025-13-01`",
+                               "data": {"supported": ["2026-07-28", "2025-11-25", "2025-06-18",
+                                                      "2025-03-26", "2024-11-05"],
+                                        "requested": "2025-13-01"}})
         );
     }
 
@@ -355,7 +389,16 @@ mod tests {
             Err(UnsupportedVersion {
                 requested: "2025-06-18".into(),
                 supported: vec!["2026-07-28".into()],
+                era: Era::Legacy,
             })
+        );
+        // The legacy era has no -32022: initialize is refused with -32602 (2025-11-25
+        // basic/lifecycle, "Unsupported protocol version").
+        let obj = ErrorObject::from(modern_only.negotiate_initialize("2025-06-18").unwrap_err());
+        assert_eq!(
+            serde_json::to_value(&obj).unwrap(),
+            serde_json::json!({"code": -32602, "message": "Unsupported protocol version",
+                               "data": {"supported": ["2026-07-28"], "requested": "2025-06-18"}})
         );
     }
 
@@ -367,8 +410,10 @@ mod tests {
             Ok(ProtocolVersion::V2026_07_28)
         );
         let err = all.check_modern("2025-11-25").unwrap_err();
+        assert_eq!(err.era, Era::Modern);
         let obj = ErrorObject::from(err);
         assert_eq!(obj.code.0, -32022);
+        assert_eq!(obj.message, "Unsupported protocol version");
         assert_eq!(
             obj.data,
             Some(serde_json::json!({

@@ -536,6 +536,11 @@ fn error(error: mcp::ErrorObject) -> Renderer {
     })
 }
 
+/// An error response to a message whose id could not be determined.
+fn error_without_id(error: mcp::ErrorObject) -> Renderer {
+    Box::new(move |v| rendered(&JsonRpcErrorResponse::new(None, error.clone()), v))
+}
+
 fn plain<T: Serialize + Clone + 'static>(value: T) -> Renderer {
     Box::new(move |v| rendered(&value, v))
 }
@@ -731,7 +736,7 @@ fn catalogue() -> Vec<Sample> {
         },
     );
     let structured_array = CallToolResult::structured(json!(["a", "b"]));
-    let url_required = mcp::elicitation::url_elicitation_required(&[elicit_url()]);
+    let url_required = mcp::elicitation::url_elicitation_required(&[elicit_url()]).unwrap();
     let missing_capability = mcp::ErrorObject::from(MissingClientCapability {
         required: serde_json::from_value(json!({"sampling": {}, "elicitation": {"form": {}}}))
             .unwrap(),
@@ -1571,6 +1576,45 @@ fn catalogue() -> Vec<Sample> {
             Error,
             error(url_required),
         ),
+        // Errors answering a message whose id is unknown: the id is left out from 2025-11-25 on.
+        // (Up to 2025-06-18 it renders as `null`, which those schemas reject, as they reject a
+        // missing id; see `unknown_ids_before_2025_11_25_follow_json_rpc`.)
+        sample(
+            "JSONRPCErrorResponse",
+            "parse error, unknown id",
+            tasks,
+            LAST,
+            Error,
+            error_without_id(mcp::ErrorObject::parse_error("Parse error: EOF")),
+        ),
+        sample(
+            "JSONRPCErrorResponse",
+            "invalid request, unknown id",
+            tasks,
+            LAST,
+            Error,
+            error_without_id(mcp::ErrorObject::invalid_request(
+                "Invalid request: the id must be a string or an integer",
+            )),
+        ),
+        sample(
+            "ParseError",
+            "unknown id",
+            modern,
+            LAST,
+            Error,
+            error_without_id(mcp::ErrorObject::parse_error("Parse error: EOF")),
+        ),
+        sample(
+            "InvalidRequestError",
+            "unknown id",
+            modern,
+            LAST,
+            Error,
+            error_without_id(mcp::ErrorObject::invalid_request(
+                "Invalid request: the id must be a string or an integer",
+            )),
+        ),
         // Batches (2025-03-26 only).
         sample(
             "JSONRPCBatchRequest",
@@ -1740,4 +1784,110 @@ fn newer_fields_never_reach_older_peers() {
         info,
         json!({"name": "server", "title": "The server", "version": "1.2.3"})
     );
+}
+
+/// Up to 2025-06-18 an error answering a message whose id is unknown carries `"id": null`, as
+/// JSON-RPC 2.0 requires. Those revisions' schemas (`JSONRPCError`) require a string or integer id,
+/// so they reject `null` and a missing id alike: no rendering can satisfy them, and JSON-RPC wins.
+/// Whichever form arrives, parsing reads it back.
+#[test]
+fn unknown_ids_before_2025_11_25_follow_json_rpc() {
+    let errors = [
+        mcp::ErrorObject::parse_error("Parse error: EOF"),
+        mcp::ErrorObject::invalid_request("Invalid request: the id must be a string or an integer"),
+    ];
+    for version in V::ALL {
+        let schema = spec_schema(version);
+        for error in &errors {
+            let response = JsonRpcErrorResponse::new(None, error.clone());
+            let message = rendered(&response, version);
+            let mut without_id = json!({"jsonrpc": "2.0", "error": error});
+            if version < V::V2025_11_25 {
+                assert_eq!(
+                    message,
+                    json!({"jsonrpc": "2.0", "id": null, "error": error})
+                );
+                assert!(schema.check("JSONRPCError", &message).is_err());
+                assert!(schema.check("JSONRPCError", &without_id).is_err());
+            } else {
+                assert_eq!(message, without_id);
+                assert_eq!(schema.check("JSONRPCErrorResponse", &message), Ok(()));
+                without_id["id"] = Value::Null;
+                assert!(schema.check("JSONRPCErrorResponse", &without_id).is_err());
+            }
+            let text = serde_json::to_vec(&message).unwrap();
+            assert_eq!(
+                parse(&text).unwrap(),
+                Incoming::Message(JsonRpcMessage::Error(response)),
+                "{version}"
+            );
+        }
+    }
+}
+
+/// Rendering refuses what the target revision cannot carry instead of sending an invalid message.
+#[test]
+fn values_a_revision_cannot_carry_are_refused() {
+    let mut cancel = CancelledNotificationParams::new(RequestId::Number(1));
+    cancel.request_id = None;
+    let cancelled = ClientNotification::Cancelled(cancel);
+    for version in V::ALL {
+        let result = mcp::render::to_value(&JsonRpcNotification::new(cancelled.clone()), version);
+        if version == V::V2025_11_25 {
+            let message = result.unwrap();
+            assert_eq!(
+                message,
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+            );
+            assert_eq!(
+                spec_schema(version).check("CancelledNotification", &message),
+                Ok(())
+            );
+        } else {
+            assert_eq!(
+                result.unwrap_err().to_string(),
+                format!("missing field `requestId`, which protocol revision {version} requires")
+            );
+        }
+    }
+    let mut url = elicit_url();
+    url.elicitation_id = None;
+    let elicit = ServerRequest::Elicit(ElicitRequestParams::Url(url));
+    let refusals = [
+        (
+            V::V2024_11_05,
+            "`elicitation/create` cannot be rendered for protocol revision 2024-11-05",
+        ),
+        (
+            V::V2025_03_26,
+            "`elicitation/create` cannot be rendered for protocol revision 2025-03-26",
+        ),
+        (
+            V::V2025_06_18,
+            "URL-mode elicitation cannot be rendered for protocol revision 2025-06-18",
+        ),
+        (
+            V::V2025_11_25,
+            "missing field `elicitationId`, which protocol revision 2025-11-25 requires",
+        ),
+    ];
+    for (version, message) in refusals {
+        let result = mcp::render::to_value(&JsonRpcRequest::new(1, elicit.clone()), version);
+        assert_eq!(result.unwrap_err().to_string(), message);
+    }
+    // In 2026-07-28 it travels as an input request, without `elicitationId`.
+    let modern = rendered(&elicit, V::V2026_07_28);
+    assert_eq!(
+        spec_schema(V::V2026_07_28).check("ElicitRequest", &modern),
+        Ok(())
+    );
+    let tasks = ClientRequest::ListTasks(paginated());
+    for version in [V::V2024_11_05, V::V2025_06_18, V::V2026_07_28] {
+        assert_eq!(
+            mcp::render::to_value(&JsonRpcRequest::new(1, tasks.clone()), version)
+                .unwrap_err()
+                .to_string(),
+            format!("`tasks/list` cannot be rendered for protocol revision {version}")
+        );
+    }
 }

@@ -4,11 +4,13 @@
 //! the method is known); the typed protocol enums of [`crate::messages`] slot in for what is sent,
 //! e.g. `JsonRpcResponse<ServerResult>` or `JsonRpcNotification<ServerNotification>`.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::id::RequestId;
 use crate::error::ErrorObject;
+use crate::render;
+use crate::version::ProtocolVersion;
 
 /// The value of the `jsonrpc` member of every message.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -93,16 +95,47 @@ impl<T> JsonRpcResponse<T> {
 
 /// An error response.
 ///
-/// `id` is `None` (serialized as `null`, as JSON-RPC 2.0 requires) when the id of the offending
-/// request could not be determined: unparseable text, or a message whose id is itself invalid.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "jsonrpc", rename = "2.0")]
+/// `id` is `None` when the id of the offending request could not be determined: unparseable text,
+/// or a message whose id is itself invalid. How an unknown id goes on the wire depends on the
+/// rendering target ([`crate::render`]):
+///
+/// - up to `2025-06-18` it is `"id": null`, as JSON-RPC 2.0 requires. Those revisions' schemas
+///   (`JSONRPCError`) require an `id` that is a string or an integer, so they reject both `null` and
+///   a missing id; the schema cannot be satisfied here, and JSON-RPC 2.0 wins;
+/// - from `2025-11-25` on the id is left out: the schemas (`JSONRPCErrorResponse`) make `id`
+///   optional but a string or an integer when present, so `null` would be invalid.
+///
+/// Parsing ([`crate::jsonrpc::parse`]) accepts both forms.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct JsonRpcErrorResponse {
     /// The id of the request this answers, if known.
     pub id: Option<RequestId>,
     /// What went wrong.
     pub error: ErrorObject,
+}
+
+impl Serialize for JsonRpcErrorResponse {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "jsonrpc", rename = "2.0")]
+        struct Wire<'a> {
+            /// `Some(None)` renders `"id": null`; `None` leaves the member out.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<Option<&'a RequestId>>,
+            error: &'a ErrorObject,
+        }
+        let id = match &self.id {
+            Some(id) => Some(Some(id)),
+            None if render::target() < ProtocolVersion::V2025_11_25 => Some(None),
+            None => None,
+        };
+        Wire {
+            id,
+            error: &self.error,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl JsonRpcErrorResponse {
@@ -154,10 +187,29 @@ mod tests {
             serde_json::to_value(&res).unwrap(),
             json!({"jsonrpc": "2.0", "id": "a", "result": {}})
         );
+    }
+
+    #[test]
+    fn an_unknown_id_is_null_before_2025_11_25_and_left_out_after() {
         let err = JsonRpcErrorResponse::new(None, ErrorObject::parse_error("bad"));
-        assert_eq!(
-            serde_json::to_string(&err).unwrap(),
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#
-        );
+        for version in ProtocolVersion::ALL {
+            let expected = if version < ProtocolVersion::V2025_11_25 {
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#
+            } else {
+                r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}"#
+            };
+            assert_eq!(
+                render::to_string(&err, version).unwrap(),
+                expected,
+                "{version}"
+            );
+        }
+        let known = JsonRpcErrorResponse::new(Some(0.into()), ErrorObject::parse_error("bad"));
+        for version in ProtocolVersion::ALL {
+            assert_eq!(
+                render::to_string(&known, version).unwrap(),
+                r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32700,"message":"bad"}}"#
+            );
+        }
     }
 }

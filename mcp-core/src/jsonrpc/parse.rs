@@ -4,7 +4,8 @@
 //! messages, which only the 2025-03-26 revision allows; whether to accept it is the caller's call),
 //! text that is not JSON (`-32700`), and JSON that is not a valid message (`-32600`). An invalid
 //! message keeps its id when the id itself is valid, so that the error response can echo it;
-//! otherwise the response carries a `null` id.
+//! otherwise the response has no id (`null` or left out, depending on the revision: see
+//! [`JsonRpcErrorResponse`]). An incoming error response may likewise carry a `null` id or none.
 //!
 //! ```
 //! use mcp_core::jsonrpc::{parse, Incoming, JsonRpcMessage};
@@ -119,8 +120,15 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
             "a message must be a JSON object",
         ));
     };
-    let id = match object.remove("id") {
+    let raw_id = object.remove("id");
+    // JSON-RPC 2.0 answers a message whose id could not be determined with `"id": null`; only an
+    // error response may carry it (a client must be able to read a server's parse-error reply).
+    let null_id_allowed = object.contains_key("error")
+        && !object.contains_key("method")
+        && !object.contains_key("result");
+    let id = match raw_id {
         None => Ok(None),
+        Some(Value::Null) if null_id_allowed => Ok(None),
         Some(raw) => serde_json::from_value::<RequestId>(raw)
             .map(Some)
             .map_err(|_| "the id must be a string or an integer"),
@@ -212,9 +220,28 @@ mod tests {
                 json!({"ok": true})
             )))
         );
+        // An error response to a message whose id was unknown: `null` (JSON-RPC 2.0, MCP up to
+        // 2025-06-18) or no id at all (MCP from 2025-11-25 on).
+        for text in [
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}"#,
+        ] {
+            assert_eq!(
+                single(text),
+                Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(
+                    None,
+                    ErrorObject::new(ErrorCode::PARSE_ERROR, "x")
+                ))),
+                "{text}"
+            );
+        }
+        // Only error responses may have a null id.
         assert_eq!(
-            single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#)
-                .unwrap_err(),
+            single(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).unwrap_err(),
+            invalid(None, "the id must be a string or an integer")
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#).unwrap_err(),
             invalid(None, "the id must be a string or an integer")
         );
         assert_eq!(
@@ -233,9 +260,9 @@ mod tests {
         for text in ["", "{", "nul", "{\"jsonrpc\":\"2.0\",}", "\u{7f}"] {
             let err = parse(text.as_bytes()).unwrap_err();
             assert!(matches!(err, EnvelopeError::Parse(_)), "{text:?}: {err:?}");
-            let response = serde_json::to_value(err.to_response()).unwrap();
-            assert_eq!(response["id"], Value::Null);
-            assert_eq!(response["error"]["code"], -32700);
+            let response = err.to_response();
+            assert_eq!(response.id, None);
+            assert_eq!(response.error.code, ErrorCode::PARSE_ERROR);
         }
     }
 

@@ -235,6 +235,12 @@ impl RequestContext {
             Some(sink) if self.inner.connection.is_persistent() => sink,
             _ => return Err(ClientRequestError::NoChannel { method }),
         };
+        // Refuse here what the client's revision cannot carry, rather than drop it when writing.
+        mcp_core::render::to_value(&request, self.inner.connection.version()).map_err(|e| {
+            ClientRequestError::InvalidRequest {
+                detail: e.to_string(),
+            }
+        })?;
         let answer = self
             .inner
             .connection

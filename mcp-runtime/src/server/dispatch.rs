@@ -75,8 +75,21 @@ impl Reply {
     }
 
     /// The reply as one line of JSON, rendered for the peer's revision.
+    ///
+    /// A result the peer's revision cannot carry (see [`mcp_core::render`]) is replaced by an
+    /// internal error (`-32603`) saying why, rather than sent invalid.
     pub fn render(&self) -> String {
-        render::to_string(&self.message, self.version).expect("protocol messages always serialize")
+        render::to_string(&self.message, self.version).unwrap_or_else(|error| {
+            let id = match &self.message {
+                ReplyMessage::Result(response) => Some(response.id.clone()),
+                ReplyMessage::Error(response) => response.id.clone(),
+            };
+            let refusal = JsonRpcErrorResponse::new(
+                id,
+                ErrorObject::internal_error(format!("the result cannot be sent: {error}")),
+            );
+            render::to_string(&refusal, self.version).expect("error responses always render")
+        })
     }
 
     /// The error, if the reply is one.
@@ -753,4 +766,27 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::capabilities::ServerCapabilities;
+    use mcp_core::lifecycle::DiscoverResult;
+
+    #[test]
+    fn a_result_the_peer_cannot_carry_becomes_an_internal_error() {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(serde_json::json!({"logging": {"ratio": 0.5}})).unwrap();
+        let discover = DiscoverResult::new(vec!["2026-07-28".into()], capabilities);
+        let reply = Reply::result(
+            ProtocolVersion::V2026_07_28,
+            RequestId::Number(4),
+            ServerResult::from(discover),
+        );
+        assert_eq!(
+            reply.render(),
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the result cannot be sent: `ratio` (a float or null, which `JSONValue` does not admit) cannot be rendered for protocol revision 2026-07-28"}}"#
+        );
+    }
 }

@@ -36,11 +36,11 @@ impl Outbound {
     }
 
     /// The message rendered for `version`, as one line of JSON.
-    pub fn render(&self, version: ProtocolVersion) -> String {
-        // Protocol values are maps with string keys, strings, numbers and JSON values: serializing
-        // them cannot fail.
+    ///
+    /// Fails when `version` cannot carry the message (a method it does not define, a field it
+    /// requires and the message lacks, ...): the message must then not be sent.
+    pub fn render(&self, version: ProtocolVersion) -> serde_json::Result<String> {
         mcp_core::render::to_string(&self.to_message(), version)
-            .expect("protocol messages always serialize")
     }
 }
 

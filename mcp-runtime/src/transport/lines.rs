@@ -123,7 +123,13 @@ async fn write_frames<W: AsyncWrite + Unpin>(
         while let Some(frame) = frames.recv().await {
             let line = match frame {
                 Frame::Text(text) => text,
-                Frame::Message(message) => message.render(connection.version()),
+                Frame::Message(message) => match message.render(connection.version()) {
+                    Ok(text) => text,
+                    Err(error) => {
+                        tracing::warn!("dropped a message the connection cannot carry: {error}");
+                        continue;
+                    }
+                },
                 Frame::Close => break,
             };
             writer.write_all(line.as_bytes()).await?;

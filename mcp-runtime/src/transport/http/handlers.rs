@@ -467,7 +467,10 @@ async fn pump(
 ) {
     let forward = |event: PostEvent, entry: Arc<StreamEntry>| async move {
         match event {
-            PostEvent::Message(message) => entry.push(Arc::from(message.render(version))).await,
+            PostEvent::Message(message) => match message.render(version) {
+                Ok(text) => entry.push(Arc::from(text)).await,
+                Err(error) => tracing::warn!("dropped a message the request cannot carry: {error}"),
+            },
             PostEvent::Close(retry) => entry.detach(retry).await,
         }
     };

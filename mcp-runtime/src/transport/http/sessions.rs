@@ -94,7 +94,10 @@ async fn pump_unsolicited(
         };
         let text = message.render(connection.version());
         drop(connection);
-        stream.push(Arc::from(text)).await;
+        match text {
+            Ok(text) => stream.push(Arc::from(text)).await,
+            Err(error) => tracing::warn!("dropped a message the session cannot carry: {error}"),
+        }
     }
 }
 
