@@ -6,7 +6,9 @@
 //! - subschemas are inlined: no `$ref` and no `$defs` (except for recursive types, which cannot be
 //!   inlined);
 //! - `Option<T>` means "may be left out": the property is not `required` and its schema is `T`'s,
-//!   never `["T", "null"]`;
+//!   never `["T", "null"]` (a `None` is left out of a tool's structured result accordingly, see
+//!   [`omit_disallowed_nulls`]); where a value cannot be left out, in the items of an array or the
+//!   values of a map, `Option<T>` stays nullable: `{"type": ["integer", "null"]}`;
 //! - enums of unit variants are string `enum`s; unsigned integers keep `minimum: 0`;
 //! - the root carries no `$schema` (2020-12 is the protocol's default dialect) and no `title` (the
 //!   Rust type name means nothing to a client); numeric `format`s such as `int64` are dropped.
@@ -106,10 +108,15 @@ pub fn make_client_friendly(schema: &mut Value) {
     let Value::Object(object) = schema else {
         return;
     };
-    if matches!(
-        object.get("type").and_then(Value::as_str),
-        Some("integer" | "number")
-    ) {
+    // Numeric formats (`int64`, `uint8`, ...) go, whether the type is `"integer"` or, in the items
+    // of an array of `Option`s, `["integer", "null"]`.
+    let numeric = |t: &Value| matches!(t.as_str(), Some("integer" | "number"));
+    let is_numeric = match object.get("type") {
+        Some(Value::Array(types)) => types.iter().any(numeric),
+        Some(single) => numeric(single),
+        None => false,
+    };
+    if is_numeric {
         object.remove("format");
     }
     let required: Vec<String> = object
@@ -185,6 +192,99 @@ fn strip_null(schema: &mut Value) {
             }
         }
     }
+}
+
+/// Removes from `value` the object members that are `null` where `schema` neither allows `null`
+/// nor requires the member, and returns whether it removed any.
+///
+/// A `None` field serializes as `null`, while [`schema_for`] describes an `Option` field as "may
+/// be left out" (not required, never nullable): leaving such members out makes the value conform
+/// to the schema, and means the same to a client. The schema is followed through `properties`,
+/// `additionalProperties`, `items` and the branches of `allOf`, `anyOf` and `oneOf`; a member whose
+/// schema is not known, or allows `null`, is kept.
+///
+/// ```
+/// use mcp_core::schema::omit_disallowed_nulls;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "n": {"type": "integer"}, "note": {"type": "string"}, "any": true}, "required": ["n"]});
+/// let mut value = json!({"n": 1, "note": null, "any": null});
+/// assert!(omit_disallowed_nulls(&mut value, &schema));
+/// assert_eq!(value, json!({"n": 1, "any": null}));
+/// ```
+pub fn omit_disallowed_nulls(value: &mut Value, schema: &Value) -> bool {
+    let Value::Object(schema) = schema else {
+        return false;
+    };
+    let mut changed = false;
+    for keyword in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(keyword) {
+            for branch in branches {
+                changed |= omit_disallowed_nulls(value, branch);
+            }
+        }
+    }
+    match value {
+        Value::Object(members) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties");
+            let required = |key: &str| {
+                schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|k| k == key))
+            };
+            members.retain(|key, member| {
+                let Some(member_schema) = properties.and_then(|p| p.get(key)).or(additional) else {
+                    return true;
+                };
+                if member.is_null() {
+                    let omit = !required(key) && !allows_null(member_schema);
+                    changed |= omit;
+                    !omit
+                } else {
+                    changed |= omit_disallowed_nulls(member, member_schema);
+                    true
+                }
+            });
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    changed |= omit_disallowed_nulls(item, item_schema);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Whether `schema` may accept `null` (true when it does not constrain the type).
+fn allows_null(schema: &Value) -> bool {
+    let Value::Object(object) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(types) = object.get("type") {
+        return match types {
+            Value::String(t) => t == "null",
+            Value::Array(types) => types.iter().any(|t| t == "null"),
+            _ => true,
+        };
+    }
+    if let Some(Value::Array(values)) = object.get("enum") {
+        return values.iter().any(Value::is_null);
+    }
+    if let Some(value) = object.get("const") {
+        return value.is_null();
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(keyword) {
+            return branches.iter().any(allows_null);
+        }
+    }
+    true
 }
 
 /// A schema compiled for validation.

@@ -37,7 +37,7 @@ use crate::server::RequestContext;
 /// The future a tool handler returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
 
-type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
+pub(crate) type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
 
 /// A tool: its description for clients and its handler.
 #[derive(Clone)]

@@ -31,7 +31,18 @@ enum Selection {
     #[default]
     None,
     All,
-    Module(String),
+    /// The entries under any of these module paths.
+    Modules(Vec<String>),
+}
+
+impl Selection {
+    fn takes(&self, module_path: &str) -> bool {
+        match self {
+            Selection::None => false,
+            Selection::All => true,
+            Selection::Modules(prefixes) => prefixes.iter().any(|p| in_module(module_path, p)),
+        }
+    }
 }
 
 /// A registry entry asked for by name.
@@ -66,6 +77,15 @@ pub enum BuildError {
     /// Two items clash, or one is invalid.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// A module given to [`registered_in`](McpServerBuilder::registered_in) (or
+    /// `McpServer::from_module`) holds no registered item.
+    #[error(
+        "no tool, prompt or resource is registered in module `{path}` or under it; module paths are written as `module_path!()` gives them (`my_crate::tools`, with `_` for `-` in the crate name)"
+    )]
+    EmptyModule {
+        /// The module path given.
+        path: String,
+    },
     /// An item asked for by name is not registered.
     #[error("no {kind} named `{name}` is registered with the attribute macros")]
     NotRegistered {
@@ -119,9 +139,15 @@ impl McpServerBuilder {
         self
     }
 
-    /// Takes the registered items of `module_path` and its submodules.
+    /// Takes the registered items of `module_path` and its submodules, in addition to those of
+    /// the modules given before. Building fails when no item is registered there (a misspelt
+    /// path).
     pub fn registered_in(mut self, module_path: &str) -> Self {
-        self.selection = Selection::Module(module_path.to_owned());
+        match &mut self.selection {
+            Selection::All => {}
+            Selection::Modules(paths) => paths.push(module_path.to_owned()),
+            Selection::None => self.selection = Selection::Modules(vec![module_path.to_owned()]),
+        }
         self
     }
 
@@ -316,27 +342,45 @@ impl McpServerBuilder {
     /// Builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let registry = Registry::new();
-        let selected = |module: &str| match &self.selection {
-            Selection::None => false,
-            Selection::All => true,
-            Selection::Module(prefix) => in_module(module, prefix),
-        };
+        if let Selection::Modules(paths) = &self.selection {
+            let registered = |path: &str| {
+                let under = |module_path: &str| in_module(module_path, path);
+                inventory::iter::<ToolEntry>
+                    .into_iter()
+                    .any(|e| under(e.module_path))
+                    || inventory::iter::<PromptEntry>
+                        .into_iter()
+                        .any(|e| under(e.module_path))
+                    || inventory::iter::<ResourceEntry>
+                        .into_iter()
+                        .any(|e| under(e.module_path))
+            };
+            if let Some(path) = paths.iter().find(|p| !registered(p)) {
+                return Err(BuildError::EmptyModule { path: path.clone() });
+            }
+        }
         for entry in in_source_order::<ToolEntry>(|e| e.location) {
-            if selected(entry.module_path) {
-                registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+            if self.selection.takes(entry.module_path) {
+                registry.add_tool(
+                    (entry.definition)(),
+                    origin(entry.module_path, entry.location),
+                )?;
             }
         }
         for entry in in_source_order::<PromptEntry>(|e| e.location) {
-            if selected(entry.module_path) {
-                registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+            if self.selection.takes(entry.module_path) {
+                registry.add_prompt(
+                    (entry.definition)(),
+                    origin(entry.module_path, entry.location),
+                )?;
             }
         }
         for entry in in_source_order::<ResourceEntry>(|e| e.location) {
-            if selected(entry.module_path) {
+            if self.selection.takes(entry.module_path) {
                 registry.add_resource(
                     (entry.definition)(),
                     entry.name,
-                    Origin::Module(entry.module_path),
+                    origin(entry.module_path, entry.location),
                 )?;
             }
         }
@@ -370,6 +414,14 @@ impl McpServerBuilder {
             connections: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
         }))
+    }
+}
+
+/// The origin of a registry entry.
+fn origin(module_path: &'static str, location: (&'static str, u32)) -> Origin {
+    Origin::Macro {
+        module_path,
+        location,
     }
 }
 
@@ -411,7 +463,10 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 |e| e.name,
                 |e| e.module_path,
             )?;
-            registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+            registry.add_tool(
+                (entry.definition)(),
+                origin(entry.module_path, entry.location),
+            )?;
         }
         Named::Prompt(name) => {
             let entry = find_entry(
@@ -421,7 +476,10 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 |e| e.name,
                 |e| e.module_path,
             )?;
-            registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+            registry.add_prompt(
+                (entry.definition)(),
+                origin(entry.module_path, entry.location),
+            )?;
         }
         Named::Resource(name) => {
             let entry = find_entry(
@@ -434,7 +492,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
             registry.add_resource(
                 (entry.definition)(),
                 entry.name,
-                Origin::Module(entry.module_path),
+                origin(entry.module_path, entry.location),
             )?;
         }
     }
