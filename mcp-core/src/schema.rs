@@ -439,6 +439,161 @@ mod tests {
         );
     }
 
+    /// Serde's default representation: externally tagged, unit and data variants mixed.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Target {
+        All,
+        Id(u64),
+        Named { name: String, exact: Option<bool> },
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Extra {
+        depth: u8,
+        label: Option<String>,
+    }
+
+    /// A recursive type.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Tree {
+        name: String,
+        children: Vec<Tree>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Forest {
+        trees: Vec<Tree>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct MoreCatalogue {
+        target: Target,
+        hash: std::collections::HashMap<String, Option<u8>>,
+        tree_map: BTreeMap<String, Inner>,
+        scores: Vec<Option<u8>>,
+        maybe_scores: Option<Vec<Option<i64>>>,
+        #[serde(flatten)]
+        extra: Extra,
+    }
+
+    #[test]
+    fn catalogue_of_enums_maps_flattening_and_nullable_items() {
+        let inner = json!({
+            "type": "object",
+            "properties": {"flag": {"type": "boolean"}, "note": {"type": "string"}},
+            "required": ["flag"]
+        });
+        let byte = json!({"type": ["integer", "null"], "maximum": 255, "minimum": 0});
+        assert_eq!(
+            Value::Object(input_schema_for::<MoreCatalogue>().unwrap()),
+            json!({
+                "type": "object",
+                "properties": {
+                    // A unit variant is a string; a data variant an object of one property.
+                    "target": {"oneOf": [
+                        {"type": "string", "enum": ["All"]},
+                        {"type": "object", "properties": {"Id": {"type": "integer", "minimum": 0}},
+                         "required": ["Id"], "additionalProperties": false},
+                        {"type": "object", "properties": {"Named": {
+                            "type": "object",
+                            "properties": {"name": {"type": "string"},
+                                           "exact": {"type": "boolean"}},
+                            "required": ["name"]}},
+                         "required": ["Named"], "additionalProperties": false}
+                    ], "description": "Serde's default representation: externally tagged, unit and data variants mixed."},
+                    // Map values and array items cannot be left out: `Option` stays nullable
+                    // there, without `format`.
+                    "hash": {"type": "object", "additionalProperties": byte},
+                    "tree_map": {"type": "object", "additionalProperties": inner},
+                    "scores": {"type": "array", "items": byte},
+                    "maybe_scores": {"type": "array", "items": {"type": ["integer", "null"]}},
+                    // Flattened fields are the struct's own.
+                    "depth": {"type": "integer", "maximum": 255, "minimum": 0},
+                    "label": {"type": "string"}
+                },
+                "required": ["target", "hash", "tree_map", "scores", "depth"]
+            })
+        );
+        // Recursive types keep their references: to the root, or to `$defs`.
+        assert_eq!(
+            Value::Object(schema_for::<Tree>()),
+            json!({
+                "type": "object",
+                "properties": {"name": {"type": "string"},
+                               "children": {"type": "array", "items": {"$ref": "#"}}},
+                "required": ["name", "children"],
+                "description": "A recursive type."
+            })
+        );
+        let forest = input_schema_for::<Forest>().unwrap();
+        let tree = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"},
+                           "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+            "required": ["name", "children"],
+            "description": "A recursive type."
+        });
+        assert_eq!(
+            Value::Object(forest.clone()),
+            json!({
+                "type": "object",
+                "properties": {"trees": {"type": "array", "items": tree}},
+                "required": ["trees"],
+                "$defs": {"Tree": tree}
+            })
+        );
+        let compiled = CompiledSchema::compile(&forest).unwrap();
+        assert!(
+            compiled.is_valid(&json!({"trees": [{"name": "a", "children": [
+            {"name": "b", "children": []}]}]}))
+        );
+        assert!(!compiled.is_valid(&json!({"trees": [{"name": "a", "children": [{"name": 1}]}]})));
+    }
+
+    #[test]
+    fn nulls_are_omitted_only_where_the_schema_disallows_them() {
+        #[derive(JsonSchema, serde::Serialize)]
+        struct Row {
+            id: u8,
+            note: Option<String>,
+        }
+        #[derive(JsonSchema, serde::Serialize)]
+        struct Out {
+            rows: Vec<Row>,
+            by_name: BTreeMap<String, Option<u8>>,
+            #[schemars(required)]
+            must: Option<String>,
+            count: Option<u32>,
+        }
+        let schema = Value::Object(schema_for::<Out>());
+        let out = Out {
+            rows: vec![
+                Row { id: 1, note: None },
+                Row {
+                    id: 2,
+                    note: Some("x".into()),
+                },
+            ],
+            by_name: BTreeMap::from([("a".to_owned(), None)]),
+            must: None,
+            count: None,
+        };
+        let mut value = serde_json::to_value(&out).unwrap();
+        assert!(omit_disallowed_nulls(&mut value, &schema));
+        // Items are followed; nullable map values and required members stay.
+        assert_eq!(
+            value,
+            json!({"rows": [{"id": 1}, {"id": 2, "note": "x"}], "by_name": {"a": null},
+                   "must": null})
+        );
+        assert!(!omit_disallowed_nulls(&mut value, &schema));
+    }
+
     #[test]
     fn empty_struct_has_properties() {
         #[derive(JsonSchema)]
