@@ -13,6 +13,12 @@
 //! | [`CallToolResult`] | itself |
 //! | [`Json<T>`] | `structuredContent` plus its JSON text; the tool's `outputSchema` is `T`'s schema |
 //! | `Result<T, E>` with `E: Display` (e.g. [`ToolError`]) | `T`'s result, or `isError: true` with `E`'s text |
+//!
+//! A tool's `outputSchema` describes an object (`structuredContent` is one), so `T` of a
+//! [`Json<T>`] result must serialize to an object, such as a struct: a server with a tool whose
+//! output schema is not an object schema does not build (the error names the tool). A `None` field
+//! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
+//! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
 
 use std::borrow::Cow;
 use std::fmt;

@@ -1,10 +1,10 @@
 //! What a server offers: its tools, prompts, resources and templates.
 //!
 //! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` submit an entry to a process-wide
-//! collection (with `inventory`), recording the module path of the annotated function; a server is
-//! built from all entries, the entries under a module path, or the entries named one by one. A
-//! [`Registry`] holds what one server offers; it may change at run time (dynamic registration),
-//! so it sits behind locks, and every listing works on a snapshot.
+//! collection (with `inventory`), recording the module path, file and line of the annotated
+//! function; a server is built from all entries, the entries under some module paths, or the
+//! entries named one by one. A `Registry` holds what one server offers; it may change at run time
+//! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
