@@ -413,7 +413,7 @@ fn duplicate_tool_names_fail_the_build_naming_both() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "2 tools named `add` are registered (in macros_tools::catalogue, macros_tools::clash); pick them by module"
+        "2 tools named `add` are registered (in `macros_tools::catalogue` (tests/tests/macros_tools.rs:16), in `macros_tools::clash` (tests/tests/macros_tools.rs:395)); pick them by module"
     );
     // A module path selects the entries under it.
     let clash = McpServer::from_module(server_info!(), "macros_tools::clash")

@@ -95,7 +95,7 @@ pub enum BuildError {
         name: String,
     },
     /// An item asked for by name is registered more than once.
-    #[error("{count} {kind}s named `{name}` are registered (in {modules}); pick them by module")]
+    #[error("{count} {kind}s named `{name}` are registered ({modules}); pick them by module")]
     Ambiguous {
         /// `tool`, `prompt` or `resource`.
         kind: &'static str,
@@ -103,7 +103,7 @@ pub enum BuildError {
         name: String,
         /// How many.
         count: usize,
-        /// Their modules.
+        /// Where each is: module, file and line.
         modules: String,
     },
     /// A handler needs shared state that was not given to the builder.
@@ -431,7 +431,7 @@ fn find_entry<'a, E: 'a>(
     kind: &'static str,
     name: &str,
     name_of: impl Fn(&E) -> &'static str,
-    module_of: impl Fn(&E) -> &'static str,
+    origin_of: impl Fn(&E) -> Origin,
 ) -> Result<&'a E, BuildError> {
     let matching: Vec<&E> = entries.filter(|e| name_of(e) == name).collect();
     match matching.as_slice() {
@@ -446,7 +446,7 @@ fn find_entry<'a, E: 'a>(
             count: many.len(),
             modules: many
                 .iter()
-                .map(|e| module_of(e))
+                .map(|e| origin_of(e).to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
@@ -461,7 +461,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "tool",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
             registry.add_tool(
                 (entry.definition)(),
@@ -474,7 +474,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "prompt",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
             registry.add_prompt(
                 (entry.definition)(),
@@ -487,7 +487,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "resource",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
             registry.add_resource(
                 (entry.definition)(),
