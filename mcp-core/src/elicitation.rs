@@ -270,14 +270,41 @@ pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The least allowed value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_numbers_as_integers"
+    )]
     pub minimum: Option<f64>,
     /// The greatest allowed value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_numbers_as_integers"
+    )]
     pub maximum: Option<f64>,
     /// The value to pre-fill (2025-11-25).
-    #[serde(default, skip_serializing_if = "skip::since_2025_11_25")]
+    #[serde(
+        default,
+        skip_serializing_if = "skip::since_2025_11_25",
+        serialize_with = "whole_numbers_as_integers"
+    )]
     pub default: Option<f64>,
+}
+
+/// Writes a whole number as an integer (`0`, not `0.0`), so that the bounds and default of an
+/// `integer` property read as integers; other numbers are written as they are.
+fn whole_numbers_as_integers<S: Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    // Every whole f64 in this range converts to i64 exactly.
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    match *value {
+        Some(n) if n.fract() == 0.0 && n.abs() <= EXACT => serializer.serialize_i64(n as i64),
+        Some(n) => serializer.serialize_f64(n),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// A boolean property.

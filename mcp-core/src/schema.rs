@@ -6,7 +6,9 @@
 //! - subschemas are inlined: no `$ref` and no `$defs` (except for recursive types, which cannot be
 //!   inlined);
 //! - `Option<T>` means "may be left out": the property is not `required` and its schema is `T`'s,
-//!   never `["T", "null"]`;
+//!   never `["T", "null"]` (a `None` is left out of a tool's structured result accordingly, see
+//!   [`omit_disallowed_nulls`]); where a value cannot be left out, in the items of an array or the
+//!   values of a map, `Option<T>` stays nullable: `{"type": ["integer", "null"]}`;
 //! - enums of unit variants are string `enum`s; unsigned integers keep `minimum: 0`;
 //! - the root carries no `$schema` (2020-12 is the protocol's default dialect) and no `title` (the
 //!   Rust type name means nothing to a client); numeric `format`s such as `int64` are dropped.
@@ -115,10 +117,15 @@ pub fn make_client_friendly(schema: &mut Value) {
     let Value::Object(object) = schema else {
         return;
     };
-    if matches!(
-        object.get("type").and_then(Value::as_str),
-        Some("integer" | "number")
-    ) {
+    // Numeric formats (`int64`, `uint8`, ...) go, whether the type is `"integer"` or, in the items
+    // of an array of `Option`s, `["integer", "null"]`.
+    let numeric = |t: &Value| matches!(t.as_str(), Some("integer" | "number"));
+    let is_numeric = match object.get("type") {
+        Some(Value::Array(types)) => types.iter().any(numeric),
+        Some(single) => numeric(single),
+        None => false,
+    };
+    if is_numeric {
         object.remove("format");
     }
     let required: Vec<String> = object
@@ -194,6 +201,99 @@ fn strip_null(schema: &mut Value) {
             }
         }
     }
+}
+
+/// Removes from `value` the object members that are `null` where `schema` neither allows `null`
+/// nor requires the member, and returns whether it removed any.
+///
+/// A `None` field serializes as `null`, while [`schema_for`] describes an `Option` field as "may
+/// be left out" (not required, never nullable): leaving such members out makes the value conform
+/// to the schema, and means the same to a client. The schema is followed through `properties`,
+/// `additionalProperties`, `items` and the branches of `allOf`, `anyOf` and `oneOf`; a member whose
+/// schema is not known, or allows `null`, is kept.
+///
+/// ```
+/// use mcp_core::schema::omit_disallowed_nulls;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "n": {"type": "integer"}, "note": {"type": "string"}, "any": true}, "required": ["n"]});
+/// let mut value = json!({"n": 1, "note": null, "any": null});
+/// assert!(omit_disallowed_nulls(&mut value, &schema));
+/// assert_eq!(value, json!({"n": 1, "any": null}));
+/// ```
+pub fn omit_disallowed_nulls(value: &mut Value, schema: &Value) -> bool {
+    let Value::Object(schema) = schema else {
+        return false;
+    };
+    let mut changed = false;
+    for keyword in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(keyword) {
+            for branch in branches {
+                changed |= omit_disallowed_nulls(value, branch);
+            }
+        }
+    }
+    match value {
+        Value::Object(members) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties");
+            let required = |key: &str| {
+                schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|k| k == key))
+            };
+            members.retain(|key, member| {
+                let Some(member_schema) = properties.and_then(|p| p.get(key)).or(additional) else {
+                    return true;
+                };
+                if member.is_null() {
+                    let omit = !required(key) && !allows_null(member_schema);
+                    changed |= omit;
+                    !omit
+                } else {
+                    changed |= omit_disallowed_nulls(member, member_schema);
+                    true
+                }
+            });
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    changed |= omit_disallowed_nulls(item, item_schema);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Whether `schema` may accept `null` (true when it does not constrain the type).
+fn allows_null(schema: &Value) -> bool {
+    let Value::Object(object) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(types) = object.get("type") {
+        return match types {
+            Value::String(t) => t == "null",
+            Value::Array(types) => types.iter().any(|t| t == "null"),
+            _ => true,
+        };
+    }
+    if let Some(Value::Array(values)) = object.get("enum") {
+        return values.iter().any(Value::is_null);
+    }
+    if let Some(value) = object.get("const") {
+        return value.is_null();
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(keyword) {
+            return branches.iter().any(allows_null);
+        }
+    }
+    true
 }
 
 /// A schema compiled for validation.
@@ -356,6 +456,161 @@ mod tests {
                              "shape", "renamedField"]
             })
         );
+    }
+
+    /// Serde's default representation: externally tagged, unit and data variants mixed.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Target {
+        All,
+        Id(u64),
+        Named { name: String, exact: Option<bool> },
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Extra {
+        depth: u8,
+        label: Option<String>,
+    }
+
+    /// A recursive type.
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Tree {
+        name: String,
+        children: Vec<Tree>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Forest {
+        trees: Vec<Tree>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct MoreCatalogue {
+        target: Target,
+        hash: std::collections::HashMap<String, Option<u8>>,
+        tree_map: BTreeMap<String, Inner>,
+        scores: Vec<Option<u8>>,
+        maybe_scores: Option<Vec<Option<i64>>>,
+        #[serde(flatten)]
+        extra: Extra,
+    }
+
+    #[test]
+    fn catalogue_of_enums_maps_flattening_and_nullable_items() {
+        let inner = json!({
+            "type": "object",
+            "properties": {"flag": {"type": "boolean"}, "note": {"type": "string"}},
+            "required": ["flag"]
+        });
+        let byte = json!({"type": ["integer", "null"], "maximum": 255, "minimum": 0});
+        assert_eq!(
+            Value::Object(input_schema_for::<MoreCatalogue>().unwrap()),
+            json!({
+                "type": "object",
+                "properties": {
+                    // A unit variant is a string; a data variant an object of one property.
+                    "target": {"oneOf": [
+                        {"type": "string", "enum": ["All"]},
+                        {"type": "object", "properties": {"Id": {"type": "integer", "minimum": 0}},
+                         "required": ["Id"], "additionalProperties": false},
+                        {"type": "object", "properties": {"Named": {
+                            "type": "object",
+                            "properties": {"name": {"type": "string"},
+                                           "exact": {"type": "boolean"}},
+                            "required": ["name"]}},
+                         "required": ["Named"], "additionalProperties": false}
+                    ], "description": "Serde's default representation: externally tagged, unit and data variants mixed."},
+                    // Map values and array items cannot be left out: `Option` stays nullable
+                    // there, without `format`.
+                    "hash": {"type": "object", "additionalProperties": byte},
+                    "tree_map": {"type": "object", "additionalProperties": inner},
+                    "scores": {"type": "array", "items": byte},
+                    "maybe_scores": {"type": "array", "items": {"type": ["integer", "null"]}},
+                    // Flattened fields are the struct's own.
+                    "depth": {"type": "integer", "maximum": 255, "minimum": 0},
+                    "label": {"type": "string"}
+                },
+                "required": ["target", "hash", "tree_map", "scores", "depth"]
+            })
+        );
+        // Recursive types keep their references: to the root, or to `$defs`.
+        assert_eq!(
+            Value::Object(schema_for::<Tree>()),
+            json!({
+                "type": "object",
+                "properties": {"name": {"type": "string"},
+                               "children": {"type": "array", "items": {"$ref": "#"}}},
+                "required": ["name", "children"],
+                "description": "A recursive type."
+            })
+        );
+        let forest = input_schema_for::<Forest>().unwrap();
+        let tree = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"},
+                           "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+            "required": ["name", "children"],
+            "description": "A recursive type."
+        });
+        assert_eq!(
+            Value::Object(forest.clone()),
+            json!({
+                "type": "object",
+                "properties": {"trees": {"type": "array", "items": tree}},
+                "required": ["trees"],
+                "$defs": {"Tree": tree}
+            })
+        );
+        let compiled = CompiledSchema::compile(&forest).unwrap();
+        assert!(
+            compiled.is_valid(&json!({"trees": [{"name": "a", "children": [
+            {"name": "b", "children": []}]}]}))
+        );
+        assert!(!compiled.is_valid(&json!({"trees": [{"name": "a", "children": [{"name": 1}]}]})));
+    }
+
+    #[test]
+    fn nulls_are_omitted_only_where_the_schema_disallows_them() {
+        #[derive(JsonSchema, serde::Serialize)]
+        struct Row {
+            id: u8,
+            note: Option<String>,
+        }
+        #[derive(JsonSchema, serde::Serialize)]
+        struct Out {
+            rows: Vec<Row>,
+            by_name: BTreeMap<String, Option<u8>>,
+            #[schemars(required)]
+            must: Option<String>,
+            count: Option<u32>,
+        }
+        let schema = Value::Object(schema_for::<Out>());
+        let out = Out {
+            rows: vec![
+                Row { id: 1, note: None },
+                Row {
+                    id: 2,
+                    note: Some("x".into()),
+                },
+            ],
+            by_name: BTreeMap::from([("a".to_owned(), None)]),
+            must: None,
+            count: None,
+        };
+        let mut value = serde_json::to_value(&out).unwrap();
+        assert!(omit_disallowed_nulls(&mut value, &schema));
+        // Items are followed; nullable map values and required members stay.
+        assert_eq!(
+            value,
+            json!({"rows": [{"id": 1}, {"id": 2, "note": "x"}], "by_name": {"a": null},
+                   "must": null})
+        );
+        assert!(!omit_disallowed_nulls(&mut value, &schema));
     }
 
     #[test]

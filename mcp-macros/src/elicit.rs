@@ -89,14 +89,18 @@ fn form(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStream> {
                 #required,
             )
         });
+        // Through `field_trait` like the schema: a type that cannot be a field is reported once.
+        let decode = quote! {
+            ::mcp_runtime::__private::decode_field(content, #name, #field_trait::decode)?
+        };
         decoders.push(match default_value {
             Some(expr) => quote! {
                 #field_ident: match content.get(#name) {
                     ::core::option::Option::None => #expr,
-                    ::core::option::Option::Some(_) => ::mcp_runtime::__private::decode_field::<#ty>(content, #name)?,
+                    ::core::option::Option::Some(_) => #decode,
                 }
             },
-            None => quote! { #field_ident: ::mcp_runtime::__private::decode_field::<#ty>(content, #name)? },
+            None => quote! { #field_ident: #decode },
         });
     }
     Ok(quote! {

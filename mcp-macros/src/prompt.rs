@@ -1,8 +1,9 @@
 //! `#[mcp_prompt]`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
+use syn::spanned::Spanned;
 
 use crate::options::{Options, doc_text};
 use crate::params::{self, PROMPT_ARG_OPTIONS, Param, generic_of};
@@ -48,13 +49,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 let var = &argument.ident;
                 let ty = &argument.ty;
                 let wire = &argument.name;
+                // Spanned at the type, so that a type that does not parse from text is reported
+                // at the parameter.
                 let (parse, required) = match generic_of(ty, "Option") {
                     Some(inner) => (
-                        quote! { ::mcp_runtime::__private::parse_argument::<#inner> },
+                        quote_spanned! { inner.span() => ::mcp_runtime::__private::parse_argument::<#inner> },
                         false,
                     ),
                     None => (
-                        quote! { ::mcp_runtime::__private::require_argument::<#ty> },
+                        quote_spanned! { ty.span() => ::mcp_runtime::__private::require_argument::<#ty> },
                         true,
                     ),
                 };

@@ -1,7 +1,8 @@
 //! `#[mcp_resource]`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
 use crate::options::{Options, doc_text};
@@ -20,9 +21,18 @@ const OPTIONS: &[&str] = &[
     "icons",
 ];
 
-/// The variable names of an RFC 6570 template, in order (`{a}`, `{+b}`, `{c*}`, `{?d,e}`). The
-/// runtime parses the template fully when the server is built; this only needs the names.
-fn template_variables(template: &str) -> Vec<String> {
+/// A variable of a URI template.
+#[derive(Debug, PartialEq)]
+struct TemplateVariable {
+    name: String,
+    /// In a query expression (`{?q}` or `{&q}`), which a URI may leave out.
+    query: bool,
+}
+
+/// The variables of an RFC 6570 template, in order (`{a}`, `{+b}`, `{c*}`, `{?d,e}`). The runtime
+/// parses the template fully when the server is built; this only needs the names and whether
+/// they are query variables.
+fn template_variables(template: &str) -> Vec<TemplateVariable> {
     let mut variables = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
@@ -30,12 +40,16 @@ fn template_variables(template: &str) -> Vec<String> {
             break;
         };
         let expression = &rest[start + 1..start + length];
+        let query = expression.starts_with(['?', '&']);
         let expression = expression.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
         for name in expression.split(',') {
             let name = name.trim_end_matches('*');
             let name = name.split(':').next().unwrap_or(name);
             if !name.is_empty() {
-                variables.push(name.to_owned());
+                variables.push(TemplateVariable {
+                    name: name.to_owned(),
+                    query,
+                });
             }
         }
         rest = &rest[start + length + 1..];
@@ -90,7 +104,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             }
             Param::Argument(argument) => {
                 let wire = &argument.name;
-                if !variables.contains(wire) {
+                let Some(variable) = variables.iter().find(|v| v.name == *wire) else {
                     let message = if is_template {
                         format!(
                             "parameter `{wire}` is not a variable of the URI template `{}`",
@@ -103,13 +117,29 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                         )
                     };
                     return Err(syn::Error::new(argument.span, message));
-                }
+                };
                 bound.push(wire.clone());
                 let var = &argument.ident;
                 let ty = &argument.ty;
+                // Spanned at the type, so that a type that does not parse from text is reported
+                // at the parameter.
                 let parse = match generic_of(ty, "Option") {
-                    Some(inner) => quote! { ::mcp_runtime::__private::parse_variable::<#inner> },
-                    None => quote! { ::mcp_runtime::__private::require_variable::<#ty> },
+                    Some(inner) => {
+                        quote_spanned! { inner.span() => ::mcp_runtime::__private::parse_variable::<#inner> }
+                    }
+                    None if variable.query => {
+                        return Err(syn::Error::new_spanned(
+                            ty,
+                            format!(
+                                "`{wire}` is a query variable of `{}`: a URI may leave it out, so its parameter must be an `Option<_>` (`Option<{}>`)",
+                                uri.value(),
+                                quote!(#ty).to_string().replace(' ', "")
+                            ),
+                        ));
+                    }
+                    None => {
+                        quote_spanned! { ty.span() => ::mcp_runtime::__private::require_variable::<#ty> }
+                    }
                 };
                 statements.push(quote! {
                     let #var: #ty = match #parse(&#captured, #wire) {
@@ -124,7 +154,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             }
         }
     }
-    if let Some(unbound) = variables.iter().find(|v| !bound.contains(v)) {
+    if let Some(unbound) = variables
+        .iter()
+        .map(|v| &v.name)
+        .find(|v| !bound.contains(v))
+    {
         return Err(syn::Error::new_spanned(
             &uri,
             format!(
@@ -210,17 +244,32 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
 
 #[cfg(test)]
 mod tests {
-    use super::template_variables;
+    use super::{TemplateVariable, template_variables};
+
+    fn variables(template: &str) -> Vec<(String, bool)> {
+        template_variables(template)
+            .into_iter()
+            .map(|TemplateVariable { name, query }| (name, query))
+            .collect()
+    }
 
     #[test]
     fn variables_of_templates() {
-        assert_eq!(template_variables("notes://{day}/summary"), ["day"]);
-        assert_eq!(template_variables("file:///{+path}"), ["path"]);
-        assert_eq!(template_variables("file:///{path*}"), ["path"]);
+        let path = || vec![("path".to_owned(), false)];
         assert_eq!(
-            template_variables("search://items{?q,limit}"),
-            ["q", "limit"]
+            variables("notes://{day}/summary"),
+            [("day".to_owned(), false)]
         );
-        assert!(template_variables("file:///readme").is_empty());
+        assert_eq!(variables("file:///{+path}"), path());
+        assert_eq!(variables("file:///{path*}"), path());
+        assert_eq!(
+            variables("search://items{?q,limit}{&page}"),
+            [
+                ("q".to_owned(), true),
+                ("limit".to_owned(), true),
+                ("page".to_owned(), true)
+            ]
+        );
+        assert!(variables("file:///readme").is_empty());
     }
 }

@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{ItemFn, ReturnType};
 
 use crate::options::{Options, doc_text};
@@ -62,6 +63,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut args_type = None;
+    // The arguments struct is generic over the types of the arguments without a default, so
+    // that its derives compile whatever those types are: a type that cannot be an argument is
+    // reported once, at its parameter, by the `tool_argument` check.
+    let mut generics = Vec::new();
+    let mut generic_types = Vec::new();
+    let mut checks = Vec::new();
     for (index, param) in params.iter().enumerate() {
         match param {
             Param::Extracted { ty, .. } => {
@@ -70,6 +77,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 call_args.push(quote! { #var });
             }
             Param::WholeInput { ty } => {
+                checks.push(argument_check(ty));
                 args_type = Some(quote! { #ty });
                 call_args.push(quote! { #args });
             }
@@ -106,19 +114,28 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 } else if let (None, Some(max)) = &argument.length {
                     attrs.push(quote! { #[schemars(length(max = #max))] });
                 }
-                let field_ty = quote_spanned! { argument.span => #ty };
+                checks.push(argument_check(ty));
+                // A defaulted field keeps its type: its default is built as that type.
+                let field_ty = if argument.default.is_some() {
+                    quote! { #ty }
+                } else {
+                    let generic = format_ident!("__T{}", generics.len());
+                    generics.push(generic.clone());
+                    generic_types.push(ty);
+                    quote! { #generic }
+                };
                 fields.push(quote! { #(#docs)* #(#attrs)* #field: #field_ty });
                 call_args.push(quote! { #args.#field });
             }
         }
     }
     let args_struct = if args_type.is_none() {
-        args_type = Some(quote! { __Args });
+        args_type = Some(quote! { __Args<#(#generic_types),*> });
         quote! {
             #[derive(::mcp_runtime::__private::serde::Deserialize, ::mcp_runtime::__private::schemars::JsonSchema)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             #[schemars(crate = "::mcp_runtime::__private::schemars")]
-            struct __Args { #(#fields,)* }
+            struct __Args<#(#generics),*> { #(#fields,)* }
             #(#defaults)*
         }
     } else {
@@ -141,17 +158,17 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     if let Some(title) = options.string("title")? {
         settings.push(quote! { .title(#title) });
     }
-    if options.flag("read_only")? == Some(true) {
-        settings.push(quote! { .read_only() });
-    }
-    if let Some(destructive) = options.flag("destructive")? {
-        settings.push(quote! { .destructive(#destructive) });
-    }
-    if options.flag("idempotent")? == Some(true) {
-        settings.push(quote! { .idempotent() });
-    }
-    if let Some(open_world) = options.flag("open_world")? {
-        settings.push(quote! { .open_world(#open_world) });
+    // Every hint written, `true` or `false`, is sent as written.
+    for (option, setter) in [
+        ("read_only", "read_only_hint"),
+        ("destructive", "destructive"),
+        ("idempotent", "idempotent_hint"),
+        ("open_world", "open_world"),
+    ] {
+        if let Some(value) = options.flag(option)? {
+            let setter = format_ident!("{setter}");
+            settings.push(quote! { .#setter(#value) });
+        }
     }
     if let Some(icons) = icons(&options)? {
         settings.push(quote! { .icons(#icons) });
@@ -183,7 +200,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         #[allow(non_snake_case, non_camel_case_types, clippy::all)]
         fn #definition_fn() -> ::mcp_runtime::__private::ToolDefinition {
             #args_struct
-            ::mcp_runtime::__private::ToolDefinition::typed::<#args_type, _, _, _>(
+            #(#checks)*
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::{BuildInvalidTool as _, BuildTypedTool as _};
+            (&&::mcp_runtime::__private::TypedTool::<#args_type>::new()).build(
                 #name,
                 |#args: #args_type, #ctx: ::mcp_runtime::__private::RequestContext| async move {
                     #(#extractions)*
@@ -196,6 +216,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
 
         #registration
     })
+}
+
+/// The check, at the type's span, that a parameter's type can be a tool argument.
+fn argument_check(ty: &syn::Type) -> TokenStream {
+    quote_spanned! { ty.span() => ::mcp_runtime::__private::tool_argument::<#ty>(); }
 }
 
 /// Whether a type mentions `impl Trait` (its output schema cannot be named).

@@ -38,7 +38,7 @@
 //!     "type": "object",
 //!     "properties": {
 //!         "quantity": {"type": "integer", "title": "Quantity", "description": "How many to order.",
-//!                      "minimum": 0.0, "default": 1.0},
+//!                      "minimum": 0, "default": 1},
 //!         "size": {"type": "string", "oneOf": [{"const": "S", "title": "Small"},
 //!                                              {"const": "L", "title": "Large"}]},
 //!         "gift_note": {"type": "string"}
@@ -179,10 +179,13 @@ macro_rules! integer_fields {
             fn schema() -> PrimitiveSchema {
                 let mut schema = NumberSchema::default();
                 schema.kind = NumberKind::Integer;
-                // Unsigned integers cannot be negative.
+                // As in tool schemas: unsigned integers cannot be negative, and the bounds of
+                // types of up to 16 bits are spelt out.
                 #[allow(unused_comparisons)]
                 let unsigned = <$ty>::MIN >= 0;
-                schema.minimum = unsigned.then_some(0.0);
+                let narrow = <$ty>::BITS <= 16;
+                schema.minimum = (unsigned || narrow).then_some(<$ty>::MIN as f64);
+                schema.maximum = narrow.then_some(<$ty>::MAX as f64);
                 PrimitiveSchema::Number(schema)
             }
 
@@ -401,12 +404,15 @@ impl<T> ElicitOutcome<T> {
     }
 }
 
-/// Decodes one field of an answer, naming it in the error (used by the derive).
-pub fn decode_field<T: ElicitField>(
+/// Decodes one field of an answer with `decode` (an [`ElicitField::decode`]), naming the field in
+/// the error (used by the derive, which names the field's type only as `<T as ElicitField>`, so
+/// that a type that cannot be a field is reported once).
+pub fn decode_field<T>(
     content: &IndexMap<String, ElicitValue>,
     name: &str,
+    decode: fn(Option<&ElicitValue>) -> Result<T, String>,
 ) -> Result<T, String> {
-    T::decode(content.get(name)).map_err(|e| format!("field `{name}`: {e}"))
+    decode(content.get(name)).map_err(|e| format!("field `{name}`: {e}"))
 }
 
 /// Builds a form schema from its properties (used by the derive).

@@ -99,8 +99,8 @@ pub mod __private {
     };
     pub use crate::extract::FromRequestContext;
     pub use crate::prompt::{
-        IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome, parse_argument,
-        require_argument,
+        FromArgumentText, IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome,
+        parse_argument, require_argument,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,
@@ -108,7 +108,10 @@ pub mod __private {
     };
     pub use crate::server::RequestContext;
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
-    pub use crate::tool::{IntoToolResult, ToolDefinition, capabilities_named, extraction_failed};
+    pub use crate::tool::{
+        BuildInvalidTool, BuildTypedTool, IntoToolResult, ToolDefinition, TypedTool,
+        capabilities_named, extraction_failed, tool_argument,
+    };
     pub use crate::uri_template::UriMatch;
 }
 

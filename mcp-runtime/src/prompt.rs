@@ -194,13 +194,26 @@ impl IntoPromptResult for PromptOutcome {
     }
 }
 
+/// A type a prompt argument or a URI template variable may have: one parsed from text with
+/// [`FromStr`], whose parse error can be shown to the client.
+///
+/// Implemented for every such type; `#[mcp_prompt]` and `#[mcp_resource]` name it at each
+/// parameter, so that a type that cannot be parsed is reported there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a prompt argument or a URI variable",
+    label = "prompt arguments and URI template variables are text: this type must implement `FromStr`",
+    note = "implement `std::str::FromStr` for the type (with an error type that implements `Display`), or take a `String` and parse it in the function"
+)]
+pub trait FromArgumentText: FromStr<Err: fmt::Display> {}
+
+impl<T: FromStr<Err: fmt::Display>> FromArgumentText for T {}
+
 /// Parses the argument `name` as `T` (used by `#[mcp_prompt]`): absent gives `None`, a value that
 /// does not parse gives an invalid-params error naming the argument and the type expected.
-pub fn parse_argument<T>(arguments: &PromptArguments, name: &str) -> Result<Option<T>, ErrorObject>
-where
-    T: FromStr,
-    T::Err: fmt::Display,
-{
+pub fn parse_argument<T: FromArgumentText>(
+    arguments: &PromptArguments,
+    name: &str,
+) -> Result<Option<T>, ErrorObject> {
     match arguments.get(name) {
         None => Ok(None),
         Some(raw) => raw.parse::<T>().map(Some).map_err(|e| {
@@ -213,11 +226,10 @@ where
 }
 
 /// Like [`parse_argument`], for a required argument.
-pub fn require_argument<T>(arguments: &PromptArguments, name: &str) -> Result<T, ErrorObject>
-where
-    T: FromStr,
-    T::Err: fmt::Display,
-{
+pub fn require_argument<T: FromArgumentText>(
+    arguments: &PromptArguments,
+    name: &str,
+) -> Result<T, ErrorObject> {
     parse_argument(arguments, name)?
         .ok_or_else(|| ErrorObject::invalid_params(format!("Missing required argument `{name}`")))
 }

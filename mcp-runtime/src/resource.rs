@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -24,7 +23,7 @@ use mcp_core::{ErrorObject, ProtocolVersion};
 
 use crate::completion::Completer;
 use crate::extract::StateRequirement;
-use crate::prompt::short_type_name;
+use crate::prompt::{FromArgumentText, short_type_name};
 use crate::server::RequestContext;
 use crate::uri_template::{UriMatch, UriTemplate, UriTemplateError};
 
@@ -336,11 +335,10 @@ impl<T: IntoResourceContents, E: Into<ResourceError>> IntoResourceContents for R
 
 /// Parses the template variable `name` as `T` (used by `#[mcp_resource]`): absent gives `None`,
 /// a value that does not parse gives an invalid-params error naming the variable.
-pub fn parse_variable<T>(captured: &UriMatch, name: &str) -> Result<Option<T>, ResourceError>
-where
-    T: FromStr,
-    T::Err: fmt::Display,
-{
+pub fn parse_variable<T: FromArgumentText>(
+    captured: &UriMatch,
+    name: &str,
+) -> Result<Option<T>, ResourceError> {
     match captured.get(name) {
         None => Ok(None),
         Some(raw) => raw.parse::<T>().map(Some).map_err(|e| {
@@ -353,11 +351,10 @@ where
 }
 
 /// Like [`parse_variable`], for a variable the template always captures.
-pub fn require_variable<T>(captured: &UriMatch, name: &str) -> Result<T, ResourceError>
-where
-    T: FromStr,
-    T::Err: fmt::Display,
-{
+pub fn require_variable<T: FromArgumentText>(
+    captured: &UriMatch,
+    name: &str,
+) -> Result<T, ResourceError> {
     parse_variable(captured, name)?
         .ok_or_else(|| ResourceError::invalid_uri(format!("Missing value for `{{{name}}}`")))
 }

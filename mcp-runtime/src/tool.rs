@@ -13,6 +13,12 @@
 //! | [`CallToolResult`] | itself |
 //! | [`Json<T>`] | `structuredContent` plus its JSON text; the tool's `outputSchema` is `T`'s schema |
 //! | `Result<T, E>` with `E: Display` (e.g. [`ToolError`]) | `T`'s result, or `isError: true` with `E`'s text |
+//!
+//! A tool's `outputSchema` describes an object (`structuredContent` is one), so `T` of a
+//! [`Json<T>`] result must serialize to an object, such as a struct: a server with a tool whose
+//! output schema is not an object schema does not build (the error names the tool). A `None` field
+//! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
+//! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -37,7 +43,7 @@ use crate::server::RequestContext;
 /// The future a tool handler returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
 
-type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
+pub(crate) type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
 
 /// A tool: its description for clients and its handler.
 #[derive(Clone)]
@@ -145,9 +151,14 @@ impl ToolDefinition {
             .get_or_insert_with(ToolAnnotations::default)
     }
 
-    /// Marks the tool as not changing its environment (`readOnlyHint`).
-    pub fn read_only(mut self) -> Self {
-        self.hints().read_only_hint = Some(true);
+    /// Marks the tool as not changing its environment (`readOnlyHint: true`).
+    pub fn read_only(self) -> Self {
+        self.read_only_hint(true)
+    }
+
+    /// Sets whether the tool leaves its environment unchanged (`readOnlyHint`).
+    pub fn read_only_hint(mut self, read_only: bool) -> Self {
+        self.hints().read_only_hint = Some(read_only);
         self
     }
 
@@ -157,9 +168,15 @@ impl ToolDefinition {
         self
     }
 
-    /// Marks the tool as idempotent (`idempotentHint`).
-    pub fn idempotent(mut self) -> Self {
-        self.hints().idempotent_hint = Some(true);
+    /// Marks the tool as idempotent (`idempotentHint: true`).
+    pub fn idempotent(self) -> Self {
+        self.idempotent_hint(true)
+    }
+
+    /// Sets whether calling the tool again with the same arguments has no further effect
+    /// (`idempotentHint`).
+    pub fn idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.hints().idempotent_hint = Some(idempotent);
         self
     }
 
@@ -250,6 +267,84 @@ impl ToolDefinition {
     pub fn requires_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.required_capabilities = Some(capabilities);
         self
+    }
+}
+
+/// A type a `#[mcp_tool]` argument may have: one the server describes with a JSON Schema and
+/// builds from the call's JSON arguments, and that a handler may move across threads.
+///
+/// Implemented for every such type; `#[mcp_tool]` checks it at each parameter with
+/// [`tool_argument`], so that a type that cannot be an argument is reported there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument",
+    label = "tool arguments are read from JSON: this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive both on the type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolArgument: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgument for T {}
+
+/// Checks that `T` can be a tool argument (used by `#[mcp_tool]`, at each parameter).
+pub fn tool_argument<T: ToolArgument>() {}
+
+/// Builds the definition of a `#[mcp_tool]` whose arguments deserialize into `A` (used by the
+/// macro, as `(&&TypedTool::<A>::new()).build(..)`).
+///
+/// When `A` is not a valid arguments type, method resolution falls back to
+/// [`BuildInvalidTool`] instead of reporting `A`'s missing traits: the macro has already reported
+/// the parameter whose type is at fault, through [`tool_argument`], and one error per parameter is
+/// clearer than the derives' internals.
+pub struct TypedTool<A>(std::marker::PhantomData<fn() -> A>);
+
+impl<A> TypedTool<A> {
+    /// The builder for arguments of type `A`.
+    pub fn new() -> Self {
+        TypedTool(std::marker::PhantomData)
+    }
+}
+
+impl<A> Default for TypedTool<A> {
+    fn default() -> Self {
+        TypedTool::new()
+    }
+}
+
+/// The definition of a tool whose arguments type is valid: [`ToolDefinition::typed`].
+pub trait BuildTypedTool<A> {
+    /// Builds the definition.
+    fn build<F, Fut, R>(&self, name: &str, handler: F) -> ToolDefinition
+    where
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult;
+}
+
+impl<A: DeserializeOwned + JsonSchema + Send + 'static> BuildTypedTool<A> for &TypedTool<A> {
+    fn build<F, Fut, R>(&self, name: &str, handler: F) -> ToolDefinition
+    where
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        ToolDefinition::typed(name, handler)
+    }
+}
+
+/// The definition of a tool whose arguments type is not valid, which only a crate that fails to
+/// compile can reach (see [`TypedTool`]); building a server with it fails.
+pub trait BuildInvalidTool {
+    /// A definition whose defect names the problem.
+    fn build<F>(&self, name: &str, handler: F) -> ToolDefinition;
+}
+
+impl<A> BuildInvalidTool for TypedTool<A> {
+    fn build<F>(&self, name: &str, _handler: F) -> ToolDefinition {
+        let mut definition = ToolDefinition::new(name, JsonObject::new(), |_, _| async {});
+        definition.defect = Some(format!(
+            "the arguments of tool `{name}` cannot be read from JSON ({})",
+            std::any::type_name::<A>()
+        ));
+        definition
     }
 }
 

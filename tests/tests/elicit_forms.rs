@@ -41,6 +41,47 @@ struct Order {
     note: Option<String>,
 }
 
+/// Numbers of every width.
+#[derive(Elicit, Debug, PartialEq)]
+struct Numbers {
+    #[elicit(default = 3)]
+    count: u16,
+    offset: i8,
+    big: u64,
+    delta: i64,
+    #[elicit(default = 0.5)]
+    ratio: f32,
+    #[elicit(default = 2.0)]
+    scale: f64,
+}
+
+#[test]
+fn integer_bounds_and_defaults_are_written_as_integers() {
+    let schema =
+        mcp_runtime::protocol::render::to_value(&Numbers::schema(), ProtocolVersion::V2025_11_25)
+            .unwrap();
+    assert_eq!(
+        schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": 0, "maximum": 65535, "default": 3},
+                "offset": {"type": "integer", "minimum": -128, "maximum": 127},
+                "big": {"type": "integer", "minimum": 0},
+                "delta": {"type": "integer"},
+                "ratio": {"type": "number", "default": 0.5},
+                "scale": {"type": "number", "default": 2}
+            },
+            "required": ["offset", "big", "delta"]
+        })
+    );
+    // On the wire, byte for byte.
+    assert_eq!(
+        schema["properties"]["count"].to_string(),
+        r#"{"type":"integer","minimum":0,"maximum":65535,"default":3}"#
+    );
+}
+
 #[test]
 fn the_form_schema_covers_every_field_kind() {
     let schema =
@@ -52,7 +93,8 @@ fn the_form_schema_covers_every_field_kind() {
             "type": "object",
             "properties": {
                 "customerName": {"type": "string", "title": "Your name"},
-                "quantity": {"type": "integer", "description": "Between 1 and 10", "minimum": 0.0},
+                "quantity": {"type": "integer", "description": "Between 1 and 10",
+                             "minimum": 0, "maximum": 255},
                 "price": {"type": "number"},
                 "size": {"type": "string", "enum": ["S", "M", "large"]},
                 "toppings": {"type": "array", "items": {"anyOf": [

@@ -100,6 +100,36 @@ async fn project_file(path: String) -> Result<String, std::io::Error> {
     }
 }
 
+/// A resource with every option.
+mod annotated {
+    use mcp_runtime::prelude::*;
+    use mcp_runtime::protocol::content::Annotations;
+    use mcp_runtime::protocol::implementation::Icon;
+
+    pub fn for_users() -> Annotations {
+        let mut annotations = Annotations::default();
+        annotations.audience = Some(vec![Role::User]);
+        annotations.priority = Some(0.5);
+        annotations.last_modified = Some("2025-01-01T00:00:00Z".into());
+        annotations
+    }
+
+    /// Ignored: `description` is given.
+    #[mcp_resource(
+        uri = "file:///project/GUIDE.md",
+        name = "guide",
+        title = "User guide",
+        description = "How to use the project.",
+        mime_type = "text/markdown",
+        size = 7,
+        annotations = for_users(),
+        icons = vec![Icon::new("https://example.com/guide.png")]
+    )]
+    pub async fn user_guide() -> String {
+        "# Guide".into()
+    }
+}
+
 async fn client(version: ProtocolVersion) -> TestClient {
     let server = McpServer::from_module(server_info!(), module_path!())
         .build()
@@ -206,9 +236,24 @@ async fn resources_and_templates_are_listed() {
         json!({"resources": [
             {"uri": "file:///project/README.md", "name": "readme", "description": "The project's read-me.",
              "mimeType": "text/markdown", "size": 13},
-            {"uri": "file:///project/logo.png", "name": "logo", "description": "The logo.", "mimeType": "image/png"}
+            {"uri": "file:///project/logo.png", "name": "logo", "description": "The logo.", "mimeType": "image/png"},
+            {"uri": "file:///project/GUIDE.md", "name": "guide", "title": "User guide",
+             "description": "How to use the project.", "mimeType": "text/markdown", "size": 7,
+             "annotations": {"audience": ["user"], "priority": 0.5,
+                             "lastModified": "2025-01-01T00:00:00Z"},
+             "icons": [{"src": "https://example.com/guide.png"}]}
         ]})
     );
+    // Before 2025-06-18, annotations carry no `lastModified` (and resources no title or icons).
+    let mut old = self::client(ProtocolVersion::V2025_03_26).await;
+    let listed = old.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["resources"][2],
+        json!({"uri": "file:///project/GUIDE.md", "name": "guide",
+               "description": "How to use the project.", "mimeType": "text/markdown", "size": 7,
+               "annotations": {"audience": ["user"], "priority": 0.5}})
+    );
+    old.close().await;
     assert_eq!(
         client
             .request("resources/templates/list", json!({}))

@@ -405,7 +405,7 @@ fn duplicate_tool_names_fail_the_build_naming_both() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "two tools are named `add`: one in `macros_tools::catalogue`, one in `macros_tools::clash`"
+        "two tools are named `add`: one in `macros_tools::catalogue` (tests/tests/macros_tools.rs:16), one in `macros_tools::clash` (tests/tests/macros_tools.rs:395)"
     );
     let err = McpServer::builder(server_info!())
         .registered_tool("add")
@@ -413,11 +413,200 @@ fn duplicate_tool_names_fail_the_build_naming_both() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "2 tools named `add` are registered (in macros_tools::catalogue, macros_tools::clash); pick them by module"
+        "2 tools named `add` are registered (in `macros_tools::catalogue` (tests/tests/macros_tools.rs:16), in `macros_tools::clash` (tests/tests/macros_tools.rs:395)); pick them by module"
     );
     // A module path selects the entries under it.
     let clash = McpServer::from_module(server_info!(), "macros_tools::clash")
         .build()
         .unwrap();
     assert_eq!(clash.tool_names(), ["add"]);
+}
+
+/// Two tools of one module with one name.
+mod twins {
+    use mcp_runtime::prelude::*;
+
+    /// The first.
+    #[mcp_tool(name = "same")]
+    pub async fn first() {}
+
+    /// The second.
+    #[mcp_tool(name = "same")]
+    pub async fn second() {}
+}
+
+#[test]
+fn duplicates_in_one_module_are_told_apart_by_their_lines() {
+    let err = McpServer::from_module(server_info!(), "macros_tools::twins")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "two tools are named `same`: one in `macros_tools::twins` (tests/tests/macros_tools.rs:430), one in `macros_tools::twins` (tests/tests/macros_tools.rs:434)"
+    );
+}
+
+/// Tools whose hints are all written out.
+mod hints {
+    use mcp_runtime::prelude::*;
+
+    /// Erase everything.
+    #[mcp_tool(
+        read_only = false,
+        idempotent = false,
+        destructive = true,
+        open_world = false
+    )]
+    pub async fn erase() {}
+
+    /// Look, twice.
+    #[mcp_tool(read_only = true, idempotent = true, destructive = false)]
+    pub async fn look() {}
+}
+
+#[test]
+fn module_paths_must_match_and_several_combine() {
+    let err = McpServer::from_module(server_info!(), "macros_tools::catalog")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no tool, prompt or resource is registered in module `macros_tools::catalog` or under it; module paths are written as `module_path!()` gives them (`my_crate::tools`, with `_` for `-` in the crate name)"
+    );
+    assert_eq!(
+        err,
+        BuildError::EmptyModule {
+            path: "macros_tools::catalog".into()
+        }
+    );
+    // A misspelt path among good ones fails too.
+    let err = McpServer::from_module(server_info!(), "macros_tools::hints")
+        .registered_in("macros_tools::hint")
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, BuildError::EmptyModule { path } if path == "macros_tools::hint"));
+    // An explicit selection of nothing is not an error.
+    let empty = McpServer::builder(server_info!()).build().unwrap();
+    assert!(empty.tool_names().is_empty());
+    // Modules add up.
+    let both = McpServer::from_module(server_info!(), "macros_tools::clash")
+        .registered_in("macros_tools::hints")
+        .build()
+        .unwrap();
+    assert_eq!(both.tool_names(), ["add", "erase", "look"]);
+}
+
+#[tokio::test]
+async fn hints_written_false_are_sent_as_false() {
+    let server = McpServer::from_module(server_info!(), "macros_tools::hints")
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        tool(&tools, "erase")["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false,
+               "openWorldHint": false})
+    );
+    assert_eq!(
+        tool(&tools, "look")["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true})
+    );
+    client.close().await;
+}
+
+/// Structured results with optional fields.
+mod optional_output {
+    use mcp_runtime::prelude::*;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Detail {
+        pub level: u8,
+        pub hint: Option<String>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Note {
+        pub n: u32,
+        pub note: Option<String>,
+        pub detail: Option<Detail>,
+        pub scores: Vec<Option<u8>>,
+    }
+
+    /// Annotate a number.
+    #[mcp_tool]
+    pub async fn annotate(n: u32) -> Json<Note> {
+        Json(Note {
+            n,
+            note: (n > 1).then(|| "big".to_owned()),
+            detail: (n > 0).then_some(Detail {
+                level: 2,
+                hint: None,
+            }),
+            scores: vec![Some(3), None],
+        })
+    }
+}
+
+#[tokio::test]
+async fn none_fields_are_left_out_of_structured_results_and_match_the_output_schema() {
+    let server = McpServer::from_module(server_info!(), "macros_tools::optional_output")
+        .validate_output(true)
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        tool(&tools, "annotate")["outputSchema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "minimum": 0},
+                "note": {"type": "string"},
+                "detail": {"type": "object", "properties": {
+                    "level": {"type": "integer", "maximum": 255, "minimum": 0},
+                    "hint": {"type": "string"}}, "required": ["level"]},
+                "scores": {"type": "array",
+                           "items": {"type": ["integer", "null"], "maximum": 255, "minimum": 0}}
+            },
+            "required": ["n", "scores"]
+        })
+    );
+    assert_eq!(
+        call(&mut client, "annotate", json!({"n": 0})).await,
+        json!({"content": [{"type": "text", "text": "{\"n\":0,\"scores\":[3,null]}"}],
+               "structuredContent": {"n": 0, "scores": [3, null]}})
+    );
+    assert_eq!(
+        call(&mut client, "annotate", json!({"n": 2})).await,
+        json!({"content": [{"type": "text",
+                            "text": "{\"n\":2,\"note\":\"big\",\"detail\":{\"level\":2},\"scores\":[3,null]}"}],
+               "structuredContent": {"n": 2, "note": "big", "detail": {"level": 2},
+                                     "scores": [3, null]}})
+    );
+    client.close().await;
+}
+
+/// A structured result that is not an object.
+mod listing {
+    use mcp_runtime::prelude::*;
+
+    /// List the names.
+    #[mcp_tool]
+    pub async fn names() -> Json<Vec<String>> {
+        Json(vec!["a".to_owned()])
+    }
+}
+
+#[test]
+fn structured_results_must_be_objects() {
+    let err = McpServer::from_module(server_info!(), "macros_tools::listing")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the output schema of tool `names` is invalid: an output schema must describe an object (`\"type\": \"object\"`), and this one has `\"type\": \"array\"`; return `Json` of a struct that holds the value"
+    );
 }

@@ -398,7 +398,7 @@ async fn typed_elicitation_sends_the_form_and_decodes_the_answer() {
                     "type": "object",
                     "properties": {
                         "name": {"type": "string", "title": "Name", "description": "Your full name."},
-                        "age": {"type": "integer", "minimum": 0.0, "default": 30.0},
+                        "age": {"type": "integer", "minimum": 0, "maximum": 255, "default": 30},
                         "color": {"type": "string", "oneOf": [{"const": "Red", "title": "Red"},
                                                               {"const": "Green", "title": "Green"}]},
                         "newsletter": {"type": "boolean"}
@@ -451,7 +451,7 @@ async fn elicitation_forms_are_rendered_for_2025_06_18() {
         assert_eq!(params.get("mode"), None);
         assert_eq!(
             params["requestedSchema"]["properties"]["age"],
-            json!({"type": "integer", "minimum": 0.0})
+            json!({"type": "integer", "minimum": 0, "maximum": 255})
         );
         assert_eq!(
             params["requestedSchema"]["properties"]["color"],

@@ -31,7 +31,18 @@ enum Selection {
     #[default]
     None,
     All,
-    Module(String),
+    /// The entries under any of these module paths.
+    Modules(Vec<String>),
+}
+
+impl Selection {
+    fn takes(&self, module_path: &str) -> bool {
+        match self {
+            Selection::None => false,
+            Selection::All => true,
+            Selection::Modules(prefixes) => prefixes.iter().any(|p| in_module(module_path, p)),
+        }
+    }
 }
 
 /// A registry entry asked for by name.
@@ -66,6 +77,15 @@ pub enum BuildError {
     /// Two items clash, or one is invalid.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// A module given to [`registered_in`](McpServerBuilder::registered_in) (or
+    /// `McpServer::from_module`) holds no registered item.
+    #[error(
+        "no tool, prompt or resource is registered in module `{path}` or under it; module paths are written as `module_path!()` gives them (`my_crate::tools`, with `_` for `-` in the crate name)"
+    )]
+    EmptyModule {
+        /// The module path given.
+        path: String,
+    },
     /// An item asked for by name is not registered.
     #[error("no {kind} named `{name}` is registered with the attribute macros")]
     NotRegistered {
@@ -75,7 +95,7 @@ pub enum BuildError {
         name: String,
     },
     /// An item asked for by name is registered more than once.
-    #[error("{count} {kind}s named `{name}` are registered (in {modules}); pick them by module")]
+    #[error("{count} {kind}s named `{name}` are registered ({modules}); pick them by module")]
     Ambiguous {
         /// `tool`, `prompt` or `resource`.
         kind: &'static str,
@@ -83,7 +103,7 @@ pub enum BuildError {
         name: String,
         /// How many.
         count: usize,
-        /// Their modules.
+        /// Where each is: module, file and line.
         modules: String,
     },
     /// A handler needs shared state that was not given to the builder.
@@ -119,9 +139,15 @@ impl McpServerBuilder {
         self
     }
 
-    /// Takes the registered items of `module_path` and its submodules.
+    /// Takes the registered items of `module_path` and its submodules, in addition to those of
+    /// the modules given before. Building fails when no item is registered there (a misspelt
+    /// path).
     pub fn registered_in(mut self, module_path: &str) -> Self {
-        self.selection = Selection::Module(module_path.to_owned());
+        match &mut self.selection {
+            Selection::All => {}
+            Selection::Modules(paths) => paths.push(module_path.to_owned()),
+            Selection::None => self.selection = Selection::Modules(vec![module_path.to_owned()]),
+        }
         self
     }
 
@@ -316,27 +342,45 @@ impl McpServerBuilder {
     /// Builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let registry = Registry::new();
-        let selected = |module: &str| match &self.selection {
-            Selection::None => false,
-            Selection::All => true,
-            Selection::Module(prefix) => in_module(module, prefix),
-        };
+        if let Selection::Modules(paths) = &self.selection {
+            let registered = |path: &str| {
+                let under = |module_path: &str| in_module(module_path, path);
+                inventory::iter::<ToolEntry>
+                    .into_iter()
+                    .any(|e| under(e.module_path))
+                    || inventory::iter::<PromptEntry>
+                        .into_iter()
+                        .any(|e| under(e.module_path))
+                    || inventory::iter::<ResourceEntry>
+                        .into_iter()
+                        .any(|e| under(e.module_path))
+            };
+            if let Some(path) = paths.iter().find(|p| !registered(p)) {
+                return Err(BuildError::EmptyModule { path: path.clone() });
+            }
+        }
         for entry in in_source_order::<ToolEntry>(|e| e.location) {
-            if selected(entry.module_path) {
-                registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+            if self.selection.takes(entry.module_path) {
+                registry.add_tool(
+                    (entry.definition)(),
+                    origin(entry.module_path, entry.location),
+                )?;
             }
         }
         for entry in in_source_order::<PromptEntry>(|e| e.location) {
-            if selected(entry.module_path) {
-                registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+            if self.selection.takes(entry.module_path) {
+                registry.add_prompt(
+                    (entry.definition)(),
+                    origin(entry.module_path, entry.location),
+                )?;
             }
         }
         for entry in in_source_order::<ResourceEntry>(|e| e.location) {
-            if selected(entry.module_path) {
+            if self.selection.takes(entry.module_path) {
                 registry.add_resource(
                     (entry.definition)(),
                     entry.name,
-                    Origin::Module(entry.module_path),
+                    origin(entry.module_path, entry.location),
                 )?;
             }
         }
@@ -373,13 +417,21 @@ impl McpServerBuilder {
     }
 }
 
+/// The origin of a registry entry.
+fn origin(module_path: &'static str, location: (&'static str, u32)) -> Origin {
+    Origin::Macro {
+        module_path,
+        location,
+    }
+}
+
 /// Finds the one registry entry of `kind` called `name`.
 fn find_entry<'a, E: 'a>(
     entries: impl Iterator<Item = &'a E>,
     kind: &'static str,
     name: &str,
     name_of: impl Fn(&E) -> &'static str,
-    module_of: impl Fn(&E) -> &'static str,
+    origin_of: impl Fn(&E) -> Origin,
 ) -> Result<&'a E, BuildError> {
     let matching: Vec<&E> = entries.filter(|e| name_of(e) == name).collect();
     match matching.as_slice() {
@@ -394,7 +446,7 @@ fn find_entry<'a, E: 'a>(
             count: many.len(),
             modules: many
                 .iter()
-                .map(|e| module_of(e))
+                .map(|e| origin_of(e).to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
@@ -409,9 +461,12 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "tool",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
-            registry.add_tool((entry.definition)(), Origin::Module(entry.module_path))?;
+            registry.add_tool(
+                (entry.definition)(),
+                origin(entry.module_path, entry.location),
+            )?;
         }
         Named::Prompt(name) => {
             let entry = find_entry(
@@ -419,9 +474,12 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "prompt",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
-            registry.add_prompt((entry.definition)(), Origin::Module(entry.module_path))?;
+            registry.add_prompt(
+                (entry.definition)(),
+                origin(entry.module_path, entry.location),
+            )?;
         }
         Named::Resource(name) => {
             let entry = find_entry(
@@ -429,12 +487,12 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 "resource",
                 name,
                 |e| e.name,
-                |e| e.module_path,
+                |e| origin(e.module_path, e.location),
             )?;
             registry.add_resource(
                 (entry.definition)(),
                 entry.name,
-                Origin::Module(entry.module_path),
+                origin(entry.module_path, entry.location),
             )?;
         }
     }

@@ -1,19 +1,21 @@
 //! What a server offers: its tools, prompts, resources and templates.
 //!
 //! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` submit an entry to a process-wide
-//! collection (with `inventory`), recording the module path of the annotated function; a server is
-//! built from all entries, the entries under a module path, or the entries named one by one. A
-//! [`Registry`] holds what one server offers; it may change at run time (dynamic registration),
-//! so it sits behind locks, and every listing works on a snapshot.
+//! collection (with `inventory`), recording the module path, file and line of the annotated
+//! function; a server is built from all entries, the entries under some module paths, or the
+//! entries named one by one. A `Registry` holds what one server offers; it may change at run time
+//! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use indexmap::IndexMap;
-use mcp_core::schema::{CompiledSchema, SchemaError};
+use mcp_core::content::ContentBlock;
+use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
+use serde_json::Value;
 
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
-use crate::tool::ToolDefinition;
+use crate::tool::{ToolDefinition, ToolHandler};
 
 /// A tool submitted by `#[mcp_tool]`.
 #[derive(Debug)]
@@ -88,14 +90,21 @@ pub(crate) fn in_module(module_path: &str, prefix: &str) -> bool {
 /// Where a registration came from, for error messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Origin {
-    Module(&'static str),
+    /// An attribute macro on the item at `location` (file and line) in `module_path`.
+    Macro {
+        module_path: &'static str,
+        location: (&'static str, u32),
+    },
     Dynamic,
 }
 
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Origin::Module(path) => write!(f, "in `{path}`"),
+            Origin::Macro {
+                module_path,
+                location: (file, line),
+            } => write!(f, "in `{module_path}` ({file}:{line})"),
             Origin::Dynamic => f.write_str("registered at run time"),
         }
     }
@@ -131,10 +140,27 @@ impl RegisteredTool {
             .map_err(|e| invalid("input", e))?;
         let output = match &definition.tool.output_schema {
             Some(schema) => {
+                // The spec's `outputSchema` describes `structuredContent`, an object.
+                if schema.get("type").and_then(Value::as_str) != Some("object") {
+                    let found = schema
+                        .get("type")
+                        .map_or_else(|| "no `type`".to_owned(), |t| format!("`\"type\": {t}`"));
+                    return Err(RegistryError::InvalidSchema {
+                        tool: name,
+                        which: "output",
+                        detail: format!(
+                            "an output schema must describe an object (`\"type\": \"object\"`), and this one has {found}; return `Json` of a struct that holds the value"
+                        ),
+                    });
+                }
                 Some(CompiledSchema::compile(schema).map_err(|e| invalid("output", e))?)
             }
             None => None,
         };
+        let mut definition = definition;
+        if let Some(schema) = &definition.tool.output_schema {
+            definition.handler = conforming(definition.handler, Value::Object(schema.clone()));
+        }
         Ok(RegisteredTool {
             definition,
             input,
@@ -142,6 +168,32 @@ impl RegisteredTool {
             origin,
         })
     }
+}
+
+/// `handler`, with the `null` members that `schema` does not allow left out of its structured
+/// results (and of their text copy): what a `None` field of a `Json<T>` result means.
+fn conforming(handler: Arc<ToolHandler>, schema: Value) -> Arc<ToolHandler> {
+    let schema = Arc::new(schema);
+    Arc::new(move |arguments, ctx| {
+        let call = handler(arguments, ctx);
+        let schema = schema.clone();
+        Box::pin(async move {
+            let mut result = call.await;
+            if let Some(structured) = &mut result.structured_content {
+                let original = structured.clone();
+                if omit_disallowed_nulls(structured, &schema) {
+                    let text = original.to_string();
+                    let structured = structured.to_string();
+                    for block in &mut result.content {
+                        if block.as_text() == Some(text.as_str()) {
+                            *block = ContentBlock::text(structured.clone());
+                        }
+                    }
+                }
+            }
+            result
+        })
+    })
 }
 
 /// A registration that cannot be made.
@@ -356,25 +408,30 @@ mod tests {
     #[test]
     fn duplicates_name_both_origins() {
         let catalog = Catalog::<Origin>::new("tools");
+        let first = Origin::Macro {
+            module_path: "app::a",
+            location: ("src/a.rs", 3),
+        };
+        let second = Origin::Macro {
+            module_path: "app::a",
+            location: ("src/a.rs", 12),
+        };
         catalog
-            .insert(
-                "add".into(),
-                Origin::Module("app::a"),
-                &Origin::Module("app::a"),
-                |o| o,
-            )
+            .insert("add".into(), first.clone(), &first, |o| o)
             .unwrap();
         let err = catalog
-            .insert(
-                "add".into(),
-                Origin::Module("app::b"),
-                &Origin::Module("app::b"),
-                |o| o,
-            )
+            .insert("add".into(), second.clone(), &second, |o| o)
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "two tools are named `add`: one in `app::a`, one in `app::b`"
+            "two tools are named `add`: one in `app::a` (src/a.rs:3), one in `app::a` (src/a.rs:12)"
+        );
+        let err = catalog
+            .insert("add".into(), Origin::Dynamic, &Origin::Dynamic, |o| o)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "two tools are named `add`: one in `app::a` (src/a.rs:3), one registered at run time"
         );
         assert!(catalog.remove("add"));
         assert!(!catalog.remove("add"));
