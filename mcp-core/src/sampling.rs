@@ -169,6 +169,20 @@ impl SamplingContent {
             SamplingContent::Multiple(blocks) => blocks,
         }
     }
+
+    /// The text of the text blocks, joined with spaces (what a model answered, without its tool
+    /// calls, images or sounds).
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .blocks()
+            .iter()
+            .filter_map(|block| match block {
+                SamplingContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join(" ")
+    }
 }
 
 impl<'de> Deserialize<'de> for SamplingContent {
@@ -488,6 +502,18 @@ mod tests {
                 .map(Vec::len),
             Some(2)
         );
+    }
+
+    #[test]
+    fn the_text_of_an_answer_skips_other_blocks() {
+        let content = SamplingContent::Multiple(vec![
+            SamplingContentBlock::Text(TextContent::new("Paris")),
+            SamplingContentBlock::Image(ImageContent::new("AAAA", "image/png")),
+            SamplingContentBlock::Text(TextContent::new("is the capital.")),
+        ]);
+        assert_eq!(content.text(), "Paris is the capital.");
+        let single = SamplingContent::Single(SamplingContentBlock::Text(TextContent::new("Hi")));
+        assert_eq!(single.text(), "Hi");
     }
 
     #[test]

@@ -20,9 +20,7 @@ use mcp_runtime::protocol::elicitation::{
     ElicitRequestFormParams, ElicitResult, ElicitationSchema,
 };
 use mcp_runtime::protocol::resources::{ResourceContents, TextResourceContents};
-use mcp_runtime::protocol::sampling::{
-    CreateMessageRequestParams, SamplingContentBlock, SamplingMessage,
-};
+use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use serde::Serialize;
 use serde_json::json;
@@ -131,16 +129,7 @@ async fn test_sampling(
 ) -> Result<String, ToolError> {
     let request = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
     let answer = ctx.sample(request).await?;
-    let text: Vec<&str> = answer
-        .content
-        .blocks()
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    Ok(format!("LLM response: {}", text.join(" ")))
+    Ok(format!("LLM response: {}", answer.content.text()))
 }
 
 /// What the user answered, as `<what>: action=<action>, content=<JSON>`.

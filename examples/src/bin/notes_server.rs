@@ -17,9 +17,7 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::protocol::sampling::{
-    CreateMessageRequestParams, SamplingContentBlock, SamplingMessage,
-};
+use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -229,16 +227,7 @@ async fn summarize_note(
         100,
     );
     let answer = ctx.sample(request).await?;
-    Ok(answer
-        .content
-        .blocks()
-        .iter()
-        .filter_map(|b| match b {
-            SamplingContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(answer.content.text())
 }
 
 fn note_ids(request: &CompletionRequest, ctx: &RequestContext) -> Vec<String> {
