@@ -61,7 +61,22 @@ impl TestClient {
             .expect("initialize succeeds");
         assert_eq!(result["protocolVersion"], version.as_str());
         client.notify("notifications/initialized", json!({})).await;
+        client.sync().await;
         client
+    }
+
+    /// Waits until the server has read everything sent so far: a `ping` (with an id of its own,
+    /// outside the sequence of [`next_id`](Self::next_id)) is answered only after the messages
+    /// before it were read, and notifications are handled in the order they are read.
+    pub async fn sync(&mut self) {
+        let id = json!("sync");
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        let response = self.response_to(&id, "ping").await;
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": "sync", "result": {}})
+        );
     }
 
     /// The revision messages are validated against.

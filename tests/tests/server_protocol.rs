@@ -235,8 +235,43 @@ async fn every_list_is_paginated_with_opaque_cursors() {
         .unwrap_err();
     assert_eq!(
         error,
-        json!({"code": -32602, "message": "Invalid cursor: \"not-a-cursor\""})
+        json!({"code": -32602, "message": "Invalid cursor for prompts/list: \"not-a-cursor\""})
     );
+    // A cursor belongs to its list: the tools cursor is refused by the other lists.
+    let tools_cursor = client.request("tools/list", json!({})).await.unwrap()["nextCursor"].clone();
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        let error = client
+            .request(method, json!({"cursor": tools_cursor}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            json!({"code": -32602, "message": format!("Invalid cursor for {method}: {tools_cursor}")})
+        );
+    }
+    // Hand-made cursors: a signed offset, and one past the end of the list.
+    use base64::Engine;
+    let forge = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+    let error = client
+        .request("tools/list", json!({"cursor": forge("mcp-page:tools:+2")}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
+    let past_end = forge("mcp-page:tools:4");
+    let error = client
+        .request("tools/list", json!({"cursor": past_end}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32602, "message": format!("Invalid cursor for tools/list: \"{past_end}\" points past the end of the list")})
+    );
+    let last = client
+        .request("tools/list", json!({"cursor": forge("mcp-page:tools:3")}))
+        .await
+        .unwrap();
+    assert_eq!(last, json!({"tools": [last["tools"][0].clone()]}));
+    assert_eq!(last["tools"][0]["name"], "t2");
     client.close().await;
 }
 
@@ -449,6 +484,44 @@ async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() 
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
         ),
+        // Ids that are neither strings nor integers of i64 cannot be echoed.
+        (
+            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        // `params` of any wrong type is invalid params, whatever the type.
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":"str"}"#,
+            json!({"jsonrpc": "2.0", "id": 11, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/list","params":1}"#,
+            json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":[1]}"#,
+            json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/list","params":true}"#,
+            json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602}}),
+        ),
     ];
     for (line, expected) in cases {
         let reply = exchange(&mut client, line).await;
@@ -459,6 +532,29 @@ async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() 
             "{line}: {reply}"
         );
         assert!(reply["error"]["message"].is_string(), "{line}");
+        let bad_id = [
+            "true",
+            "{\"n\":1}",
+            "1.5",
+            "9223372036854775808",
+            "18446744073709551616",
+        ]
+        .iter()
+        .any(|id| line.contains(&format!(r#""id":{id},"#)));
+        if bad_id {
+            assert_eq!(
+                reply["error"]["message"],
+                "Invalid request: the id must be a string or an integer from -2^63 to 2^63-1",
+                "{line}"
+            );
+        }
+        if expected["error"]["code"] == -32602 && line.contains("tools/list") {
+            assert_eq!(
+                reply["error"]["message"],
+                "Invalid params for tools/list: params must be an object",
+                "{line}"
+            );
+        }
     }
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     assert_eq!(exchange(&mut client, &deep).await["error"]["code"], -32700);

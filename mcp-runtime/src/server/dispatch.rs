@@ -381,7 +381,7 @@ impl McpServer {
 
     fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
         let tools = self.inner.registry.tools.snapshot();
-        let (tools, next) = page(tools, params.cursor.as_deref(), self.page_size())?;
+        let (tools, next) = page("tools", tools, params.cursor.as_deref(), self.page_size())?;
         let mut result =
             ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());
         result.next_cursor = next;
@@ -452,7 +452,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListPromptsResult, ErrorObject> {
         let prompts = self.inner.registry.prompts.snapshot();
-        let (prompts, next) = page(prompts, params.cursor.as_deref(), self.page_size())?;
+        let (prompts, next) = page(
+            "prompts",
+            prompts,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListPromptsResult::new(
             prompts
                 .iter()
@@ -499,7 +504,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListResourcesResult, ErrorObject> {
         let resources = self.inner.registry.resources.snapshot();
-        let (resources, next) = page(resources, params.cursor.as_deref(), self.page_size())?;
+        let (resources, next) = page(
+            "resources",
+            resources,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListResourcesResult::new(
             resources
                 .iter()
@@ -515,7 +525,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListResourceTemplatesResult, ErrorObject> {
         let templates = self.inner.registry.templates.snapshot();
-        let (templates, next) = page(templates, params.cursor.as_deref(), self.page_size())?;
+        let (templates, next) = page(
+            "resources/templates",
+            templates,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListResourceTemplatesResult::new(
             templates
                 .iter()
