@@ -225,6 +225,24 @@ impl TestClient {
         self.version = version;
     }
 
+    /// Ends the input, then reads everything the server still writes until it finishes, and
+    /// returns the responses among it (those read earlier while waiting for others included) and
+    /// the notifications not taken, in order. Requests from the server are not answered.
+    pub async fn finish(mut self) -> (Vec<Value>, Vec<Value>) {
+        self.peer.end_input().await.expect("the input closes");
+        let mut responses = std::mem::take(&mut self.other_responses);
+        let mut notifications: Vec<Value> = self.notifications.drain(..).collect();
+        while let Some(message) = self.recv().await {
+            match (message.get("method"), message.get("id")) {
+                (Some(_), None) => notifications.push(message),
+                (Some(_), Some(_)) => self.server_requests.push(message),
+                (None, _) => responses.push(message),
+            }
+        }
+        self.peer.close().await.expect("the server ends cleanly");
+        (responses, notifications)
+    }
+
     /// Ends the connection and waits for the server to finish.
     pub async fn close(self) {
         self.peer.close().await.expect("the server ends cleanly");

@@ -359,6 +359,10 @@ impl ConnectionState {
                 Err(_) => Err(PeerRequestError::Disconnected),
             },
             () = cancel.cancelled() => {
+                // Closing the connection fires every request's token too; that is a disconnection.
+                if self.is_closed() {
+                    return Err(PeerRequestError::Disconnected);
+                }
                 waiting.reason = "the request that needed the answer was cancelled";
                 Err(PeerRequestError::Cancelled)
             }
@@ -394,8 +398,9 @@ struct Waiting<'a> {
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        if lock(&self.connection.pending).remove(&self.id).is_none() {
-            // Answered, or abandoned because the connection closed.
+        let withdrawn = lock(&self.connection.pending).remove(&self.id).is_some();
+        // Nothing to tell when it was answered, or when the connection closed.
+        if !withdrawn || self.connection.is_closed() {
             return;
         }
         let mut params = CancelledNotificationParams::new(self.id.clone());

@@ -420,7 +420,10 @@ impl McpServer {
                 "tool arguments must be an object",
             ));
         };
-        let call = (tool.definition.handler)(arguments, ctx.clone());
+        // The handler is called inside the future, so a panic in its synchronous part (say, while
+        // decoding typed arguments) is caught like one in its body.
+        let handler = &tool.definition.handler;
+        let call = async { handler(arguments, ctx.clone()).await };
         let result = match AssertUnwindSafe(call).catch_unwind().await {
             Ok(result) => result,
             Err(panic) => {
