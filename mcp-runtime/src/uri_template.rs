@@ -489,10 +489,9 @@ impl UriIndex {
             if percent[i] && hex(i + 1) && hex(i + 2) {
                 let digits = uri.get(i + 1..i + 3).unwrap_or_default();
                 units.push(u8::from_str_radix(digits, 16).unwrap_or_default());
-                for skipped in i + 1..i + 3 {
-                    bad_escapes.push(bad);
-                    unit_at[skipped] = units.len();
-                }
+                // The two hex digits belong to the escape's byte.
+                bad_escapes.extend([bad, bad]);
+                unit_at[i + 1..i + 3].fill(units.len());
                 i += 3;
             } else {
                 bad += usize::from(percent[i]);

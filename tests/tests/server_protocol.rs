@@ -1050,7 +1050,8 @@ async fn every_kind_of_dynamic_registration_is_announced_to_every_client() {
         || ResourceTemplateDefinition::new("t://{x}", "t", |_, _, _| async { "" }).unwrap();
     let prompts = json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"});
     let resources = json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"});
-    let steps: Vec<(Box<dyn Fn() -> bool>, &Value)> = vec![
+    type Change<'a> = Box<dyn Fn() -> bool + 'a>;
+    let steps: Vec<(Change, &Value)> = vec![
         (
             Box::new(|| {
                 server
