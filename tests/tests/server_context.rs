@@ -680,3 +680,33 @@ async fn requests_to_the_client_time_out_as_configured() {
     );
     client.close().await;
 }
+
+#[tokio::test]
+async fn the_end_of_input_cancels_the_handlers_in_flight() {
+    let seen = Seen::default();
+    let mut client = TestClient::initialized(
+        server(seen.clone()),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "wait"}}),
+        )
+        .await;
+    client.sync().await;
+    // The tool would wait a minute; closing the input cancels it, and its reply is still written.
+    let (responses, _) = client.finish().await;
+    assert_eq!(
+        responses,
+        vec![json!({"jsonrpc": "2.0", "id": 8, "result": {
+            "content": [{"type": "text", "text": "cancelled"}],
+            "isError": true
+        }})]
+    );
+    assert!(
+        seen.0.load(Ordering::SeqCst),
+        "the handler saw the cancellation"
+    );
+}
