@@ -61,7 +61,22 @@ impl TestClient {
             .expect("initialize succeeds");
         assert_eq!(result["protocolVersion"], version.as_str());
         client.notify("notifications/initialized", json!({})).await;
+        client.sync().await;
         client
+    }
+
+    /// Waits until the server has read everything sent so far: a `ping` (with an id of its own,
+    /// outside the sequence of [`next_id`](Self::next_id)) is answered only after the messages
+    /// before it were read, and notifications are handled in the order they are read.
+    pub async fn sync(&mut self) {
+        let id = json!("sync");
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        let response = self.response_to(&id, "ping").await;
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": "sync", "result": {}})
+        );
     }
 
     /// The revision messages are validated against.
@@ -208,6 +223,24 @@ impl TestClient {
     /// Sets the revision to validate against (after an initialize sent by hand).
     pub fn expect_version(&mut self, version: ProtocolVersion) {
         self.version = version;
+    }
+
+    /// Ends the input, then reads everything the server still writes until it finishes, and
+    /// returns the responses among it (those read earlier while waiting for others included) and
+    /// the notifications not taken, in order. Requests from the server are not answered.
+    pub async fn finish(mut self) -> (Vec<Value>, Vec<Value>) {
+        self.peer.end_input().await.expect("the input closes");
+        let mut responses = std::mem::take(&mut self.other_responses);
+        let mut notifications: Vec<Value> = self.notifications.drain(..).collect();
+        while let Some(message) = self.recv().await {
+            match (message.get("method"), message.get("id")) {
+                (Some(_), None) => notifications.push(message),
+                (Some(_), Some(_)) => self.server_requests.push(message),
+                (None, _) => responses.push(message),
+            }
+        }
+        self.peer.close().await.expect("the server ends cleanly");
+        (responses, notifications)
     }
 
     /// Ends the connection and waits for the server to finish.

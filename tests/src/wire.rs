@@ -88,7 +88,11 @@ pub fn check_server_message(version: ProtocolVersion, message: &Value, method: &
         let instance = if schema.is_envelope(definition) {
             message.clone()
         } else {
-            json!({"method": message["method"], "params": message["params"]})
+            let mut instance = json!({"method": message["method"]});
+            if let Some(params) = message.get("params") {
+                instance["params"] = params.clone();
+            }
+            instance
         };
         schema
             .check(definition, &instance)

@@ -296,12 +296,15 @@ async fn a_stateless_server_has_no_sessions() {
     );
     let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "test://watched"}});
     let (_, body) = exchange(url, None, &subscribe).await;
-    assert_eq!(body["error"]["code"], -32600);
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("keeps state")
+    assert_eq!(
+        body["error"],
+        json!({"code": -32600, "message": "resources/subscribe needs a server that keeps state between requests (a stateful server, or stdio)"})
+    );
+    let set_level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "debug"}});
+    let (_, body) = exchange(url, None, &set_level).await;
+    assert_eq!(
+        body["error"],
+        json!({"code": -32600, "message": "logging/setLevel needs a server that keeps state between requests (a stateful server, or stdio)"})
     );
     let (_, body) = exchange(url, None, &call(3, "ask", json!({}))).await;
     assert_eq!(body["result"]["isError"], true);

@@ -40,6 +40,28 @@ async fn wait(ctx: RequestContext, State(seen): State<Seen>) -> Result<String, T
     }
 }
 
+/// Opens when a test says so.
+#[derive(Clone)]
+struct Gate(Arc<tokio::sync::Semaphore>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate(Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+}
+
+/// Wait until the gate opens or the request is cancelled.
+#[mcp_tool]
+async fn hold(ctx: RequestContext, State(gate): State<Gate>) -> Result<String, ToolError> {
+    tokio::select! {
+        () = ctx.cancelled() => Err(ToolError::cancelled()),
+        permit = gate.0.acquire() => {
+            permit.map_err(|_| ToolError::new("the gate is gone"))?.forget();
+            Ok("released".into())
+        }
+    }
+}
+
 /// Ask the client's model.
 #[mcp_tool]
 async fn ask_model(question: String, ctx: RequestContext) -> Result<String, ToolError> {
@@ -115,12 +137,15 @@ async fn roots(ctx: RequestContext) -> Result<String, ToolError> {
         .join(","))
 }
 
-fn server(seen: Seen) -> McpServer {
+fn builder(seen: Seen) -> McpServerBuilder {
     McpServer::from_module(server_info!(), module_path!())
         .state(seen)
+        .state(Gate::default())
         .logging()
-        .build()
-        .unwrap()
+}
+
+fn server(seen: Seen) -> McpServer {
+    builder(seen).build().unwrap()
 }
 
 async fn client(capabilities: Value) -> TestClient {
@@ -237,44 +262,51 @@ async fn cancellation_stops_the_handler_and_suppresses_the_response() {
             json!({"requestId": 41, "reason": "changed my mind"}),
         )
         .await;
-    // The next answer is the ping's: the cancelled call gets none.
     let pong = client.request("ping", json!({})).await.unwrap();
     assert_eq!(pong, json!({}));
-    for _ in 0..100 {
-        if seen.0.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // Finishing waits for every handler: the cancelled one has returned by then, and it never
+    // answered.
+    let (responses, notifications) = client.finish().await;
+    assert_eq!(responses, Vec::<Value>::new());
+    assert_eq!(notifications, Vec::<Value>::new());
     assert!(
         seen.0.load(Ordering::SeqCst),
         "the handler saw the cancellation"
     );
-    client.close().await;
 }
 
 #[tokio::test]
 async fn a_cancellation_reaches_only_its_own_connection() {
-    let seen = Seen::default();
-    let server = server(seen.clone());
+    let server = server(Seen::default());
+    let gate = server.state::<Gate>().unwrap();
     let mut first =
         TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
     let mut second = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
-    // The same id on both connections.
-    second.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "steps", "arguments": {"count": 1}}})).await;
-    first
-        .send(
-            &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "wait"}}),
-        )
-        .await;
+    // The same id on both connections, both blocked.
+    let call =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "hold"}});
+    first.send(&call).await;
+    second.send(&call).await;
     first
         .notify("notifications/cancelled", json!({"requestId": 7}))
         .await;
+    // The cancellation was read before this ping; only then is the gate opened.
+    first.sync().await;
+    second.sync().await;
+    gate.0.add_permits(1);
     let answer = second.response_to(&json!(7), "tools/call").await;
-    assert_eq!(answer["result"]["content"][0]["text"], "1 steps");
-    assert_eq!(first.request("ping", json!({})).await.unwrap(), json!({}));
-    first.close().await;
-    second.close().await;
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "released"}]}})
+    );
+    let (responses, _) = first.finish().await;
+    assert_eq!(
+        responses,
+        Vec::<Value>::new(),
+        "the cancelled id 7 got no response"
+    );
+    let (responses, _) = second.finish().await;
+    assert_eq!(responses, Vec::<Value>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -549,4 +581,132 @@ async fn tools_can_require_client_capabilities() {
         .unwrap();
     assert_eq!(result["content"][0]["text"], "ran");
     full.close().await;
+}
+
+fn sampling_params() -> Value {
+    json!({"name": "ask_model", "arguments": {"question": "why?"}})
+}
+
+/// Sends `tools/call` for `ask_model` with `id` and returns the sampling request it causes.
+async fn start_sampling(client: &mut TestClient, id: i64) -> Value {
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": sampling_params()}))
+        .await;
+    let request = client.recv().await.expect("the sampling request");
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    request
+}
+
+#[tokio::test]
+async fn the_end_of_input_ends_a_handler_waiting_on_the_client() {
+    let mut client = client(json!({"sampling": {}})).await;
+    start_sampling(&mut client, 3).await;
+    // The client never answers and closes its end: the sampling request fails at once, and the
+    // serve loop ends (`finish` returns only once it has).
+    let (responses, notifications) = client.finish().await;
+    assert_eq!(
+        responses,
+        vec![json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "sampling/createMessage: the client disconnected before answering"}],
+            "isError": true
+        }})]
+    );
+    assert_eq!(notifications, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn a_cancelled_handler_withdraws_its_request_to_the_client() {
+    let mut client = client(json!({"sampling": {}})).await;
+    let request = start_sampling(&mut client, 4).await;
+    client
+        .notify("notifications/cancelled", json!({"requestId": 4}))
+        .await;
+    let withdrawn = client.notification("notifications/cancelled").await;
+    assert_eq!(
+        withdrawn,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": request["id"],
+            "reason": "the request that needed the answer was cancelled"
+        }})
+    );
+    let (responses, _) = client.finish().await;
+    assert_eq!(
+        responses,
+        Vec::<Value>::new(),
+        "the cancelled call got no response"
+    );
+}
+
+#[tokio::test]
+async fn requests_to_the_client_time_out_as_configured() {
+    let server = builder(Seen::default())
+        .sampling_timeout(Some(Duration::from_millis(20)))
+        .ping_timeout(Some(Duration::from_millis(20)))
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(
+        server.clone(),
+        ProtocolVersion::V2025_11_25,
+        json!({"sampling": {}}),
+    )
+    .await;
+    let request = start_sampling(&mut client, 5).await;
+    // Never answered: the server gives up, withdraws the request, and the tool reports it.
+    let withdrawn = client.notification("notifications/cancelled").await;
+    assert_eq!(
+        withdrawn["params"],
+        json!({"requestId": request["id"], "reason": "no answer came in time"})
+    );
+    let answer = client.response_to(&json!(5), "tools/call").await;
+    assert_eq!(
+        answer["result"],
+        json!({
+            "content": [{"type": "text", "text": "sampling/createMessage: the client did not answer in time"}],
+            "isError": true
+        })
+    );
+    // `McpServer::ping` uses the ping timeout of the builder.
+    let connection = server.connections().pop().expect("one connection");
+    assert_eq!(
+        server.ping(&connection).await,
+        Err(mcp_runtime::server::PeerRequestError::TimedOut)
+    );
+    let ping = client.recv().await.expect("the ping");
+    assert_eq!(ping["method"], "ping");
+    let withdrawn = client.notification("notifications/cancelled").await;
+    assert_eq!(
+        withdrawn["params"],
+        json!({"requestId": ping["id"], "reason": "no answer came in time"})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_end_of_input_cancels_the_handlers_in_flight() {
+    let seen = Seen::default();
+    let mut client = TestClient::initialized(
+        server(seen.clone()),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "wait"}}),
+        )
+        .await;
+    client.sync().await;
+    // The tool would wait a minute; closing the input cancels it, and its reply is still written.
+    let (responses, _) = client.finish().await;
+    assert_eq!(
+        responses,
+        vec![json!({"jsonrpc": "2.0", "id": 8, "result": {
+            "content": [{"type": "text", "text": "cancelled"}],
+            "isError": true
+        }})]
+    );
+    assert!(
+        seen.0.load(Ordering::SeqCst),
+        "the handler saw the cancellation"
+    );
 }

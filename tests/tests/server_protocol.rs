@@ -5,10 +5,12 @@ use std::sync::{Arc, Mutex};
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::completion::CompleteResult;
 use mcp_runtime::protocol::implementation::Icon;
 use mcp_runtime::resource::ResourceDefinition;
 use mcp_runtime::transport::in_process;
 use mcp_runtime::transport::lines::LineOptions;
+use mcp_runtime::uri_template::MAX_MATCHED_URI_LENGTH;
 use serde_json::{Value, json};
 use tests::TestClient;
 
@@ -235,8 +237,43 @@ async fn every_list_is_paginated_with_opaque_cursors() {
         .unwrap_err();
     assert_eq!(
         error,
-        json!({"code": -32602, "message": "Invalid cursor: \"not-a-cursor\""})
+        json!({"code": -32602, "message": "Invalid cursor for prompts/list: \"not-a-cursor\""})
     );
+    // A cursor belongs to its list: the tools cursor is refused by the other lists.
+    let tools_cursor = client.request("tools/list", json!({})).await.unwrap()["nextCursor"].clone();
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        let error = client
+            .request(method, json!({"cursor": tools_cursor}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            json!({"code": -32602, "message": format!("Invalid cursor for {method}: {tools_cursor}")})
+        );
+    }
+    // Hand-made cursors: a signed offset, and one past the end of the list.
+    use base64::Engine;
+    let forge = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+    let error = client
+        .request("tools/list", json!({"cursor": forge("mcp-page:tools:+2")}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
+    let past_end = forge("mcp-page:tools:4");
+    let error = client
+        .request("tools/list", json!({"cursor": past_end}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        json!({"code": -32602, "message": format!("Invalid cursor for tools/list: \"{past_end}\" points past the end of the list")})
+    );
+    let last = client
+        .request("tools/list", json!({"cursor": forge("mcp-page:tools:3")}))
+        .await
+        .unwrap();
+    assert_eq!(last, json!({"tools": [last["tools"][0].clone()]}));
+    assert_eq!(last["tools"][0]["name"], "t2");
     client.close().await;
 }
 
@@ -449,6 +486,44 @@ async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() 
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
         ),
+        // Ids that are neither strings nor integers of i64 cannot be echoed.
+        (
+            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}),
+        ),
+        // `params` of any wrong type is invalid params, whatever the type.
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":"str"}"#,
+            json!({"jsonrpc": "2.0", "id": 11, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/list","params":1}"#,
+            json!({"jsonrpc": "2.0", "id": 12, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":[1]}"#,
+            json!({"jsonrpc": "2.0", "id": 13, "error": {"code": -32602}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/list","params":true}"#,
+            json!({"jsonrpc": "2.0", "id": 14, "error": {"code": -32602}}),
+        ),
     ];
     for (line, expected) in cases {
         let reply = exchange(&mut client, line).await;
@@ -459,6 +534,29 @@ async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() 
             "{line}: {reply}"
         );
         assert!(reply["error"]["message"].is_string(), "{line}");
+        let bad_id = [
+            "true",
+            "{\"n\":1}",
+            "1.5",
+            "9223372036854775808",
+            "18446744073709551616",
+        ]
+        .iter()
+        .any(|id| line.contains(&format!(r#""id":{id},"#)));
+        if bad_id {
+            assert_eq!(
+                reply["error"]["message"],
+                "Invalid request: the id must be a string or an integer from -2^63 to 2^63-1",
+                "{line}"
+            );
+        }
+        if expected["error"]["code"] == -32602 && line.contains("tools/list") {
+            assert_eq!(
+                reply["error"]["message"],
+                "Invalid params for tools/list: params must be an object",
+                "{line}"
+            );
+        }
     }
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     assert_eq!(exchange(&mut client, &deep).await["error"]["code"], -32700);
@@ -719,5 +817,505 @@ async fn a_global_completion_handler_comes_before_argument_completers() {
         .await
         .unwrap();
     assert_eq!(answer, json!({"completion": {"values": []}}));
+    client.close().await;
+}
+
+fn object_schema() -> mcp_runtime::protocol::JsonObject {
+    json!({"type": "object"}).as_object().unwrap().clone()
+}
+
+/// A server whose handlers panic in every place a request can reach.
+fn panicking_server() -> McpServerBuilder {
+    use mcp_runtime::prompt::PromptDefinition;
+    use mcp_runtime::resource::ResourceTemplateDefinition;
+    builder()
+        .completion_handler(|params, _ctx| {
+            assert_ne!(params.argument.name, "boom", "the completion handler broke");
+            async { None }
+        })
+        .prompt(
+            PromptDefinition::new("fragile", |_, _| async { "fine" }).complete_argument(
+                "name",
+                Arc::new(|_: &CompletionRequest, _: &RequestContext| -> Vec<String> {
+                    panic!("the completer broke")
+                }),
+            ),
+        )
+        .tool(ToolDefinition::new(
+            "sync_panic",
+            object_schema(),
+            |_, _| -> std::future::Ready<&'static str> { panic!("before any await") },
+        ))
+        .resource_template(
+            ResourceTemplateDefinition::new(
+                "broken://{x}",
+                "broken",
+                |_, _, _| -> std::future::Ready<&'static str> { panic!("the reader broke early") },
+            )
+            .unwrap(),
+        )
+}
+
+#[tokio::test]
+async fn panics_on_the_request_path_are_internal_errors_and_free_the_id() {
+    let mut client = TestClient::initialized(
+        panicking_server().build().unwrap(),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let cases = [
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "hi"}, "argument": {"name": "boom", "value": ""}}),
+            "completion/complete failed: the handler panicked (assertion `left != right` failed: the completion handler broke\n  left: \"boom\"\n right: \"boom\")",
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "fragile"}, "argument": {"name": "name", "value": ""}}),
+            "completion/complete failed: the handler panicked (the completer broke)",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "broken://1"}),
+            "resources/read failed: the handler panicked (the reader broke early)",
+        ),
+    ];
+    for (method, params, message) in cases {
+        // The same id twice: the first use was freed despite the panic.
+        for _ in 0..2 {
+            client
+                .send(&json!({"jsonrpc": "2.0", "id": 50, "method": method, "params": params}))
+                .await;
+            let reply = client.response_to(&json!(50), method).await;
+            assert_eq!(
+                reply,
+                json!({"jsonrpc": "2.0", "id": 50, "error": {"code": -32603, "message": message}})
+            );
+        }
+    }
+    // A tool that panics before its future exists is still a tool error result.
+    let result = client
+        .request("tools/call", json!({"name": "sync_panic"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "Tool sync_panic failed: it panicked (before any await)"}], "isError": true})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_panicking_observer_does_not_stop_the_connection() {
+    let server = builder()
+        .on_roots_list_changed(|_| panic!("the observer broke"))
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    client
+        .notify("notifications/roots/list_changed", json!({}))
+        .await;
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    client
+        .notify("notifications/roots/list_changed", json!({}))
+        .await;
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_cancellation_of_initialize_is_ignored() {
+    let mut client = TestClient::connect(builder().build().unwrap());
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize("2025-11-25")}))
+        .await;
+    client
+        .notify("notifications/cancelled", json!({"requestId": 1}))
+        .await;
+    let reply = client.response_to(&json!(1), "initialize").await;
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
+    client.notify("notifications/initialized", json!({})).await;
+    client.sync().await;
+    let (responses, _) = client.finish().await;
+    assert_eq!(responses, Vec::<Value>::new());
+}
+
+/// A server with a tool that blocks until `gate` is notified.
+fn gated_server(gate: Arc<tokio::sync::Notify>) -> McpServerBuilder {
+    builder().tool(ToolDefinition::new(
+        "blocked",
+        object_schema(),
+        move |_, _| {
+            let gate = gate.clone();
+            async move {
+                gate.notified().await;
+                "released"
+            }
+        },
+    ))
+}
+
+#[tokio::test]
+async fn a_duplicate_id_in_flight_is_refused_without_hiding_the_original() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let server = gated_server(gate.clone()).build().unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "blocked"}}))
+        .await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+        .await;
+    // The refusal carries no id (2025-11-25 leaves an unknown id out), so it cannot be taken
+    // for the answer to the original.
+    assert_eq!(
+        client.recv().await.unwrap(),
+        json!({"jsonrpc": "2.0", "error": {
+            "code": -32600,
+            "message": "request id 9 is already in use by a request in flight; the duplicate was not handled",
+            "data": {"duplicateId": 9}
+        }})
+    );
+    gate.notify_one();
+    let (responses, _) = client.finish().await;
+    assert_eq!(
+        responses,
+        vec![
+            json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "released"}]}})
+        ]
+    );
+}
+
+#[tokio::test]
+async fn requests_beyond_the_in_flight_cap_are_refused() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let server = gated_server(gate.clone())
+        .max_requests_in_flight(1)
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "blocked"}}))
+        .await;
+    assert_eq!(
+        client.request("ping", json!({})).await.unwrap_err(),
+        json!({"code": -32000, "message": "too many requests in flight on this connection (the limit is 1); retry when some have been answered"})
+    );
+    gate.notify_one();
+    let slow = client.response_to(&json!("slow"), "tools/call").await;
+    assert_eq!(slow["result"]["content"][0]["text"], "released");
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn list_changes_reach_only_clients_that_finished_the_handshake() {
+    let server = builder().tools_list_changed().build().unwrap();
+    let tool = |name: &str| ToolDefinition::new(name, object_schema(), |_, _| async { "" });
+    let mut client = TestClient::connect(server.clone());
+    client
+        .request("initialize", initialize("2025-11-25"))
+        .await
+        .unwrap();
+    // Initialized, but `notifications/initialized` not sent yet: nothing is announced.
+    server.add_tool(tool("early")).unwrap();
+    assert!(server.connections().is_empty());
+    client.notify("notifications/initialized", json!({})).await;
+    client.sync().await;
+    assert_eq!(client.take_notifications(), Vec::<Value>::new());
+    assert_eq!(server.connections().len(), 1);
+    server.add_tool(tool("late")).unwrap();
+    client.sync().await;
+    assert_eq!(
+        client.take_notifications(),
+        vec![json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})]
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn every_kind_of_dynamic_registration_is_announced_to_every_client() {
+    use mcp_runtime::prompt::PromptDefinition;
+    use mcp_runtime::resource::ResourceTemplateDefinition;
+    let server = builder()
+        .prompts_list_changed()
+        .resources_list_changed()
+        .build()
+        .unwrap();
+    let mut first =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut second =
+        TestClient::initialized(server.clone(), ProtocolVersion::V2025_06_18, json!({})).await;
+    let template =
+        || ResourceTemplateDefinition::new("t://{x}", "t", |_, _, _| async { "" }).unwrap();
+    let prompts = json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"});
+    let resources = json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"});
+    type Change<'a> = Box<dyn Fn() -> bool + 'a>;
+    let steps: Vec<(Change, &Value)> = vec![
+        (
+            Box::new(|| {
+                server
+                    .add_prompt(PromptDefinition::new("p", |_, _| async { "" }))
+                    .is_ok()
+            }),
+            &prompts,
+        ),
+        (Box::new(|| server.remove_prompt("p")), &prompts),
+        (
+            Box::new(|| {
+                server
+                    .add_resource(ResourceDefinition::new("r://1", "r", |_| async { "" }))
+                    .is_ok()
+            }),
+            &resources,
+        ),
+        (Box::new(|| server.remove_resource("r://1")), &resources),
+        (
+            Box::new(|| server.add_resource_template(template()).is_ok()),
+            &resources,
+        ),
+        (
+            Box::new(|| server.remove_resource_template("t://{x}")),
+            &resources,
+        ),
+    ];
+    for (change, expected) in steps {
+        assert!(change());
+        for client in [&mut first, &mut second] {
+            client.sync().await;
+            assert_eq!(client.take_notifications(), vec![expected.clone()]);
+        }
+    }
+    // Removing what is not there changes nothing and announces nothing.
+    assert!(!server.remove_resource_template("t://{x}"));
+    assert!(!server.remove_prompt("p"));
+    // Tool list changes were not opted in to: nothing is sent.
+    server
+        .add_tool(ToolDefinition::new(
+            "quiet",
+            object_schema(),
+            |_, _| async { "" },
+        ))
+        .unwrap();
+    for client in [&mut first, &mut second] {
+        client.sync().await;
+        assert_eq!(client.take_notifications(), Vec::<Value>::new());
+    }
+    first.close().await;
+    second.close().await;
+}
+
+#[tokio::test]
+async fn handle_raw_answers_parse_errors_and_refuses_batches_by_revision() {
+    let server = builder().build().unwrap();
+    let connection = ConnectionState::persistent(None);
+    let reply: Value = serde_json::from_str(
+        &server
+            .handle_raw(b"{oops", &connection, None)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    // No handshake yet: the parse error follows the connection's default revision (2025-11-25),
+    // which leaves the unknown id out.
+    assert_eq!(
+        (reply.get("id"), reply["error"]["code"].clone()),
+        (None, json!(-32700))
+    );
+    let batch =
+        br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+    assert_eq!(
+        server.handle_raw(batch, &connection, None).await.unwrap(),
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks 2025-11-25)"}}"#
+    );
+    // A peer that negotiated 2025-03-26 may batch.
+    let old = ConnectionState::persistent(None);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize("2025-03-26")});
+    server
+        .handle_raw(init.to_string().as_bytes(), &old, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        server.handle_raw(batch, &old, None).await.unwrap(),
+        r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]"#
+    );
+    // A notification gets no reply.
+    assert_eq!(
+        server
+            .handle_raw(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                &old,
+                None
+            )
+            .await,
+        None
+    );
+}
+
+#[tokio::test]
+async fn state_features_are_refused_on_a_transient_connection() {
+    let server = builder()
+        .logging()
+        .resource_subscriptions()
+        .build()
+        .unwrap();
+    let connection = ConnectionState::transient(ProtocolVersion::V2025_06_18);
+    for (method, params) in [
+        ("resources/subscribe", json!({"uri": "test://watched"})),
+        ("resources/unsubscribe", json!({"uri": "test://watched"})),
+        ("logging/setLevel", json!({"level": "debug"})),
+    ] {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let reply = server
+            .handle_raw(request.to_string().as_bytes(), &connection, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            reply,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32600,"message":"{method} needs a server that keeps state between requests (a stateful server, or stdio)"}}}}"#
+            )
+        );
+    }
+    // The same server in its default (stateless) mode keeps a persistent connection's state.
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    assert_eq!(
+        client
+            .request("logging/setLevel", json!({"level": "debug"}))
+            .await
+            .unwrap(),
+        json!({})
+    );
+    assert_eq!(
+        client
+            .request("resources/subscribe", json!({"uri": "test://watched"}))
+            .await
+            .unwrap(),
+        json!({})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_completion_handler_returning_none_falls_back_to_the_completers() {
+    use mcp_runtime::prompt::PromptDefinition;
+    let server = builder()
+        .completion_handler(|params, _ctx| async move {
+            (params.argument.name == "mood").then(|| CompleteResult::new(vec!["happy".to_owned()]))
+        })
+        .prompt(
+            PromptDefinition::new("greet", |_, _| async { "hello" }).complete_argument(
+                "name",
+                Arc::new(|request: &CompletionRequest, _: &RequestContext| {
+                    ["ada", "alan", "bob"]
+                        .into_iter()
+                        .filter(|n| n.starts_with(&request.value))
+                        .map(str::to_owned)
+                        .collect()
+                }),
+            ),
+        )
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let complete = |name: &str, value: &str| json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": name, "value": value}});
+    assert_eq!(
+        client
+            .request("completion/complete", complete("name", "a"))
+            .await
+            .unwrap(),
+        json!({"completion": {"values": ["ada", "alan"]}})
+    );
+    assert_eq!(
+        client
+            .request("completion/complete", complete("mood", ""))
+            .await
+            .unwrap(),
+        json!({"completion": {"values": ["happy"]}})
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_default_log_level_filters_until_the_client_sets_one() {
+    let server = builder()
+        .default_log_level(LoggingLevel::Warning)
+        .tool(ToolDefinition::new(
+            "chatty",
+            object_schema(),
+            |_, ctx: RequestContext| async move {
+                ctx.log(LoggingLevel::Info, "info").await;
+                ctx.log(LoggingLevel::Warning, "warning").await;
+                "done"
+            },
+        ))
+        .build()
+        .unwrap();
+    assert_eq!(server.capabilities().logging, Some(Default::default()));
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let log = |level: &str, data: &str| json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": level, "data": data}});
+    client
+        .request("tools/call", json!({"name": "chatty"}))
+        .await
+        .unwrap();
+    assert_eq!(client.take_notifications(), vec![log("warning", "warning")]);
+    client
+        .request("logging/setLevel", json!({"level": "info"}))
+        .await
+        .unwrap();
+    client
+        .request("tools/call", json!({"name": "chatty"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        client.take_notifications(),
+        vec![log("info", "info"), log("warning", "warning")]
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn crafted_long_uris_are_matched_quickly_and_overlong_ones_are_not_found() {
+    use mcp_runtime::resource::ResourceTemplateDefinition;
+    let server = builder()
+        .resource_template(
+            ResourceTemplateDefinition::new("x://{a}-{b}", "pair", |_, captured, _| async move {
+                let a = captured.get("a").unwrap_or_default().len();
+                let b = captured.get("b").unwrap_or_default().len();
+                format!("a={a} b={b}")
+            })
+            .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    // Every `-` is a candidate split, and none works: this took minutes before.
+    let body = "%41-".repeat(2040);
+    let no_match = format!("x://{body}/");
+    let error = client
+        .request("resources/read", json!({"uri": no_match}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error["code"].clone(), error["data"]["uri"].clone()),
+        (json!(-32002), json!(no_match))
+    );
+    let matching = format!("x://{body}z");
+    let read = client
+        .request("resources/read", json!({"uri": matching}))
+        .await
+        .unwrap();
+    assert_eq!(
+        read["contents"][0]["text"],
+        format!("a=1 b={}", 2 * 2039 + 1)
+    );
+    // Beyond the cap, nothing matches.
+    let overlong = format!("x://a-{}", "b".repeat(MAX_MATCHED_URI_LENGTH));
+    let error = client
+        .request("resources/read", json!({"uri": overlong}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32002);
     client.close().await;
 }

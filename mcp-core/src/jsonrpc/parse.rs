@@ -131,7 +131,7 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
         Some(Value::Null) if null_id_allowed => Ok(None),
         Some(raw) => serde_json::from_value::<RequestId>(raw)
             .map(Some)
-            .map_err(|_| "the id must be a string or an integer"),
+            .map_err(|_| "the id must be a string or an integer from -2^63 to 2^63-1"),
     };
     let valid_id = id.clone().ok().flatten();
     let invalid = |reason: &str| EnvelopeError::invalid(valid_id.clone(), reason);
@@ -145,7 +145,7 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
         let Value::String(method) = method else {
             return Err(invalid("`method` must be a string"));
         };
-        let params = take_params(&mut object).map_err(invalid)?;
+        let params = take_params(&mut object);
         let call = RawCall::new(method, params);
         return Ok(match id {
             Some(id) => JsonRpcMessage::Request(JsonRpcRequest::new(id, call)),
@@ -169,14 +169,11 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
     Err(invalid("a message needs `method`, `result` or `error`"))
 }
 
-/// Takes `params` out of a request or notification: absent and `null` mean none; otherwise it must
-/// be structured (MCP only uses objects; an array is left for the method's decoder to refuse).
-fn take_params(object: &mut Map<String, Value>) -> Result<Option<Value>, &'static str> {
-    match object.remove("params") {
-        None | Some(Value::Null) => Ok(None),
-        Some(params @ (Value::Object(_) | Value::Array(_))) => Ok(Some(params)),
-        Some(_) => Err("`params` must be an object"),
-    }
+/// Takes `params` out of a request or notification: absent and `null` mean none. Params of any
+/// other type are left for the method's decoder to refuse, so that every wrong type (a string, a
+/// number, an array) gets the same invalid-params error (`-32602`).
+fn take_params(object: &mut Map<String, Value>) -> Option<Value> {
+    object.remove("params").filter(|params| !params.is_null())
 }
 
 #[cfg(test)]
@@ -238,11 +235,17 @@ mod tests {
         // Only error responses may have a null id.
         assert_eq!(
             single(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).unwrap_err(),
-            invalid(None, "the id must be a string or an integer")
+            invalid(
+                None,
+                "the id must be a string or an integer from -2^63 to 2^63-1"
+            )
         );
         assert_eq!(
             single(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#).unwrap_err(),
-            invalid(None, "the id must be a string or an integer")
+            invalid(
+                None,
+                "the id must be a string or an integer from -2^63 to 2^63-1"
+            )
         );
         assert_eq!(
             single(
@@ -284,16 +287,18 @@ mod tests {
                 invalid(Some(2.into()), "`method` must be a string"),
             ),
             (
-                r#"{"jsonrpc":"2.0","id":"s","method":"m","params":3}"#,
-                invalid(Some("s".into()), "`params` must be an object"),
-            ),
-            (
                 r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
-                invalid(None, "the id must be a string or an integer"),
+                invalid(
+                    None,
+                    "the id must be a string or an integer from -2^63 to 2^63-1",
+                ),
             ),
             (
                 r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
-                invalid(None, "the id must be a string or an integer"),
+                invalid(
+                    None,
+                    "the id must be a string or an integer from -2^63 to 2^63-1",
+                ),
             ),
             (
                 r#"{"jsonrpc":"2.0","result":{}}"#,

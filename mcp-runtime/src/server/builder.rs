@@ -3,6 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::implementation::Implementation;
@@ -217,6 +218,44 @@ impl McpServerBuilder {
         self
     }
 
+    /// Caps the requests of one connection that may be in flight at once
+    /// ([`DEFAULT_MAX_REQUESTS_IN_FLIGHT`](super::DEFAULT_MAX_REQUESTS_IN_FLIGHT) by default). A
+    /// request beyond the cap is answered at once with the server error
+    /// [`TOO_MANY_REQUESTS`](super::TOO_MANY_REQUESTS) (`-32000`) and not handled. A cap of 0
+    /// refuses every request but `initialize`.
+    pub fn max_requests_in_flight(mut self, limit: usize) -> Self {
+        self.options.max_requests_in_flight = limit;
+        self
+    }
+
+    /// How long [`McpServer::ping`] waits for the client's answer
+    /// ([`DEFAULT_PING_TIMEOUT`](super::DEFAULT_PING_TIMEOUT) by default; `None`: forever).
+    pub fn ping_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.options.timeouts.ping = timeout;
+        self
+    }
+
+    /// How long [`RequestContext::list_roots`] waits for the client's answer
+    /// ([`DEFAULT_ROOTS_TIMEOUT`](super::DEFAULT_ROOTS_TIMEOUT) by default; `None`: forever).
+    pub fn roots_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.options.timeouts.roots = timeout;
+        self
+    }
+
+    /// How long [`RequestContext::sample`] waits for the client's answer (no limit by default: a
+    /// human may have to approve the request).
+    pub fn sampling_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.options.timeouts.sampling = timeout;
+        self
+    }
+
+    /// How long [`RequestContext::elicit`] and the other elicitation requests wait for the client's
+    /// answer (no limit by default: a human fills in the form).
+    pub fn elicitation_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.options.timeouts.elicitation = timeout;
+        self
+    }
+
     /// Splits `*/list` results in pages of at most `size` items (0, the default, disables
     /// pagination).
     pub fn page_size(mut self, size: usize) -> Self {
@@ -247,6 +286,12 @@ impl McpServerBuilder {
 
     /// Advertises the logging capability: handlers' log messages reach the client, filtered by
     /// the level it sets (or `Info` until it sets one).
+    ///
+    /// `logging/setLevel` needs state kept between requests, so it is accepted only on a
+    /// connection that is one persistent session: a stdio process or an in-process pair (in
+    /// either [`ServerMode`], since such a connection is a session by nature), or a session of a
+    /// [stateful](Self::stateful) Streamable HTTP server. On a stateless HTTP server each request
+    /// is served on its own, and `setLevel` is refused with an invalid-request error saying so.
     pub fn logging(mut self) -> Self {
         self.options.logging = true;
         self
@@ -260,6 +305,11 @@ impl McpServerBuilder {
     }
 
     /// Advertises resource subscriptions (`resources/subscribe`).
+    ///
+    /// Like `logging/setLevel` (see [`logging`](Self::logging)), `resources/subscribe` and
+    /// `resources/unsubscribe` work only on a persistent session (stdio, in-process, or a
+    /// [stateful](Self::stateful) HTTP server) and are refused with an invalid-request error on a
+    /// stateless HTTP server.
     pub fn resource_subscriptions(mut self) -> Self {
         self.options.subscriptions = true;
         self

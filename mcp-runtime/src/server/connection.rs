@@ -10,12 +10,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
+use mcp_core::cancellation::CancelledNotificationParams;
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::implementation::Implementation;
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::ServerRequest;
+use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::{ErrorObject, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -46,9 +48,62 @@ pub struct ConnectionState {
     initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    in_flight: Mutex<HashMap<RequestId, InFlight>>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
     next_request_id: AtomicI64,
+    /// Fires when the connection closes; every request's token is a child of it.
+    closing: CancellationToken,
+}
+
+/// A request in flight: the token its handler watches, and whether the peer cancelled it.
+struct InFlight {
+    token: CancellationToken,
+    cancelled_by_peer: Arc<AtomicBool>,
+}
+
+/// Why a request could not be registered as in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// A request with the same id is in flight on this connection.
+    Duplicate,
+    /// The connection already has `limit` requests in flight.
+    TooMany {
+        /// The cap.
+        limit: usize,
+    },
+}
+
+/// A request's place among the requests in flight of its connection: it gives the handler's
+/// cancellation token, and frees the request id when dropped, however the handling ends (a
+/// result, an error, a panic, or the future being dropped).
+pub(crate) struct InFlightGuard {
+    connection: Arc<ConnectionState>,
+    /// The id, when the request is registered (`initialize` is not: it cannot be cancelled).
+    id: Option<RequestId>,
+    token: CancellationToken,
+    cancelled_by_peer: Arc<AtomicBool>,
+}
+
+impl InFlightGuard {
+    /// The token the handler watches: it fires when the peer cancels the request or the connection
+    /// closes.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    /// Whether the peer sent `notifications/cancelled` for this request (then its response must
+    /// not be sent).
+    pub(crate) fn cancelled_by_peer(&self) -> bool {
+        self.cancelled_by_peer.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if let Some(id) = &self.id {
+            lock(&self.connection.in_flight).remove(id);
+        }
+    }
 }
 
 impl std::fmt::Debug for ConnectionState {
@@ -103,6 +158,7 @@ impl ConnectionState {
             in_flight: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
             next_request_id: AtomicI64::new(0),
+            closing: CancellationToken::new(),
         }
     }
 
@@ -187,39 +243,69 @@ impl ConnectionState {
         lock(&self.subscriptions).contains(uri)
     }
 
-    /// Registers a request in flight and returns its cancellation token; `None` when a request
-    /// with the same id is already in flight on this connection.
-    pub(crate) fn begin_request(&self, id: &RequestId) -> Option<CancellationToken> {
+    /// Registers the request `id` as in flight, unless the same id is already in flight or
+    /// `limit` requests are. The returned guard frees the id when dropped.
+    pub(crate) fn begin_request(
+        self: &Arc<Self>,
+        id: &RequestId,
+        limit: usize,
+    ) -> Result<InFlightGuard, Refusal> {
         let mut in_flight = lock(&self.in_flight);
         if in_flight.contains_key(id) {
-            return None;
+            return Err(Refusal::Duplicate);
         }
-        let token = CancellationToken::new();
-        in_flight.insert(id.clone(), token.clone());
-        Some(token)
+        if in_flight.len() >= limit {
+            return Err(Refusal::TooMany { limit });
+        }
+        let mut guard = self.untracked_request();
+        in_flight.insert(
+            id.clone(),
+            InFlight {
+                token: guard.token.clone(),
+                cancelled_by_peer: guard.cancelled_by_peer.clone(),
+            },
+        );
+        guard.id = Some(id.clone());
+        Ok(guard)
     }
 
-    /// Forgets a finished request.
-    pub(crate) fn end_request(&self, id: &RequestId) {
-        lock(&self.in_flight).remove(id);
+    /// A guard for a request the peer cannot cancel (`initialize`): it is not registered, so a
+    /// cancellation naming its id finds nothing, but its token still fires when the connection
+    /// closes.
+    pub(crate) fn untracked_request(self: &Arc<Self>) -> InFlightGuard {
+        InFlightGuard {
+            connection: self.clone(),
+            id: None,
+            token: self.closing.child_token(),
+            cancelled_by_peer: Arc::new(AtomicBool::new(false)),
+        }
     }
 
-    /// Cancels the request `id` of this connection; false when no such request is in flight.
+    /// Cancels the request `id` of this connection on the peer's behalf; false when no such
+    /// request is in flight.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         match lock(&self.in_flight).get(id) {
-            Some(token) => {
-                token.cancel();
+            Some(request) => {
+                request.cancelled_by_peer.store(true, Ordering::Release);
+                request.token.cancel();
                 true
             }
             None => false,
         }
     }
 
-    /// Cancels every request in flight (the peer's session ended).
-    pub(crate) fn cancel_all(&self) {
-        for token in lock(&self.in_flight).values() {
-            token.cancel();
-        }
+    /// Closes the connection (the peer went away or the session ended): every server request
+    /// still waiting for an answer fails at once, later ones fail without being sent, and the
+    /// token of every request in flight fires. Responses of handlers that still finish are not
+    /// suppressed: the transport may still deliver them.
+    pub fn close(&self) {
+        self.closing.cancel();
+        self.abandon_pending();
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.closing.is_cancelled()
     }
 
     /// How many requests of this peer are being handled.
@@ -227,24 +313,45 @@ impl ConnectionState {
         lock(&self.in_flight).len()
     }
 
-    /// Sends `request` through `sink` and waits for the peer's answer, or until `cancel` fires.
+    /// Sends `request` through `sink` and waits for the peer's answer, until `cancel` fires or
+    /// `timeout` (if any) elapses. When the server stops waiting for any reason other than the
+    /// peer's answer or the connection closing (cancellation, timeout, the waiting future being
+    /// dropped), the peer is sent `notifications/cancelled` for the request.
     pub(crate) async fn send_request(
         &self,
         sink: &SharedSink,
         request: ServerRequest,
         cancel: &CancellationToken,
+        timeout: Option<Duration>,
     ) -> Result<Value, PeerRequestError> {
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
-        let forget = || lock(&self.pending).remove(&id);
+        // Checked after registering: a `close` that comes later clears the entry, so the wait
+        // below ends either way.
+        if self.is_closed() {
+            lock(&self.pending).remove(&id);
+            return Err(PeerRequestError::Disconnected);
+        }
+        let mut waiting = Waiting {
+            connection: self,
+            sink,
+            id: id.clone(),
+            reason: "the server no longer waits for the answer",
+        };
         if sink
             .send(Outbound::Request(id.clone(), Box::new(request)))
             .is_err()
         {
-            forget();
+            lock(&self.pending).remove(&id);
             return Err(PeerRequestError::Disconnected);
         }
+        let expired = async {
+            match timeout {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             answer = rx => match answer {
                 Ok(Ok(result)) => Ok(result),
@@ -252,8 +359,16 @@ impl ConnectionState {
                 Err(_) => Err(PeerRequestError::Disconnected),
             },
             () = cancel.cancelled() => {
-                forget();
+                // Closing the connection fires every request's token too; that is a disconnection.
+                if self.is_closed() {
+                    return Err(PeerRequestError::Disconnected);
+                }
+                waiting.reason = "the request that needed the answer was cancelled";
                 Err(PeerRequestError::Cancelled)
+            }
+            () = expired => {
+                waiting.reason = "no answer came in time";
+                Err(PeerRequestError::TimedOut)
             }
         }
     }
@@ -272,6 +387,35 @@ impl ConnectionState {
     }
 }
 
+/// A server-to-client request being waited for. Dropped before the answer came (and before the
+/// connection closed), it withdraws the request and tells the peer with `notifications/cancelled`.
+struct Waiting<'a> {
+    connection: &'a ConnectionState,
+    sink: &'a SharedSink,
+    id: RequestId,
+    reason: &'static str,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let withdrawn = lock(&self.connection.pending).remove(&self.id).is_some();
+        // Nothing to tell when it was answered, or when the connection closed.
+        if !withdrawn || self.connection.is_closed() {
+            return;
+        }
+        let mut params = CancelledNotificationParams::new(self.id.clone());
+        params.reason = Some(self.reason.to_owned());
+        let notification = ServerNotification::Cancelled(params);
+        if self
+            .sink
+            .send(Outbound::Notification(notification))
+            .is_err()
+        {
+            tracing::debug!(id = %self.id, "could not withdraw a request: the client is gone");
+        }
+    }
+}
+
 /// A server-to-client request did not get a result.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -285,6 +429,9 @@ pub enum PeerRequestError {
     /// The request the server was handling was cancelled meanwhile.
     #[error("the request was cancelled")]
     Cancelled,
+    /// No answer came within the timeout set on the server builder.
+    #[error("the client did not answer in time")]
+    TimedOut,
 }
 
 #[cfg(test)]
@@ -296,21 +443,49 @@ mod tests {
         let a = ConnectionState::persistent(None);
         let b = ConnectionState::persistent(None);
         let id = RequestId::Number(1);
-        let token_a = a.begin_request(&id).unwrap();
-        let token_b = b.begin_request(&id).unwrap();
-        assert!(
-            a.begin_request(&id).is_none(),
+        let guard_a = a.begin_request(&id, 8).unwrap();
+        let guard_b = b.begin_request(&id, 8).unwrap();
+        assert_eq!(
+            a.begin_request(&id, 8).err(),
+            Some(Refusal::Duplicate),
             "an id in flight cannot be reused"
         );
         assert!(a.cancel(&id));
-        assert!(token_a.is_cancelled());
+        assert!(guard_a.token().is_cancelled());
+        assert!(guard_a.cancelled_by_peer());
         assert!(
-            !token_b.is_cancelled(),
+            !guard_b.token().is_cancelled(),
             "cancelling on one connection touches no other"
         );
-        a.end_request(&id);
+        drop(guard_a);
         assert!(!a.cancel(&id));
+        assert_eq!(a.requests_in_flight(), 0);
+        assert_eq!(b.requests_in_flight(), 1);
         assert_ne!(a.id(), b.id());
+    }
+
+    #[test]
+    fn in_flight_requests_are_capped_and_closing_cancels_them() {
+        let conn = ConnectionState::persistent(None);
+        let first = conn.begin_request(&RequestId::Number(1), 2).unwrap();
+        let second = conn.begin_request(&RequestId::from("two"), 2).unwrap();
+        assert_eq!(
+            conn.begin_request(&RequestId::Number(3), 2).err(),
+            Some(Refusal::TooMany { limit: 2 })
+        );
+        drop(second);
+        let third = conn.begin_request(&RequestId::Number(3), 2).unwrap();
+        let untracked = conn.untracked_request();
+        assert!(!conn.cancel(&RequestId::Number(0)));
+        conn.close();
+        assert!(conn.is_closed());
+        for guard in [&first, &third, &untracked] {
+            assert!(guard.token().is_cancelled());
+            assert!(
+                !guard.cancelled_by_peer(),
+                "closing is not the peer's cancellation"
+            );
+        }
     }
 
     #[tokio::test]
@@ -324,8 +499,13 @@ mod tests {
             let sink = sink.clone();
             let cancel = cancel.clone();
             tokio::spawn(async move {
-                conn.send_request(&sink, ServerRequest::Ping(Default::default()), &cancel)
-                    .await
+                conn.send_request(
+                    &sink,
+                    ServerRequest::Ping(Default::default()),
+                    &cancel,
+                    None,
+                )
+                .await
             })
         };
         let Some(Outbound::Request(id, request)) = rx.recv().await else {
@@ -338,15 +518,50 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_cancelled_wait_stops_waiting() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    async fn a_cancelled_wait_stops_waiting_and_withdraws_the_request() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let sink: SharedSink = Arc::new(tx);
         let conn = ConnectionState::persistent(None);
         let cancel = CancellationToken::new();
         cancel.cancel();
         let result = conn
-            .send_request(&sink, ServerRequest::Ping(Default::default()), &cancel)
+            .send_request(
+                &sink,
+                ServerRequest::Ping(Default::default()),
+                &cancel,
+                None,
+            )
             .await;
         assert_eq!(result, Err(PeerRequestError::Cancelled));
+        let Some(Outbound::Request(id, _)) = rx.recv().await else {
+            panic!("expected the request");
+        };
+        let mut expected = CancelledNotificationParams::new(id);
+        expected.reason = Some("the request that needed the answer was cancelled".to_owned());
+        assert_eq!(
+            rx.recv().await,
+            Some(Outbound::Notification(ServerNotification::Cancelled(
+                expected
+            )))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_closed_connection_sends_no_more_requests() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let sink: SharedSink = Arc::new(tx);
+        let conn = ConnectionState::persistent(None);
+        conn.close();
+        let result = conn
+            .send_request(
+                &sink,
+                ServerRequest::Ping(Default::default()),
+                &CancellationToken::new(),
+                None,
+            )
+            .await;
+        assert_eq!(result, Err(PeerRequestError::Disconnected));
+        drop(sink);
+        assert_eq!(rx.recv().await, None, "nothing was sent");
     }
 }

@@ -231,6 +231,7 @@ impl RequestContext {
         request: ServerRequest,
     ) -> Result<T, ClientRequestError> {
         let method = request.method();
+        let timeout = self.inner.server.client_request_timeout(&request);
         let sink = match &self.inner.sink {
             Some(sink) if self.inner.connection.is_persistent() => sink,
             _ => return Err(ClientRequestError::NoChannel { method }),
@@ -244,7 +245,7 @@ impl RequestContext {
         let answer = self
             .inner
             .connection
-            .send_request(sink, request, &self.inner.cancellation)
+            .send_request(sink, request, &self.inner.cancellation, timeout)
             .await
             .map_err(|source| ClientRequestError::Peer { method, source })?;
         serde_json::from_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {

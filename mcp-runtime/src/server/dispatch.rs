@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::McpServer;
-use super::connection::{ConnectionState, Handshake};
+use super::connection::{ConnectionState, Handshake, Refusal};
 use super::context::{ContextParts, RequestContext};
 use super::pagination::page;
 use super::sink::SharedSink;
@@ -259,25 +259,49 @@ impl McpServer {
                 )));
             }
         };
-        let Some(cancellation) = connection.begin_request(&id) else {
-            let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
-            return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+        let slot = if matches!(request, ClientRequest::Initialize(_)) {
+            // A client must not cancel `initialize`; a cancellation naming it finds nothing.
+            Ok(connection.untracked_request())
+        } else {
+            connection.begin_request(&id, self.inner.options.max_requests_in_flight)
         };
+        let slot = match slot {
+            Ok(slot) => slot,
+            Err(refusal) => {
+                return RequestTask::Answered(Box::new(refused(version, id, refusal)));
+            }
+        };
+        let method = request.method();
         let ctx = RequestContext::new(ContextParts {
             server: self.clone(),
             connection: connection.clone(),
             request_id: id.clone(),
             version,
             meta: request_meta(&request),
-            cancellation: cancellation.clone(),
+            cancellation: slot.token().clone(),
             sink,
         });
         let server = self.clone();
         let connection = connection.clone();
         RequestTask::Running(Box::pin(async move {
-            let outcome = server.route(request, &ctx).await;
-            connection.end_request(&id);
-            if cancellation.is_cancelled() {
+            // Everything a handler does runs inside `route`, its synchronous part included: a
+            // panic anywhere becomes an internal error, and the guard frees the id either way.
+            let outcome = match AssertUnwindSafe(server.route(request, &ctx))
+                .catch_unwind()
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(panic) => {
+                    let reason = panic_message(panic.as_ref());
+                    tracing::error!(%id, %method, %reason, "a request handler panicked");
+                    Err(ErrorObject::internal_error(format!(
+                        "{method} failed: the handler panicked ({reason})"
+                    )))
+                }
+            };
+            let cancelled = slot.cancelled_by_peer();
+            drop(slot);
+            if cancelled {
                 tracing::debug!(%id, "the request was cancelled; its response is not sent");
                 return None;
             }
@@ -370,7 +394,7 @@ impl McpServer {
 
     fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
         let tools = self.inner.registry.tools.snapshot();
-        let (tools, next) = page(tools, params.cursor.as_deref(), self.page_size())?;
+        let (tools, next) = page("tools", tools, params.cursor.as_deref(), self.page_size())?;
         let mut result =
             ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());
         result.next_cursor = next;
@@ -409,7 +433,10 @@ impl McpServer {
                 "tool arguments must be an object",
             ));
         };
-        let call = (tool.definition.handler)(arguments, ctx.clone());
+        // The handler is called inside the future, so a panic in its synchronous part (say, while
+        // decoding typed arguments) is caught like one in its body.
+        let handler = &tool.definition.handler;
+        let call = async { handler(arguments, ctx.clone()).await };
         let result = match AssertUnwindSafe(call).catch_unwind().await {
             Ok(result) => result,
             Err(panic) => {
@@ -441,7 +468,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListPromptsResult, ErrorObject> {
         let prompts = self.inner.registry.prompts.snapshot();
-        let (prompts, next) = page(prompts, params.cursor.as_deref(), self.page_size())?;
+        let (prompts, next) = page(
+            "prompts",
+            prompts,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListPromptsResult::new(
             prompts
                 .iter()
@@ -488,7 +520,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListResourcesResult, ErrorObject> {
         let resources = self.inner.registry.resources.snapshot();
-        let (resources, next) = page(resources, params.cursor.as_deref(), self.page_size())?;
+        let (resources, next) = page(
+            "resources",
+            resources,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListResourcesResult::new(
             resources
                 .iter()
@@ -504,7 +541,12 @@ impl McpServer {
         params: &PaginatedRequestParams,
     ) -> Result<ListResourceTemplatesResult, ErrorObject> {
         let templates = self.inner.registry.templates.snapshot();
-        let (templates, next) = page(templates, params.cursor.as_deref(), self.page_size())?;
+        let (templates, next) = page(
+            "resources/templates",
+            templates,
+            params.cursor.as_deref(),
+            self.page_size(),
+        )?;
         let mut result = ListResourceTemplatesResult::new(
             templates
                 .iter()
@@ -699,10 +741,48 @@ impl McpServer {
             _ => {}
         }
         for observer in &self.inner.observers {
-            observer(&notification, connection);
+            let observed =
+                std::panic::catch_unwind(AssertUnwindSafe(|| observer(&notification, connection)));
+            if let Err(panic) = observed {
+                tracing::error!(
+                    method = %method,
+                    reason = %panic_message(panic.as_ref()),
+                    "a notification observer panicked"
+                );
+            }
         }
     }
 }
+
+/// The answer to a request that could not be registered as in flight.
+fn refused(version: ProtocolVersion, id: RequestId, refusal: Refusal) -> Reply {
+    match refusal {
+        // The original request keeps the id: answering the duplicate under it would give the
+        // client two responses for one id, so the error carries a null id and names the duplicate
+        // in its data.
+        Refusal::Duplicate => Reply::error(
+            version,
+            None,
+            ErrorObject::invalid_request(format!(
+                "request id {id} is already in use by a request in flight; the duplicate was not handled"
+            ))
+            .with_data(serde_json::json!({ "duplicateId": id })),
+        ),
+        Refusal::TooMany { limit } => Reply::error(
+            version,
+            Some(id),
+            ErrorObject::new(
+                TOO_MANY_REQUESTS,
+                format!(
+                    "too many requests in flight on this connection (the limit is {limit}); retry when some have been answered"
+                ),
+            ),
+        ),
+    }
+}
+
+/// The server error (`-32000`) for a request beyond the in-flight cap of its connection.
+pub const TOO_MANY_REQUESTS: ErrorCode = ErrorCode(-32000);
 
 /// The `_meta` of a request's params.
 fn request_meta(request: &ClientRequest) -> Option<mcp_core::meta::RequestMeta> {

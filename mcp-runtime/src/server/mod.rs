@@ -42,6 +42,7 @@ mod sink;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use mcp_core::capabilities::{
     CapabilityMap, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
@@ -57,7 +58,7 @@ use tokio_util::sync::CancellationToken;
 pub use builder::{BuildError, McpServerBuilder};
 pub use connection::{ConnectionState, Handshake, PeerRequestError};
 pub use context::{ClientRequestError, RequestContext};
-pub use dispatch::{Reply, ReplyMessage, RequestTask};
+pub use dispatch::{Reply, ReplyMessage, RequestTask, TOO_MANY_REQUESTS};
 pub use registry::RegistryError;
 pub use sink::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
 
@@ -74,6 +75,12 @@ use registry::{Origin, Registry, ResourceKind};
 /// session at `initialize` and keeps its state (log level, subscriptions, server-to-client
 /// requests) until the session ends. A stdio process or an in-process pair is one peer, and keeps
 /// its state in either mode.
+///
+/// The rule for the features that need state (`logging/setLevel`, `resources/subscribe` and
+/// `resources/unsubscribe`, server-to-client requests) follows from this: they work on every
+/// persistent connection (stdio, in-process, a stateful HTTP session) and are refused with an
+/// error that says why on a stateless HTTP server, where each request gets a transient
+/// [`ConnectionState`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ServerMode {
@@ -105,7 +112,51 @@ pub(crate) struct ServerOptions {
     pub(crate) supported_versions: SupportedVersions,
     pub(crate) extensions: CapabilityMap,
     pub(crate) experimental: CapabilityMap,
+    pub(crate) max_requests_in_flight: usize,
+    pub(crate) timeouts: ClientRequestTimeouts,
 }
+
+/// How long the server waits for the client's answer to each kind of server-to-client request
+/// (`None`: as long as it takes). Sampling and elicitation wait on a human by default, so they
+/// have no timeout; `ping` and `roots/list` are answered by the client program itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ClientRequestTimeouts {
+    pub(crate) ping: Option<Duration>,
+    pub(crate) roots: Option<Duration>,
+    pub(crate) sampling: Option<Duration>,
+    pub(crate) elicitation: Option<Duration>,
+}
+
+impl Default for ClientRequestTimeouts {
+    fn default() -> Self {
+        ClientRequestTimeouts {
+            ping: Some(DEFAULT_PING_TIMEOUT),
+            roots: Some(DEFAULT_ROOTS_TIMEOUT),
+            sampling: None,
+            elicitation: None,
+        }
+    }
+}
+
+impl ClientRequestTimeouts {
+    /// The timeout for `request`.
+    pub(crate) fn for_request(&self, request: &ServerRequest) -> Option<Duration> {
+        match request {
+            ServerRequest::Ping(_) => self.ping,
+            ServerRequest::ListRoots(_) => self.roots,
+            ServerRequest::CreateMessage(_) => self.sampling,
+            ServerRequest::Elicit(_) => self.elicitation,
+            _ => None,
+        }
+    }
+}
+
+/// How long [`McpServer::ping`] waits for the client by default.
+pub const DEFAULT_PING_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `roots/list` waits for the client by default.
+pub const DEFAULT_ROOTS_TIMEOUT: Duration = Duration::from_secs(60);
+/// How many requests of one connection may be in flight at once by default.
+pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 1024;
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -124,6 +175,8 @@ impl Default for ServerOptions {
             supported_versions: SupportedVersions::ALL,
             extensions: CapabilityMap::new(),
             experimental: CapabilityMap::new(),
+            max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+            timeouts: ClientRequestTimeouts::default(),
         }
     }
 }
@@ -286,6 +339,11 @@ impl McpServer {
             .cloned()
     }
 
+    /// How long to wait for the client's answer to `request`.
+    pub(crate) fn client_request_timeout(&self, request: &ServerRequest) -> Option<Duration> {
+        self.inner.options.timeouts.for_request(request)
+    }
+
     /// The least severe level of log message to send on `connection`, or `None` when the server
     /// does not log.
     pub(crate) fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel> {
@@ -311,12 +369,13 @@ impl McpServer {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The live connections that completed `initialize`.
+    /// The live connections whose client completed the handshake: `initialize` answered and
+    /// `notifications/initialized` received. Only these get the server's unsolicited messages.
     pub fn connections(&self) -> Vec<Arc<ConnectionState>> {
         self.connections_guard()
             .iter()
             .filter_map(Weak::upgrade)
-            .filter(|c| c.handshake().is_some())
+            .filter(|c| c.handshake().is_some() && c.is_initialized() && !c.is_closed())
             .collect()
     }
 
@@ -376,8 +435,20 @@ impl McpServer {
         self.broadcast(&notification, |c| c.is_subscribed(uri))
     }
 
-    /// Pings the client of `connection` and waits for its answer.
+    /// Pings the client of `connection` and waits for its answer, at most the ping timeout set
+    /// on the builder ([`DEFAULT_PING_TIMEOUT`] unless changed); a client that stays silent gives
+    /// [`PeerRequestError::TimedOut`].
     pub async fn ping(&self, connection: &Arc<ConnectionState>) -> Result<(), PeerRequestError> {
+        self.ping_within(connection, self.inner.options.timeouts.ping)
+            .await
+    }
+
+    /// Like [`ping`](Self::ping), waiting at most `timeout` (`None`: as long as it takes).
+    pub async fn ping_within(
+        &self,
+        connection: &Arc<ConnectionState>,
+        timeout: Option<Duration>,
+    ) -> Result<(), PeerRequestError> {
         let Some(sink) = connection.sink().cloned() else {
             return Err(PeerRequestError::Disconnected);
         };
@@ -386,6 +457,7 @@ impl McpServer {
                 &sink,
                 ServerRequest::Ping(Default::default()),
                 &self.inner.shutdown,
+                timeout,
             )
             .await
             .map(|_| ())

@@ -86,6 +86,12 @@ impl InProcessPeer {
         self.lines.next_line().await
     }
 
+    /// Ends the input (the server sees the end of its input) and keeps the connection open for
+    /// reading what the server still writes; [`recv`](Self::recv) gives `None` once it is done.
+    pub async fn end_input(&mut self) -> io::Result<()> {
+        self.writer.shutdown().await
+    }
+
     /// Ends the input, lets the server finish, and returns how it ended.
     pub async fn close(mut self) -> io::Result<()> {
         self.writer.shutdown().await?;

@@ -6,7 +6,10 @@
 //! progress, logs, requests to the client) goes through one writer task, one message per line.
 //! A line that is not JSON gets a parse error and the server keeps reading; a line longer than the
 //! limit is skipped and answered with an invalid-request error. At the end of input the server
-//! lets the requests in flight finish, writes their replies, and returns.
+//! closes the connection: server-to-client requests still waiting (sampling, elicitation, roots,
+//! ping) fail at once, the cancellation token of every request in flight fires, and the server
+//! waits for the handlers to return, writes the replies of those that still produced one, and
+//! returns.
 
 use std::io;
 use std::sync::Arc;
@@ -203,8 +206,11 @@ where
         }
         while requests.try_join_next().is_some() {}
     }
+    // The peer is gone (or the server stops): requests to it fail at once and the handlers in
+    // flight are told to stop, so nothing keeps the loop alive; replies of those that still
+    // finish are written.
+    connection.close();
     while requests.join_next().await.is_some() {}
-    connection.abandon_pending();
     // The writer may already be gone when the output broke.
     let _ = frames.send(Frame::Close);
     if writer_task.await.is_err() {

@@ -1,7 +1,12 @@
 //! The stdio transport: the server reads newline-delimited JSON on stdin and writes it on stdout.
 //!
 //! Nothing but protocol messages ever goes to stdout; log with `tracing` to stderr. The server
-//! exits cleanly when stdin closes, after answering the requests in flight.
+//! exits cleanly when stdin closes: requests to the client still waiting fail at once, the
+//! handlers in flight are cancelled (their token fires), and the replies of those that still
+//! finish are written before it returns.
+//!
+//! A stdio connection is one persistent session whatever the [`ServerMode`](crate::server::ServerMode):
+//! `logging/setLevel`, resource subscriptions and server-to-client requests all work on it.
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;

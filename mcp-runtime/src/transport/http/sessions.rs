@@ -210,7 +210,6 @@ impl Sessions {
 }
 
 async fn close(session: &Session, streams: &Streams) {
-    session.connection.cancel_all();
-    session.connection.abandon_pending();
+    session.connection.close();
     streams.close(&session.stream_ids()).await;
 }
