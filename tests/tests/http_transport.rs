@@ -54,6 +54,19 @@ async fn regional(region: String) -> String {
     region
 }
 
+/// Needs the client's sampling capability.
+#[mcp_tool(requires = "sampling")]
+async fn needs_sampling() -> &'static str {
+    "sampling declared"
+}
+
+/// Log, then answer.
+#[mcp_tool]
+async fn chatty(ctx: RequestContext) -> &'static str {
+    ctx.log(LoggingLevel::Info, "working").await;
+    "done"
+}
+
 /// A resource to subscribe to.
 #[mcp_resource(uri = "test://watched")]
 async fn watched() -> &'static str {
@@ -953,4 +966,64 @@ async fn the_endpoint_mounts_at_any_path_of_an_app_with_cors() {
     assert_eq!(transport.session_count(), 1);
     let health = client().get(format!("{base}/health")).send().await.unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn modern_requests_bring_their_own_capabilities_and_log_level() {
+    let (http, _) = start(false, HttpOptions::default()).await;
+    let url = &http.url;
+    let headers = |name: &'static str| [("mcp-method", "tools/call"), ("mcp-name", name)];
+    // Capabilities come from the request's _meta: without sampling, -32021 and HTTP 400.
+    let body = modern_call(1, "needs_sampling", json!({}));
+    let (status, answer) = json_body(
+        modern_post(url, &headers("needs_sampling"), &body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32021, "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"sampling": {}}}})
+    );
+    let mut body = modern_call(2, "needs_sampling", json!({}));
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
+    let (status, answer) = json_body(
+        modern_post(url, &headers("needs_sampling"), &body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["result"]["content"][0]["text"], "sampling declared");
+    // Without logLevel in _meta, no log message; with it, the log comes on the request's stream.
+    let body = modern_call(3, "chatty", json!({}));
+    let (status, answer) = json_body(
+        modern_post(url, &headers("chatty"), &body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["result"]["content"][0]["text"], "done");
+    let mut body = modern_call(4, "chatty", json!({}));
+    body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let events = sse(modern_post(url, &headers("chatty"), &body)
+        .send()
+        .await
+        .unwrap())
+    .await;
+    let messages: Vec<Value> = events.iter().filter_map(SseEvent::json).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "working"}})
+    );
+    assert_eq!(messages[1]["id"], 4);
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "done");
 }

@@ -267,6 +267,29 @@ async fn json_schema_2020_12_tool(name: Option<String>) -> String {
     format!("Hello, {}!", name.as_deref().unwrap_or("anonymous"))
 }
 
+/// Needs the client's `sampling` capability: a 2026-07-28 request that does not declare it gets
+/// a missing-capability error (-32021).
+#[mcp_tool(requires = "sampling")]
+async fn test_missing_capability() -> &'static str {
+    "The client declared sampling."
+}
+
+/// Asks the user for their name and email; a 2026-07-28 request, which has no channel for a
+/// server request, gets an error result at once.
+#[mcp_tool]
+async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<UserInfo>("Who are you?").await?;
+    Ok(describe_outcome("User response", answer))
+}
+
+/// Logs while it runs: a 2026-07-28 request gets the messages only when its `_meta` asks for a
+/// log level.
+#[mcp_tool]
+async fn test_logging_tool(ctx: RequestContext) -> &'static str {
+    ctx.log(LoggingLevel::Info, "Logging tool ran").await;
+    "Logging tool completed"
+}
+
 /// Echoes its region, which proxies can route on: the client mirrors it into the
 /// `Mcp-Param-Region` header (SEP-2243).
 #[mcp_tool(input_schema = json!({

@@ -24,7 +24,6 @@
 
 use std::sync::Arc;
 
-use mcp_core::ProtocolVersion;
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::elicitation::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult,
@@ -39,6 +38,7 @@ use mcp_core::params::RequestParams;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::roots::ListRootsResult;
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -87,7 +87,16 @@ pub(crate) struct ContextParts {
 
 impl RequestContext {
     pub(crate) fn new(parts: ContextParts) -> Self {
-        let client_capabilities = parts.connection.client_capabilities();
+        // A 2026-07-28 request declares the client's capabilities itself; older ones inherit
+        // those of the handshake.
+        let client_capabilities = match parts
+            .meta
+            .as_ref()
+            .and_then(|m| m.client_capabilities.as_deref())
+        {
+            Some(declared) if parts.version.era() == Era::Modern => declared.clone(),
+            _ => parts.connection.client_capabilities(),
+        };
         RequestContext {
             inner: Arc::new(ContextInner {
                 server: parts.server,
@@ -134,7 +143,16 @@ impl RequestContext {
 
     /// Who the client says it is.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.connection.handshake().map(|h| &h.client_info)
+        match self.meta().and_then(|m| m.client_info.as_deref()) {
+            Some(info) if self.is_modern() => Some(info),
+            _ => self.inner.connection.handshake().map(|h| &h.client_info),
+        }
+    }
+
+    /// Whether the request follows the 2026-07-28 rules (its `_meta` carries what a session
+    /// would: the client's capabilities, information and log level).
+    fn is_modern(&self) -> bool {
+        self.inner.version.era() == Era::Modern
     }
 
     /// Shared state of type `T` registered on the server builder.
@@ -214,7 +232,13 @@ impl RequestContext {
     }
 
     fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
-        let Some(minimum) = self.inner.server.log_threshold(&self.inner.connection) else {
+        // A 2026-07-28 request asks for logs with `_meta` logLevel; without it, it gets none.
+        let threshold = if self.is_modern() {
+            self.meta().and_then(|m| m.log_level)
+        } else {
+            self.inner.server.log_threshold(&self.inner.connection)
+        };
+        let Some(minimum) = threshold else {
             return;
         };
         if level < minimum {

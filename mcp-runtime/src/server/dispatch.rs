@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use futures_util::future::join_all;
+use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
 use mcp_core::jsonrpc::{
     self, EnvelopeError, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
@@ -23,7 +24,7 @@ use mcp_core::resources::{
 };
 use mcp_core::result::EmptyResult;
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
-use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion, render};
+use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -416,6 +417,13 @@ impl McpServer {
         if let Some(required) = &tool.definition.required_capabilities
             && let Some(missing) = missing_capability(required, ctx.client_capabilities())
         {
+            // 2026-07-28 has an error for it (-32021), which tells the client what to declare.
+            if ctx.protocol_version().era() == Era::Modern {
+                return Err(MissingClientCapability {
+                    required: required.clone(),
+                }
+                .into());
+            }
             return Ok(CallToolResult::error(format!(
                 "Tool {name} needs the client capability `{missing}`, which this client did not declare"
             )));

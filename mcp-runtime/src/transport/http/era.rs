@@ -18,12 +18,12 @@
 use axum::http::{HeaderMap, StatusCode};
 use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, RequestId};
 use mcp_core::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
-use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
 use super::handlers::{SESSION_HEADER, VERSION_HEADER, header_str};
 use super::headers;
-use crate::server::McpServer;
+use crate::server::{McpServer, Reply};
 
 /// The requests a 2026-07-28 client may send (the `ClientRequest` union of its schema).
 /// `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are gone.
@@ -65,6 +65,21 @@ pub(crate) fn is_modern_client(headers: &HeaderMap) -> bool {
         && header_str(headers, VERSION_HEADER)
             .and_then(ProtocolVersion::from_name)
             .is_some_and(|v| v.era() == Era::Modern)
+}
+
+/// The HTTP status of a reply sent as a JSON body: a 2026-07-28 error the revision ties to a
+/// status gets it (`-32601` 404; `-32020`, `-32021` and `-32022` 400), anything else 200.
+pub(crate) fn status_of(reply: &Reply) -> StatusCode {
+    let modern = reply.version.era() == Era::Modern;
+    match reply.error_object().map(|e| e.code) {
+        Some(ErrorCode::METHOD_NOT_FOUND) if modern => StatusCode::NOT_FOUND,
+        Some(
+            ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        ) if modern => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
 }
 
 /// A 2026-07-28 request that is refused before dispatch.

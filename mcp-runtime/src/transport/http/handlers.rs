@@ -419,7 +419,7 @@ async fn respond(
 fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
     match (batch, replies.as_slice()) {
         (_, []) => StatusCode::ACCEPTED.into_response(),
-        (false, [reply]) => json_response(StatusCode::OK, reply.render()),
+        (false, [reply]) => json_response(era::status_of(reply), reply.render()),
         _ => {
             let parts: Vec<String> = replies.iter().map(Reply::render).collect();
             json_response(StatusCode::OK, format!("[{}]", parts.join(",")))
