@@ -1027,3 +1027,85 @@ async fn modern_requests_bring_their_own_capabilities_and_log_level() {
     assert_eq!(messages[1]["id"], 4);
     assert_eq!(messages[1]["result"]["content"][0]["text"], "done");
 }
+
+#[tokio::test]
+async fn listen_streams_carry_what_they_asked_for_until_closed() {
+    let (http, server) = start(false, HttpOptions::default()).await;
+    let url = &http.url;
+    let listen = |id: i64, filter: Value| {
+        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"notifications": filter}});
+        body["params"]["_meta"] = modern_call(0, "", json!({}))["params"]["_meta"].clone();
+        modern_post(url, &[("mcp-method", "subscriptions/listen")], &body)
+    };
+    // The server announces tool list changes and resource updates, not prompt list changes.
+    let mut tools = SseReader::new(
+        listen(
+            1,
+            json!({"toolsListChanged": true, "promptsListChanged": true}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    );
+    let mut watched = SseReader::new(
+        listen(2, json!({"resourceSubscriptions": ["test://watched"]}))
+            .send()
+            .await
+            .unwrap(),
+    );
+    let first_message = async |reader: &mut SseReader| loop {
+        let event = reader.next(WAIT).await.expect("an event");
+        if let Some(message) = event.json() {
+            return message;
+        }
+    };
+    assert_eq!(
+        first_message(&mut tools).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"notifications": {"toolsListChanged": true},
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 1}}})
+    );
+    assert_eq!(
+        first_message(&mut watched).await["params"]["notifications"],
+        json!({"resourceSubscriptions": ["test://watched"]})
+    );
+    server
+        .add_tool(ToolDefinition::new(
+            "late",
+            json!({"type": "object"}).as_object().unwrap().clone(),
+            |_, _| async { "" },
+        ))
+        .unwrap();
+    assert_eq!(
+        first_message(&mut tools).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}}})
+    );
+    assert_eq!(server.notify_resource_updated("test://other"), 0);
+    assert_eq!(server.notify_resource_updated("test://watched"), 1);
+    assert_eq!(
+        first_message(&mut watched).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": "test://watched",
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 2}}})
+    );
+    // Closing a stream ends its listen request: it no longer counts.
+    drop(watched);
+    let mut reached = server.notify_resource_updated("test://watched");
+    for _ in 0..100 {
+        if reached == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        reached = server.notify_resource_updated("test://watched");
+    }
+    assert_eq!(reached, 0);
+    // A server-side close ends the stream with the listen result.
+    server.shutdown();
+    assert_eq!(
+        first_message(&mut tools).await,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 1}}})
+    );
+}

@@ -19,6 +19,7 @@ use mcp_runtime::protocol::content::EmbeddedResource;
 use mcp_runtime::protocol::elicitation::{
     ElicitRequestFormParams, ElicitResult, ElicitationSchema,
 };
+use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::protocol::resources::{ResourceContents, TextResourceContents};
 use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
@@ -288,6 +289,24 @@ async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, ToolE
 async fn test_logging_tool(ctx: RequestContext) -> &'static str {
     ctx.log(LoggingLevel::Info, "Logging tool ran").await;
     "Logging tool completed"
+}
+
+/// Announces a change of the tool list to the clients listening for it.
+#[mcp_tool]
+async fn test_trigger_tool_change(ctx: RequestContext) -> String {
+    let reached = ctx
+        .server()
+        .notify(ServerNotification::ToolListChanged(Default::default()));
+    format!("Announced a tool list change to {reached} listener(s).")
+}
+
+/// Announces a change of the prompt list to the clients listening for it.
+#[mcp_tool]
+async fn test_trigger_prompt_change(ctx: RequestContext) -> String {
+    let reached = ctx
+        .server()
+        .notify(ServerNotification::PromptListChanged(Default::default()));
+    format!("Announced a prompt list change to {reached} listener(s).")
 }
 
 /// Echoes its region, which proxies can route on: the client mirrors it into the

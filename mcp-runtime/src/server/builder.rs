@@ -462,6 +462,7 @@ impl McpServerBuilder {
             completion_handler: self.completion_handler,
             observers: self.observers,
             connections: Mutex::new(Vec::new()),
+            listeners: Default::default(),
             shutdown: CancellationToken::new(),
         }))
     }

@@ -176,6 +176,11 @@ impl RequestContext {
         &self.inner.cancellation
     }
 
+    /// Where this request's messages go, if its transport can carry any.
+    pub(crate) fn sink(&self) -> Option<&SharedSink> {
+        self.inner.sink.as_ref()
+    }
+
     fn send(&self, notification: ServerNotification) {
         if let Some(sink) = &self.inner.sink
             && sink.send(Outbound::Notification(notification)).is_err()

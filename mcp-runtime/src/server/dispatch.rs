@@ -14,7 +14,7 @@ use mcp_core::jsonrpc::{
 };
 use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
 use mcp_core::logging::SetLevelRequestParams;
-use mcp_core::messages::{ClientNotification, ClientRequest, ServerResult};
+use mcp_core::messages::{ClientNotification, ClientRequest, ServerNotification, ServerResult};
 use mcp_core::meta::ResultMeta;
 use mcp_core::params::PaginatedRequestParams;
 use mcp_core::prompts::{GetPromptRequestParams, ListPromptsResult};
@@ -23,6 +23,10 @@ use mcp_core::resources::{
     ReadResourceResult, SubscribeRequestParams,
 };
 use mcp_core::result::EmptyResult;
+use mcp_core::subscriptions::{
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult,
+};
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
 use serde::Serialize;
@@ -32,7 +36,7 @@ use super::McpServer;
 use super::connection::{ConnectionState, Handshake, Refusal};
 use super::context::{ContextParts, RequestContext};
 use super::pagination::page;
-use super::sink::SharedSink;
+use super::sink::{Outbound, SharedSink};
 use crate::completion::CompletionRequest;
 use crate::resource::default_mime_type;
 
@@ -352,8 +356,63 @@ impl McpServer {
             ClientRequest::Unsubscribe(params) => self.unsubscribe(&params, ctx)?.into(),
             ClientRequest::SetLevel(params) => self.set_level(&params, connection)?.into(),
             ClientRequest::Complete(params) => self.complete(params, ctx).await?.into(),
+            ClientRequest::SubscriptionsListen(params)
+                if ctx.protocol_version().era() == Era::Modern =>
+            {
+                self.listen(params, ctx).await?.into()
+            }
             other => return Err(ErrorObject::method_not_found(other.method())),
         })
+    }
+
+    /// `subscriptions/listen`: acknowledges what the stream will carry (what it asked for and
+    /// the server announces), then carries it until the client closes the stream or cancels the
+    /// request, or the server shuts down (which ends the stream with a result).
+    async fn listen(
+        &self,
+        params: SubscriptionsListenRequestParams,
+        ctx: &RequestContext,
+    ) -> Result<SubscriptionsListenResult, ErrorObject> {
+        let Some(sink) = ctx.sink() else {
+            return Err(ErrorObject::invalid_request(
+                "subscriptions/listen needs a transport that streams the response",
+            ));
+        };
+        let options = &self.inner.options;
+        let asked = params.notifications;
+        let offered =
+            |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
+        let mut accepted = SubscriptionFilter::default();
+        accepted.tools_list_changed = offered(asked.tools_list_changed, options.tools_list_changed);
+        accepted.prompts_list_changed =
+            offered(asked.prompts_list_changed, options.prompts_list_changed);
+        accepted.resources_list_changed =
+            offered(asked.resources_list_changed, options.resources_list_changed);
+        accepted.resource_subscriptions = asked
+            .resource_subscriptions
+            .filter(|_| options.subscriptions);
+        let subscription = ctx.request_id().clone();
+        let acknowledged = SubscriptionsAcknowledgedNotificationParams::new(
+            accepted.clone(),
+            subscription.clone(),
+        );
+        if sink
+            .send(Outbound::Notification(
+                ServerNotification::SubscriptionsAcknowledged(acknowledged),
+            ))
+            .is_err()
+        {
+            return Err(ErrorObject::internal_error("the client is gone"));
+        }
+        let _listening = self
+            .inner
+            .listeners
+            .open(subscription.clone(), accepted, sink.clone());
+        tokio::select! {
+            () = ctx.cancelled() => {}
+            () = self.inner.shutdown.cancelled() => {}
+        }
+        Ok(SubscriptionsListenResult::new(subscription))
     }
 
     fn initialize(

@@ -35,6 +35,7 @@ mod builder;
 mod connection;
 mod context;
 mod dispatch;
+mod listeners;
 mod pagination;
 pub mod registry;
 mod sink;
@@ -197,6 +198,8 @@ pub(crate) struct ServerInner {
     pub(crate) completion_handler: Option<CompletionHandler>,
     pub(crate) observers: Vec<NotificationObserver>,
     pub(crate) connections: Mutex<Vec<Weak<ConnectionState>>>,
+    /// The open `subscriptions/listen` streams (2026-07-28).
+    pub(crate) listeners: listeners::Listeners,
     pub(crate) shutdown: CancellationToken,
 }
 
@@ -380,20 +383,25 @@ impl McpServer {
     }
 
     /// Sends `notification` to every connection `select` picks; returns how many it reached.
+    /// Sends `notification` to the connections `select` picks and to the listen streams that
+    /// asked for it; returns how many it reached.
     fn broadcast(
         &self,
         notification: &ServerNotification,
         select: impl Fn(&ConnectionState) -> bool,
     ) -> usize {
-        self.connections()
-            .into_iter()
-            .filter(|c| select(c))
-            .filter_map(|c| c.sink().cloned())
-            .filter(|sink| {
-                sink.send(Outbound::Notification(notification.clone()))
-                    .is_ok()
-            })
-            .count()
+        let listening = self.inner.listeners.deliver(notification);
+        listening
+            + self
+                .connections()
+                .into_iter()
+                .filter(|c| select(c))
+                .filter_map(|c| c.sink().cloned())
+                .filter(|sink| {
+                    sink.send(Outbound::Notification(notification.clone()))
+                        .is_ok()
+                })
+                .count()
     }
 
     /// Sends `notification` to every initialized connection; returns how many it reached.

@@ -386,14 +386,13 @@ async fn respond(
             .flatten()
             .collect::<Vec<Reply>>()
     });
-    let version = connection.version();
     if !always_stream {
         let finished = tokio::select! {
             finished = &mut work => finished,
             event = events.recv() => match event {
                 Some(event) => {
                     let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
-                    return stream_replies(http, session, version, events, rest, Some(event), ready).await;
+                    return stream_replies(http, &connection, session, events, rest, Some(event), ready).await;
                 }
                 // Every sink is gone: the handlers can send nothing more.
                 None => (&mut work).await,
@@ -408,12 +407,12 @@ async fn respond(
             }
             Ok(event) => {
                 let done: Replies = Box::pin(std::future::ready(replies));
-                stream_replies(http, session, version, events, done, Some(event), ready).await
+                stream_replies(http, &connection, session, events, done, Some(event), ready).await
             }
         };
     }
     let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
-    stream_replies(http, session, version, events, rest, None, ready).await
+    stream_replies(http, &connection, session, events, rest, None, ready).await
 }
 
 fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
@@ -430,13 +429,14 @@ fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
 /// Answers with an SSE stream fed by `events`, then `replies`.
 async fn stream_replies(
     http: &Arc<HttpState>,
+    connection: &Arc<ConnectionState>,
     session: Option<Arc<Session>>,
-    version: ProtocolVersion,
     events: mpsc::UnboundedReceiver<PostEvent>,
     replies: Replies,
     first: Option<PostEvent>,
     ready: Vec<Reply>,
 ) -> Response {
+    let version = connection.version();
     let entry = http.streams.open(session.is_some());
     if let Some(session) = &session {
         let forgotten = session.remember_stream(entry.id());
@@ -453,7 +453,13 @@ async fn stream_replies(
         }
     };
     tokio::spawn(pump(entry, events, replies, first, ready, version));
-    sse_response(frames)
+    // Without a session, nothing can resume the stream: a client that closes it (the way a
+    // 2026-07-28 client ends `subscriptions/listen`, or gives up on a call) cancels the requests.
+    let on_close = session.is_none().then(|| {
+        let connection = connection.clone();
+        Box::new(move || connection.close()) as Box<dyn FnOnce() + Send>
+    });
+    sse_response(frames, on_close)
 }
 
 /// Moves what the handlers send, then their replies, into the stream.
@@ -529,7 +535,7 @@ pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) 
         None => session.standalone.attach(None, priming).await,
     };
     match attached {
-        Ok(frames) => sse_response(frames),
+        Ok(frames) => sse_response(frames, None),
         Err(_) => refuse(
             StatusCode::CONFLICT,
             "Conflict: this stream is already open",

@@ -199,13 +199,30 @@ impl Streams {
 /// How often an idle stream gets a comment, so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// Runs a closure when dropped.
+struct OnDrop(Option<Box<dyn FnOnce() + Send>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(action) = self.0.take() {
+            action();
+        }
+    }
+}
+
 /// The HTTP response that carries `frames` as server-sent events, with a keep-alive comment
-/// after every 15 seconds without one.
-pub(crate) fn sse_response(mut frames: mpsc::UnboundedReceiver<Frame>) -> Response {
+/// after every 15 seconds without one. `on_close` runs when the response body is dropped: when
+/// the stream ended, or when the client went away before.
+pub(crate) fn sse_response(
+    mut frames: mpsc::UnboundedReceiver<Frame>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
     let mut keep_alive = tokio::time::interval_at(start, KEEP_ALIVE);
+    let on_close = OnDrop(on_close);
     let body = futures_util::stream::poll_fn(move |cx| match frames.poll_recv(cx) {
         Poll::Ready(Some(frame)) => {
+            let _ = &on_close;
             keep_alive.reset();
             Poll::Ready(Some(Ok::<_, std::convert::Infallible>(encode(&frame))))
         }
