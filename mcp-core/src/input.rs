@@ -50,6 +50,18 @@ impl InputRequest {
     }
 }
 
+impl From<InputRequest> for crate::messages::ServerRequest {
+    /// The request a server of an earlier revision sends for what `input` asks.
+    fn from(input: InputRequest) -> Self {
+        use crate::messages::ServerRequest;
+        match input {
+            InputRequest::CreateMessage(params) => ServerRequest::CreateMessage(params),
+            InputRequest::ListRoots(params) => ServerRequest::ListRoots(params),
+            InputRequest::Elicit(params) => ServerRequest::Elicit(params),
+        }
+    }
+}
+
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let method = self.method();

@@ -67,6 +67,26 @@ async fn chatty(ctx: RequestContext) -> &'static str {
     "done"
 }
 
+/// A name.
+#[derive(Elicit)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// Greets the user by name, then asks the model for a compliment: written once for both eras.
+#[mcp_tool]
+async fn greet(ctx: RequestContext, style: String) -> Result<String, ToolError> {
+    let name = ctx.elicit::<Name>("What is your name?").await?;
+    let name = name
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |n| n.name);
+    let prompt = format!("A {style} compliment for {name}.");
+    let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 20);
+    let compliment = ctx.sample(params).await?;
+    Ok(format!("Hello, {name}! {}", compliment.content.text()))
+}
+
 /// A resource to subscribe to.
 #[mcp_resource(uri = "test://watched")]
 async fn watched() -> &'static str {
@@ -109,7 +129,7 @@ fn post(url: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuild
 
 fn initialize_body(version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": version, "capabilities": {"sampling": {}},
+        "protocolVersion": version, "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
         "clientInfo": {"name": "http-test", "version": "1"}}})
 }
 
@@ -1107,5 +1127,113 @@ async fn listen_streams_carry_what_they_asked_for_until_closed() {
         first_message(&mut tools).await,
         json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete",
             "_meta": {"io.modelcontextprotocol/subscriptionId": 1}}})
+    );
+}
+
+/// A modern `tools/call` of `greet` with `capabilities`, and `extra` params (answers, state).
+fn greet_call(id: i64, capabilities: Value, extra: Value) -> Value {
+    let mut body = modern_call(id, "greet", json!({"style": "kind"}));
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+    for (key, value) in extra.as_object().unwrap() {
+        body["params"][key] = value.clone();
+    }
+    body
+}
+
+#[tokio::test]
+async fn a_handler_written_once_asks_for_input_on_both_eras() {
+    let (http, _) = start(true, HttpOptions::default()).await;
+    let url = &http.url;
+    let headers = [("mcp-method", "tools/call"), ("mcp-name", "greet")];
+    let send = |body: Value| {
+        let request = modern_post(url, &headers, &body);
+        async move { json_body(request.send().await.unwrap()).await.1 }
+    };
+    let both = json!({"elicitation": {"form": {}}, "sampling": {}});
+    let name_form = json!({"mode": "form", "message": "What is your name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string", "description": "Your name"}},
+        "required": ["name"]}});
+    let accepted = json!({"action": "accept", "content": {"name": "Ada"}});
+    let sampled = json!({"role": "assistant", "content": {"type": "text", "text": "You shine."},
+        "model": "m"});
+
+    // Round 1: the first thing the handler needs is asked for, under an automatic key.
+    let answer = send(greet_call(1, both.clone(), json!({}))).await;
+    assert_eq!(
+        answer["result"],
+        json!({"resultType": "input_required", "inputRequests": {
+            "elicitation/create#1": {"method": "elicitation/create", "params": name_form}}})
+    );
+    // Round 2: the name is known; the model is asked, and the name travels in the state.
+    let answers = json!({"inputResponses": {"elicitation/create#1": accepted}});
+    let answer = send(greet_call(2, both.clone(), answers)).await;
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "input_required");
+    assert_eq!(
+        result["inputRequests"],
+        json!({"sampling/createMessage#1": {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text",
+                "text": "A kind compliment for Ada."}}], "maxTokens": 20}}})
+    );
+    let state = result["requestState"]
+        .as_str()
+        .expect("the state carries the name")
+        .to_owned();
+    // Round 3: complete. Extra answers are ignored.
+    let answers = json!({"requestState": state,
+        "inputResponses": {"sampling/createMessage#1": sampled, "unasked": accepted}});
+    let answer = send(greet_call(3, both.clone(), answers)).await;
+    assert_eq!(
+        answer["result"],
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "Hello, Ada! You shine."}]})
+    );
+    // A tampered state, or one issued for other arguments, is refused.
+    let tampered = json!({"requestState": format!("{state}x"),
+        "inputResponses": {"sampling/createMessage#1": sampled}});
+    assert_eq!(
+        send(greet_call(4, both.clone(), tampered)).await["error"],
+        json!({"code": -32602, "message": "requestState integrity check failed"})
+    );
+    let mut other = greet_call(5, both.clone(), json!({"requestState": state}));
+    other["params"]["arguments"]["style"] = json!("grim");
+    assert_eq!(
+        send(other).await["error"],
+        json!({"code": -32602, "message": "requestState was issued for another request"})
+    );
+    // Nothing is asked of a client that did not declare the capability.
+    let answer = send(greet_call(6, json!({}), json!({}))).await;
+    assert_eq!(
+        answer["result"],
+        json!({"resultType": "complete", "isError": true, "content": [{"type": "text",
+            "text": "the client does not support elicitation.form"}]})
+    );
+
+    // The same handler on a 2025-11-25 session sends real requests on the POST stream.
+    let session = open_session(url, "2025-11-25").await;
+    let mut reader = SseReader::new(
+        post(
+            url,
+            Some(&session),
+            &call(7, "greet", json!({"style": "kind"})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    );
+    for answer in [accepted, sampled] {
+        let request = loop {
+            let event = reader.next(WAIT).await.expect("a request from the server");
+            if let Some(message) = event.json() {
+                break message;
+            }
+        };
+        let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": answer});
+        let posted = post(url, Some(&session), &reply).send().await.unwrap();
+        assert_eq!(posted.status(), StatusCode::ACCEPTED);
+    }
+    let result = reader.next(WAIT).await.unwrap().json().unwrap();
+    assert_eq!(
+        result["result"],
+        json!({"content": [{"type": "text", "text": "Hello, Ada! You shine."}]})
     );
 }

@@ -320,6 +320,168 @@ async fn test_header_param(region: String) -> String {
     format!("Region: {region}")
 }
 
+// Multi-round-trip requests (2026-07-28): a handler asks the client for input and finds the
+// answers when the client retries. On a 2025 session the same calls send real requests.
+
+/// A name.
+#[derive(Elicit, Serialize)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// A favourite color.
+#[derive(Elicit, Serialize)]
+struct Color {
+    /// Your favourite color
+    color: String,
+}
+
+/// A confirmation.
+#[derive(Elicit, Serialize)]
+struct Confirm {
+    /// Go ahead?
+    ok: bool,
+}
+
+/// What the request is about.
+#[derive(Elicit, Serialize)]
+struct Context {
+    /// Some context
+    context: String,
+}
+
+/// The text of a sampled answer.
+fn sampled(prompt: &str) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100)
+}
+
+/// Greets the user by the name they give.
+#[mcp_tool]
+async fn test_input_required_result_elicitation(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .input("user_name")
+        .elicit::<Name>("What is your name?")
+        .await?;
+    Ok(match answer.accepted() {
+        Some(Name { name }) => format!("Hello, {name}!"),
+        None => "Hello, stranger!".to_owned(),
+    })
+}
+
+/// Asks the client's model a question.
+#[mcp_tool]
+async fn test_input_required_result_sampling(ctx: RequestContext) -> Result<String, ToolError> {
+    let question = sampled("What is the capital of France?");
+    let answer = ctx.input("capital_question").sample(question).await?;
+    Ok(format!("The model says: {}", answer.content.text()))
+}
+
+/// Lists the client's roots.
+#[mcp_tool]
+async fn test_input_required_result_list_roots(ctx: RequestContext) -> Result<String, ToolError> {
+    let roots = ctx.input("client_roots").list_roots().await?;
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("Roots: {}", uris.join(", ")))
+}
+
+/// What the request-state tools keep between rounds.
+#[derive(Serialize, serde::Deserialize)]
+struct Step {
+    step: u32,
+}
+
+/// Asks for a confirmation, keeping state between the rounds.
+#[mcp_tool]
+async fn test_input_required_result_request_state(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    confirm_with_state(&ctx).await
+}
+
+/// Like `test_input_required_result_request_state`: the conformance suite alters the state this
+/// one hands out, which the server must refuse.
+#[mcp_tool]
+async fn test_input_required_result_tampered_state(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    confirm_with_state(&ctx).await
+}
+
+async fn confirm_with_state(ctx: &RequestContext) -> Result<String, ToolError> {
+    let step = ctx.request_state::<Step>().map_or(1, |s| s.step + 1);
+    ctx.keep_request_state(&Step { step });
+    let answer = ctx.input("confirm").elicit::<Confirm>("Proceed?").await?;
+    let ok = answer.accepted().is_some_and(|c| c.ok);
+    Ok(format!("state-ok: round {step}, confirmed: {ok}"))
+}
+
+/// Asks for a name, a greeting from the model and the roots, all in one round.
+#[mcp_tool]
+async fn test_input_required_result_multiple_inputs(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    ctx.keep_request_state(&Step { step: 1 });
+    let name = ctx.input("user_name").elicit::<Name>("What is your name?");
+    let greeting = ctx.input("greeting").sample(sampled("Say hello."));
+    let roots = ctx.input("client_roots").list_roots();
+    // All three are asked for at once: the first round names every input it needs.
+    let (name, greeting, roots) = tokio::join!(name, greeting, roots);
+    let name = name?
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |n| n.name);
+    let roots = roots?.roots.len();
+    Ok(format!(
+        "{} {name} ({roots} roots)",
+        greeting?.content.text()
+    ))
+}
+
+/// Asks for a name, then for a color: three rounds.
+#[mcp_tool]
+async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<String, ToolError> {
+    let step = ctx.request_state::<Step>().map_or(1, |s| s.step + 1);
+    ctx.keep_request_state(&Step { step });
+    let name = ctx
+        .input("name")
+        .elicit::<Name>("What is your name?")
+        .await?;
+    let color = ctx
+        .input("color")
+        .elicit::<Color>("What is your favourite color?")
+        .await?;
+    let name = name
+        .accepted()
+        .map_or_else(|| "someone".to_owned(), |n| n.name);
+    let color = color
+        .accepted()
+        .map_or_else(|| "no color".to_owned(), |c| c.color);
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks only for what the client declared it can give: a form when it can show one, a sampled
+/// message when it has a model.
+#[mcp_tool]
+async fn test_input_required_result_capabilities(ctx: RequestContext) -> Result<String, ToolError> {
+    let capabilities = ctx.client_capabilities().clone();
+    let mut found = Vec::new();
+    if capabilities.supports_elicitation_form() {
+        let name = ctx
+            .input("user_name")
+            .elicit::<Name>("What is your name?")
+            .await?;
+        found.push(
+            name.accepted()
+                .map_or_else(|| "no name".to_owned(), |n| n.name),
+        );
+    }
+    if capabilities.supports_sampling() {
+        let answer = ctx.input("greeting").sample(sampled("Say hello.")).await?;
+        found.push(answer.content.text());
+    }
+    Ok(format!("Got: {}", found.join("; ")))
+}
+
 // Resources. `test://static-text` comes first: scenarios read the first listed resource.
 
 /// A static text resource.
@@ -371,6 +533,19 @@ async fn template_data(id: String) -> String {
 #[mcp_prompt]
 async fn test_simple_prompt() -> PromptMessage {
     PromptMessage::user("This is a simple prompt for testing.")
+}
+
+/// A prompt that asks the user for context first.
+#[mcp_prompt]
+async fn test_input_required_result_prompt(
+    ctx: RequestContext,
+) -> Result<PromptMessage, ToolError> {
+    let answer = ctx
+        .input("user_context")
+        .elicit::<Context>("What is this about?")
+        .await?;
+    let context = answer.accepted().map_or_else(String::new, |c| c.context);
+    Ok(PromptMessage::user(format!("Context: {context}")))
 }
 
 fn arg1_values(request: &CompletionRequest) -> Vec<String> {

@@ -23,6 +23,7 @@ use super::{
 use crate::completion::CompletionHandler;
 use crate::extract::StateRequirement;
 use crate::prompt::PromptDefinition;
+use crate::request_state::RequestStateCodec;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::ToolDefinition;
 
@@ -69,6 +70,7 @@ pub struct McpServerBuilder {
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     completion_handler: Option<CompletionHandler>,
     observers: Vec<NotificationObserver>,
+    request_state: Option<RequestStateCodec>,
 }
 
 /// A server cannot be built.
@@ -132,7 +134,16 @@ impl McpServerBuilder {
             state: HashMap::new(),
             completion_handler: None,
             observers: Vec::new(),
+            request_state: None,
         }
+    }
+
+    /// Seals the `requestState` of 2026-07-28 input-required rounds with `codec` (by default a
+    /// codec with a random key of this process; give every instance of a deployment behind a
+    /// load balancer the same keys, so that any of them opens what another sealed).
+    pub fn request_state_codec(mut self, codec: RequestStateCodec) -> Self {
+        self.request_state = Some(codec);
+        self
     }
 
     pub(crate) fn all_registered(mut self) -> Self {
@@ -463,6 +474,7 @@ impl McpServerBuilder {
             observers: self.observers,
             connections: Mutex::new(Vec::new()),
             listeners: Default::default(),
+            request_state: self.request_state.unwrap_or_else(RequestStateCodec::random),
             shutdown: CancellationToken::new(),
         }))
     }

@@ -30,6 +30,7 @@ use mcp_core::elicitation::{
     ElicitationCompleteNotificationParams,
 };
 use mcp_core::implementation::Implementation;
+use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_core::messages::{ServerNotification, ServerRequest};
@@ -45,6 +46,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::connection::{ConnectionState, PeerRequestError};
+use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
 use crate::elicit::{Elicit, ElicitOutcome};
 
@@ -63,6 +65,7 @@ struct ContextInner {
     client_capabilities: ClientCapabilities,
     cancellation: CancellationToken,
     sink: Option<SharedSink>,
+    rounds: Option<Arc<Rounds>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -83,6 +86,9 @@ pub(crate) struct ContextParts {
     pub(crate) meta: Option<RequestMeta>,
     pub(crate) cancellation: CancellationToken,
     pub(crate) sink: Option<SharedSink>,
+    /// The input-required rounds, for a 2026-07-28 `tools/call`, `prompts/get` or
+    /// `resources/read`.
+    pub(crate) rounds: Option<Arc<Rounds>>,
 }
 
 impl RequestContext {
@@ -107,6 +113,7 @@ impl RequestContext {
                 client_capabilities,
                 cancellation: parts.cancellation,
                 sink: parts.sink,
+                rounds: parts.rounds,
             }),
         }
     }
@@ -254,12 +261,79 @@ impl RequestContext {
         self.send(ServerNotification::LoggingMessage(params));
     }
 
-    /// Sends `request` to the client and decodes its answer as `T`.
+    /// The input-required rounds of this request, if it has them.
+    pub(crate) fn rounds(&self) -> Option<&Rounds> {
+        self.inner.rounds.as_deref()
+    }
+
+    /// The client's answer to what this request asked for under `key` in an earlier round
+    /// (2026-07-28 input-required rounds); `None` on the first round, or before the client
+    /// answered.
+    pub fn input_response(&self, key: &str) -> Option<InputResponse> {
+        self.rounds()?.answer(key)
+    }
+
+    /// Asks the client for `request` under `key`: the request is answered with an input-required
+    /// result listing everything asked for this way, and the client's retry brings the answers
+    /// ([`input_response`](Self::input_response)). Returns the error to end the handler with
+    /// (`return Err(ctx.require_input(…).into())`). Only 2026-07-28 `tools/call`, `prompts/get`
+    /// and `resources/read` have rounds; elsewhere the error says so.
+    pub fn require_input(
+        &self,
+        key: impl Into<String>,
+        request: InputRequest,
+    ) -> ClientRequestError {
+        let method = request.method();
+        match self.rounds() {
+            Some(rounds) => {
+                rounds.ask(key.into(), request);
+                ClientRequestError::InputRequired { method }
+            }
+            None => ClientRequestError::NoChannel { method },
+        }
+    }
+
+    /// Keeps `state` for the next round; the retry finds it with
+    /// [`request_state`](Self::request_state). It travels to the client and back sealed
+    /// (HMAC-SHA256, see [`request_state`](crate::request_state)), so the client can neither read
+    /// its integrity away nor forge it.
+    pub fn keep_request_state<T: serde::Serialize>(&self, state: &T) {
+        if let (Some(rounds), Ok(value)) = (self.rounds(), serde_json::to_value(state)) {
+            rounds.keep_state(value);
+        }
+    }
+
+    /// The state kept by the previous round ([`keep_request_state`](Self::keep_request_state)),
+    /// if there is one and it decodes as `T`.
+    pub fn request_state<T: DeserializeOwned>(&self) -> Option<T> {
+        let state = self.rounds()?.previous_state()?;
+        serde_json::from_value(state.clone()).ok()
+    }
+
+    /// Sends `request` to the client and decodes its answer as `T`. On a 2026-07-28 request,
+    /// which cannot send requests, the answer comes from the client's retry instead: the first
+    /// time, the request is asked for as input (under `key`, or an automatic one) and this fails
+    /// with [`ClientRequestError::InputRequired`].
     async fn ask<T: DeserializeOwned>(
         &self,
-        request: ServerRequest,
+        key: Option<&str>,
+        request: InputRequest,
     ) -> Result<T, ClientRequestError> {
         let method = request.method();
+        if let Some(rounds) = self.rounds() {
+            let key = key.map_or_else(|| rounds.next_key(method), str::to_owned);
+            let answer = match rounds.answer(&key) {
+                Some(answer) => answer,
+                None => return Err(self.require_input(key, request)),
+            };
+            return serde_json::to_value(answer)
+                .and_then(serde_json::from_value)
+                .map_err(|e| ClientRequestError::InvalidAnswer {
+                    method,
+                    detail: e.to_string(),
+                });
+        }
+        let request = ServerRequest::from(request);
         let timeout = self.inner.server.client_request_timeout(&request);
         let sink = match &self.inner.sink {
             Some(sink) if self.inner.connection.is_persistent() => sink,
@@ -291,9 +365,18 @@ impl RequestContext {
         }
     }
 
-    /// Asks the client's LLM for a message (`sampling/createMessage`).
+    /// Asks the client's LLM for a message (`sampling/createMessage`). On a 2026-07-28 request
+    /// the message comes with the client's retry (see [`input`](Self::input) to name the input).
     pub async fn sample(
         &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ClientRequestError> {
+        self.sample_as(None, params).await
+    }
+
+    async fn sample_as(
+        &self,
+        key: Option<&str>,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ClientRequestError> {
         let caps = self.client_capabilities();
@@ -301,7 +384,7 @@ impl RequestContext {
         if params.tools.is_some() || params.tool_choice.is_some() {
             self.require(caps.supports_sampling_tools(), "sampling.tools")?;
         }
-        self.ask(ServerRequest::CreateMessage(params)).await
+        self.ask(key, InputRequest::CreateMessage(params)).await
     }
 
     /// Like [`sample`](Self::sample), with params and result as plain JSON.
@@ -311,16 +394,26 @@ impl RequestContext {
                 detail: e.to_string(),
             })?;
         self.require(self.client_capabilities().supports_sampling(), "sampling")?;
-        self.ask(ServerRequest::CreateMessage(params)).await
+        self.ask(None, InputRequest::CreateMessage(params)).await
     }
 
-    /// Asks the user to fill in the form `T` describes, with `message` as the question.
+    /// Asks the user to fill in the form `T` describes, with `message` as the question. On a
+    /// 2026-07-28 request the answer comes with the client's retry (see [`input`](Self::input)
+    /// to name the input).
     pub async fn elicit<T: Elicit>(
         &self,
         message: impl Into<String>,
     ) -> Result<ElicitOutcome<T>, ClientRequestError> {
+        self.elicit_as(None, message).await
+    }
+
+    async fn elicit_as<T: Elicit>(
+        &self,
+        key: Option<&str>,
+        message: impl Into<String>,
+    ) -> Result<ElicitOutcome<T>, ClientRequestError> {
         let params = ElicitRequestFormParams::new(message, T::schema());
-        let result = self.elicit_form(params).await?;
+        let result = self.elicit_form_as(key, params).await?;
         ElicitOutcome::from_result(result).map_err(|detail| ClientRequestError::InvalidAnswer {
             method: "elicitation/create",
             detail,
@@ -332,11 +425,19 @@ impl RequestContext {
         &self,
         params: ElicitRequestFormParams,
     ) -> Result<ElicitResult, ClientRequestError> {
+        self.elicit_form_as(None, params).await
+    }
+
+    async fn elicit_form_as(
+        &self,
+        key: Option<&str>,
+        params: ElicitRequestFormParams,
+    ) -> Result<ElicitResult, ClientRequestError> {
         self.require(
             self.client_capabilities().supports_elicitation_form(),
             "elicitation.form",
         )?;
-        self.ask(ServerRequest::Elicit(ElicitRequestParams::Form(params)))
+        self.ask(key, InputRequest::Elicit(ElicitRequestParams::Form(params)))
             .await
     }
 
@@ -355,7 +456,7 @@ impl RequestContext {
         )?;
         let mut params = ElicitRequestUrlParams::new(message, url);
         params.elicitation_id = Some(elicitation_id.into());
-        self.ask(ServerRequest::Elicit(ElicitRequestParams::Url(params)))
+        self.ask(None, InputRequest::Elicit(ElicitRequestParams::Url(params)))
             .await
     }
 
@@ -367,11 +468,64 @@ impl RequestContext {
         ));
     }
 
-    /// Asks the client for its roots (`roots/list`).
+    /// Asks the client for its roots (`roots/list`). On a 2026-07-28 request the roots come with
+    /// the client's retry (see [`input`](Self::input) to name the input).
     pub async fn list_roots(&self) -> Result<ListRootsResult, ClientRequestError> {
+        self.list_roots_as(None).await
+    }
+
+    async fn list_roots_as(
+        &self,
+        key: Option<&str>,
+    ) -> Result<ListRootsResult, ClientRequestError> {
         self.require(self.client_capabilities().supports_roots(), "roots")?;
-        self.ask(ServerRequest::ListRoots(RequestParams::default()))
+        self.ask(key, InputRequest::ListRoots(RequestParams::default()))
             .await
+    }
+
+    /// The same requests to the client, under the input key `key` on a 2026-07-28 request (where
+    /// the key names the input in the input-required result and in the client's answers); on
+    /// earlier revisions the key is not used.
+    pub fn input<'a>(&'a self, key: &'a str) -> NamedInput<'a> {
+        NamedInput { ctx: self, key }
+    }
+}
+
+/// Requests to the client under a named input key (see [`RequestContext::input`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NamedInput<'a> {
+    ctx: &'a RequestContext,
+    key: &'a str,
+}
+
+impl NamedInput<'_> {
+    /// [`RequestContext::elicit`] under this key.
+    pub async fn elicit<T: Elicit>(
+        self,
+        message: impl Into<String>,
+    ) -> Result<ElicitOutcome<T>, ClientRequestError> {
+        self.ctx.elicit_as(Some(self.key), message).await
+    }
+
+    /// [`RequestContext::elicit_form`] under this key.
+    pub async fn elicit_form(
+        self,
+        params: ElicitRequestFormParams,
+    ) -> Result<ElicitResult, ClientRequestError> {
+        self.ctx.elicit_form_as(Some(self.key), params).await
+    }
+
+    /// [`RequestContext::sample`] under this key.
+    pub async fn sample(
+        self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ClientRequestError> {
+        self.ctx.sample_as(Some(self.key), params).await
+    }
+
+    /// [`RequestContext::list_roots`] under this key.
+    pub async fn list_roots(self) -> Result<ListRootsResult, ClientRequestError> {
+        self.ctx.list_roots_as(Some(self.key)).await
     }
 }
 
@@ -408,6 +562,13 @@ pub enum ClientRequestError {
         method: &'static str,
         /// What happened.
         source: PeerRequestError,
+    },
+    /// The request is a 2026-07-28 one: what it needs was asked of the client as input, and the
+    /// request is answered with an input-required result; the client's retry brings the answer.
+    #[error("{method} is asked of the client as input; the client will retry the request")]
+    InputRequired {
+        /// The method asked for.
+        method: &'static str,
     },
     /// The client's answer does not fit the method.
     #[error("invalid answer to {method}: {detail}")]

@@ -8,6 +8,7 @@ use futures_util::FutureExt;
 use futures_util::future::join_all;
 use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
+use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{
     self, EnvelopeError, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, JsonRpcResponse, RawCall, RequestId,
@@ -36,8 +37,10 @@ use super::McpServer;
 use super::connection::{ConnectionState, Handshake, Refusal};
 use super::context::{ContextParts, RequestContext};
 use super::pagination::page;
+use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
 use crate::completion::CompletionRequest;
+use crate::request_state::RequestBinding;
 use crate::resource::default_mime_type;
 
 /// The answer to one request, with the revision to render it for.
@@ -254,6 +257,16 @@ impl McpServer {
         if let Some(error) = self.gate(&method, connection) {
             return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
         }
+        // The input-required rounds are bound to the request as first sent: its method and params.
+        let binding = (version.era() == Era::Modern
+            && matches!(
+                method.as_str(),
+                "tools/call" | "prompts/get" | "resources/read"
+            ))
+        .then(|| {
+            let params = params.clone().unwrap_or(Value::Null);
+            RequestBinding::new(None, &method, &params)
+        });
         let request = match ClientRequest::decode(&method, params) {
             Ok(request) => request,
             Err(error) => {
@@ -276,6 +289,12 @@ impl McpServer {
                 return RequestTask::Answered(Box::new(refused(version, id, refusal)));
             }
         };
+        let rounds = match binding.map(|b| self.rounds(b, &request)).transpose() {
+            Ok(rounds) => rounds,
+            Err(error) => {
+                return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+            }
+        };
         let method = request.method();
         let ctx = RequestContext::new(ContextParts {
             server: self.clone(),
@@ -285,6 +304,7 @@ impl McpServer {
             meta: request_meta(&request),
             cancellation: slot.token().clone(),
             sink,
+            rounds,
         });
         let server = self.clone();
         let connection = connection.clone();
@@ -338,6 +358,27 @@ impl McpServer {
         request: ClientRequest,
         ctx: &RequestContext,
     ) -> Result<ServerResult, ErrorObject> {
+        let outcome = self.answer(request, ctx).await;
+        // A handler that asked the client for input is answered with what it asked for, whatever
+        // it returned meanwhile (typically the error of the request it could not make).
+        match ctx
+            .rounds()
+            .and_then(|r| r.outcome(&self.inner.request_state))
+        {
+            Some((asked, state)) => Ok(ServerResult::InputRequired(InputRequiredResult::new(
+                Some(asked),
+                state,
+            ))),
+            None => outcome,
+        }
+    }
+
+    /// The result of `request`, from its handler.
+    async fn answer(
+        &self,
+        request: ClientRequest,
+        ctx: &RequestContext,
+    ) -> Result<ServerResult, ErrorObject> {
         let connection = ctx.connection();
         Ok(match request {
             ClientRequest::Initialize(params) => self.initialize(params, connection)?.into(),
@@ -363,6 +404,24 @@ impl McpServer {
             }
             other => return Err(ErrorObject::method_not_found(other.method())),
         })
+    }
+
+    /// The rounds of a 2026-07-28 `tools/call`, `prompts/get` or `resources/read`: the client's
+    /// answers and the state it echoed, opened and checked.
+    fn rounds(
+        &self,
+        binding: RequestBinding,
+        request: &ClientRequest,
+    ) -> Result<Arc<Rounds>, ErrorObject> {
+        let (responses, state) = match request {
+            ClientRequest::CallTool(p) => (p.input_responses.clone(), p.request_state.as_deref()),
+            ClientRequest::GetPrompt(p) => (p.input_responses.clone(), p.request_state.as_deref()),
+            ClientRequest::ReadResource(p) => {
+                (p.input_responses.clone(), p.request_state.as_deref())
+            }
+            _ => (None, None),
+        };
+        Rounds::new(binding, responses, state, &self.inner.request_state).map(Arc::new)
     }
 
     /// `subscriptions/listen`: acknowledges what the stream will carry (what it asked for and

@@ -38,6 +38,7 @@ mod dispatch;
 mod listeners;
 mod pagination;
 pub mod registry;
+mod rounds;
 mod sink;
 
 use std::any::{Any, TypeId};
@@ -58,7 +59,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use builder::{BuildError, McpServerBuilder};
 pub use connection::{ConnectionState, Handshake, PeerRequestError};
-pub use context::{ClientRequestError, RequestContext};
+pub use context::{ClientRequestError, NamedInput, RequestContext};
 pub use dispatch::{Reply, ReplyMessage, RequestTask, TOO_MANY_REQUESTS};
 pub use registry::RegistryError;
 pub use sink::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
@@ -200,6 +201,8 @@ pub(crate) struct ServerInner {
     pub(crate) connections: Mutex<Vec<Weak<ConnectionState>>>,
     /// The open `subscriptions/listen` streams (2026-07-28).
     pub(crate) listeners: listeners::Listeners,
+    /// Seals and opens the `requestState` of input-required rounds (2026-07-28).
+    pub(crate) request_state: crate::request_state::RequestStateCodec,
     pub(crate) shutdown: CancellationToken,
 }
 
