@@ -1319,3 +1319,48 @@ async fn crafted_long_uris_are_matched_quickly_and_overlong_ones_are_not_found()
     assert_eq!(error["code"], -32002);
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_2026_07_28_client_needs_no_handshake_on_a_persistent_connection() {
+    let mut client = TestClient::connect(builder().build().unwrap());
+    client.expect_version(ProtocolVersion::V2026_07_28);
+    let meta = |version: &str| {
+        json!({"io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {}})
+    };
+    let call = json!({"name": "echo", "arguments": {"text": "hi"}, "_meta": meta("2026-07-28")});
+    assert_eq!(
+        client.request("tools/call", call).await,
+        Ok(json!({"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}))
+    );
+    assert_eq!(
+        client
+            .request("ping", json!({"_meta": meta("2026-07-28")}))
+            .await,
+        Err(json!({"code": -32601, "message": "Method not found: ping"}))
+    );
+    let no_capabilities =
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+    assert_eq!(
+        client.request("tools/list", no_capabilities).await,
+        Err(json!({"code": -32602,
+            "message": "Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities"}))
+    );
+    assert_eq!(
+        client
+            .request("tools/list", json!({"_meta": meta("2099-01-01")}))
+            .await,
+        Err(
+            json!({"code": -32022, "message": "Unsupported protocol version", "data": {
+            "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+            "requested": "2099-01-01"}})
+        )
+    );
+    // The same connection still serves the handshake era to a request without that _meta.
+    client.expect_version(ProtocolVersion::V2025_11_25);
+    let result = client
+        .request("initialize", initialize("2025-11-25"))
+        .await
+        .unwrap();
+    assert_eq!(result["protocolVersion"], "2025-11-25");
+}

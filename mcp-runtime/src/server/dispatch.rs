@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::McpServer;
 use super::connection::{ConnectionState, Handshake, Refusal};
 use super::context::{ContextParts, RequestContext};
+use super::modern;
 use super::pagination::page;
 use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
@@ -252,9 +253,26 @@ impl McpServer {
         let JsonRpcRequest {
             id, request: call, ..
         } = request;
-        let version = connection.version();
         let RawCall { method, params, .. } = call;
-        if let Some(error) = self.gate(&method, connection) {
+        // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
+        // whatever the connection (a stdio client of that revision sends no `initialize`).
+        let modern =
+            modern::is_modern(params.as_ref()) || connection.version().era() == Era::Modern;
+        let version = if modern {
+            let checked = modern::requested_version(params.as_ref()).and_then(|requested| {
+                modern::check_version_and_method(requested, &method, self.supported_versions())
+            });
+            match checked {
+                Ok(version) => version,
+                Err(error) => {
+                    let reply = Reply::error(ProtocolVersion::V2026_07_28, Some(id), error);
+                    return RequestTask::Answered(Box::new(reply));
+                }
+            }
+        } else {
+            connection.version()
+        };
+        if let Some(error) = self.gate(&method, connection).filter(|_| !modern) {
             return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
         }
         // The input-required rounds are bound to the request as first sent: its method and params.
@@ -331,7 +349,11 @@ impl McpServer {
                 return None;
             }
             // `initialize` may just have settled the version to render for.
-            let version = connection.version();
+            let version = if modern {
+                version
+            } else {
+                connection.version()
+            };
             Some(match outcome {
                 Ok(result) => Reply::result(version, id, result),
                 Err(error) => Reply::error(version, Some(id), error),

@@ -36,6 +36,7 @@ mod connection;
 mod context;
 mod dispatch;
 mod listeners;
+pub(crate) mod modern;
 mod pagination;
 pub mod registry;
 mod rounds;

@@ -17,28 +17,12 @@
 
 use axum::http::{HeaderMap, StatusCode};
 use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, RequestId};
-use mcp_core::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
 use super::handlers::{SESSION_HEADER, VERSION_HEADER, header_str};
 use super::headers;
-use crate::server::{McpServer, Reply};
-
-/// The requests a 2026-07-28 client may send (the `ClientRequest` union of its schema).
-/// `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are gone.
-const MODERN_METHODS: [&str; 10] = [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-    "subscriptions/listen",
-];
+use crate::server::{McpServer, Reply, modern};
 
 /// Whether a POST is a 2026-07-28 request (see the module docs).
 pub(crate) fn is_modern(
@@ -52,10 +36,7 @@ pub(crate) fn is_modern(
     if header_version.is_some_and(|v| v.era() == Era::Modern) {
         return true;
     }
-    message_parts(incoming)
-        .and_then(|(_, _, params)| params)
-        .and_then(|p| p.get("_meta"))
-        .is_some_and(|meta| meta.get(PROTOCOL_VERSION).is_some())
+    modern::is_modern(message_parts(incoming).and_then(|(_, _, params)| params))
 }
 
 /// Whether a GET or DELETE comes from a 2026-07-28 client (no session, a 2026-07-28
@@ -132,39 +113,21 @@ pub(crate) fn check(
     if id.is_none() {
         return headers::check_standard(headers, method, params).map_err(|e| bad(e.into()));
     }
-    let meta = params.and_then(|p| p.get("_meta"));
-    let Some(meta) = meta.and_then(Value::as_object) else {
-        return Err(bad(ErrorObject::invalid_params(
-            "Invalid params: a 2026-07-28 request needs _meta",
-        )));
-    };
-    for key in [PROTOCOL_VERSION, CLIENT_CAPABILITIES] {
-        if !meta.contains_key(key) {
-            return Err(bad(ErrorObject::invalid_params(format!(
-                "Invalid params: _meta lacks {key}"
-            ))));
-        }
-    }
-    let Some(requested) = meta[PROTOCOL_VERSION].as_str() else {
-        return Err(bad(ErrorObject::invalid_params(format!(
-            "Invalid params: _meta {PROTOCOL_VERSION} is not a string"
-        ))));
-    };
+    let requested = modern::requested_version(params).map_err(bad)?;
     if requested != header {
         return Err(bad(ErrorObject::header_mismatch(format!(
             "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
         ))));
     }
-    // The error lists every version the server speaks, as `server/discover` does: a client
-    // of an older revision learns that it can fall back to the handshake.
-    if let Err(unsupported) = server.supported_versions().check_modern(requested) {
-        return Err(bad(unsupported.into()));
-    }
-    if !MODERN_METHODS.contains(&method) {
-        return Err(refuse(
-            StatusCode::NOT_FOUND,
-            ErrorObject::method_not_found(method),
-        ));
+    if let Err(error) =
+        modern::check_version_and_method(requested, method, server.supported_versions())
+    {
+        let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        return Err(refuse(status, error));
     }
     headers::check_standard(headers, method, params).map_err(|e| bad(e.into()))?;
     if method == "tools/call" {
