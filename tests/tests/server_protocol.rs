@@ -7,6 +7,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::completion::CompleteResult;
 use mcp_runtime::protocol::implementation::Icon;
+use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::resource::ResourceDefinition;
 use mcp_runtime::transport::in_process;
 use mcp_runtime::transport::lines::LineOptions;
@@ -1363,4 +1364,66 @@ async fn a_2026_07_28_client_needs_no_handshake_on_a_persistent_connection() {
         .await
         .unwrap();
     assert_eq!(result["protocolVersion"], "2025-11-25");
+}
+
+#[tokio::test]
+async fn a_listen_stream_on_a_persistent_connection_ends_with_its_cancellation() {
+    let server = builder().tools_list_changed().build().unwrap();
+    let mut client = TestClient::connect(server.clone());
+    client.expect_version(ProtocolVersion::V2026_07_28);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+            "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}}),
+        )
+        .await;
+    // The acknowledgement and what follows are written in the request's revision, although the
+    // connection never negotiated one.
+    assert_eq!(
+        client
+            .notification("notifications/subscriptions/acknowledged")
+            .await,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"notifications": {"toolsListChanged": true},
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}}})
+    );
+    server
+        .add_tool(ToolDefinition::new(
+            "late",
+            json!({"type": "object"}).as_object().unwrap().clone(),
+            |_, _| async { "" },
+        ))
+        .unwrap();
+    assert_eq!(
+        client
+            .notification("notifications/tools/list_changed")
+            .await,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}}})
+    );
+    // Cancelling the request ends the stream: nothing reaches it any more, and no response comes.
+    client
+        .notify("notifications/cancelled", json!({"requestId": "listen-1"}))
+        .await;
+    let mut reached = usize::MAX;
+    for _ in 0..100 {
+        reached = server.notify(ServerNotification::ToolListChanged(Default::default()));
+        if reached == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(reached, 0);
+    let (responses, rest) = client.finish().await;
+    assert!(
+        responses.iter().all(|r| r["id"] != "listen-1"),
+        "{responses:?}"
+    );
+    assert!(
+        rest.iter()
+            .all(|m| m["method"] == "notifications/tools/list_changed"),
+        "{rest:?}"
+    );
 }

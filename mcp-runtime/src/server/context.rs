@@ -183,6 +183,15 @@ impl RequestContext {
         &self.inner.cancellation
     }
 
+    /// `notification` about this request, in the form of the request's revision.
+    pub(crate) fn outbound(&self, notification: ServerNotification) -> Outbound {
+        if self.is_modern() {
+            Outbound::Modern(notification)
+        } else {
+            Outbound::Notification(notification)
+        }
+    }
+
     /// Where this request's messages go, if its transport can carry any.
     pub(crate) fn sink(&self) -> Option<&SharedSink> {
         self.inner.sink.as_ref()
@@ -190,7 +199,7 @@ impl RequestContext {
 
     fn send(&self, notification: ServerNotification) {
         if let Some(sink) = &self.inner.sink
-            && sink.send(Outbound::Notification(notification)).is_err()
+            && sink.send(self.outbound(notification)).is_err()
         {
             tracing::debug!("dropped a notification: the client is gone");
         }

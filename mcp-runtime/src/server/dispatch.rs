@@ -478,7 +478,7 @@ impl McpServer {
             subscription.clone(),
         );
         if sink
-            .send(Outbound::Notification(
+            .send(Outbound::Modern(
                 ServerNotification::SubscriptionsAcknowledged(acknowledged),
             ))
             .is_err()

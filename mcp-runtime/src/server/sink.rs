@@ -22,13 +22,19 @@ pub enum Outbound {
     Notification(ServerNotification),
     /// A request; the peer's response is routed back by its id.
     Request(RequestId, Box<ServerRequest>),
+    /// A notification about a 2026-07-28 request (its progress or logs, or what its listen
+    /// stream carries), written in that revision's form whatever the connection negotiated: one
+    /// stdio connection may serve both eras.
+    Modern(ServerNotification),
 }
 
 impl Outbound {
     /// The JSON-RPC message, ready to be rendered.
     pub fn to_message(&self) -> OutboundMessage<'_> {
         match self {
-            Outbound::Notification(n) => OutboundMessage::Notification(JsonRpcNotification::new(n)),
+            Outbound::Notification(n) | Outbound::Modern(n) => {
+                OutboundMessage::Notification(JsonRpcNotification::new(n))
+            }
             Outbound::Request(id, r) => {
                 OutboundMessage::Request(JsonRpcRequest::new(id.clone(), &**r))
             }
@@ -40,6 +46,10 @@ impl Outbound {
     /// Fails when `version` cannot carry the message (a method it does not define, a field it
     /// requires and the message lacks, ...): the message must then not be sent.
     pub fn render(&self, version: ProtocolVersion) -> serde_json::Result<String> {
+        let version = match self {
+            Outbound::Modern(_) => ProtocolVersion::V2026_07_28,
+            _ => version,
+        };
         mcp_core::render::to_string(&self.to_message(), version)
     }
 }
