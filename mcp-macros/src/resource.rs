@@ -19,6 +19,7 @@ const OPTIONS: &[&str] = &[
     "annotations",
     "icon",
     "icons",
+    "cache",
 ];
 
 /// A variable of a URI template.
@@ -181,6 +182,9 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     }
     if let Some(icons) = icons(&options)? {
         settings.push(quote! { .icons(#icons) });
+    }
+    if let Some(cache) = options.expr("cache")? {
+        settings.push(quote! { .cache(#cache) });
     }
     if let Some(size) = options.expr("size")? {
         if is_template {

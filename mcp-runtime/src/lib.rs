@@ -34,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+pub mod caching;
 pub mod completion;
 pub mod elicit;
 pub mod extract;

@@ -21,6 +21,7 @@ use mcp_core::resources::{
 };
 use mcp_core::{ErrorObject, ProtocolVersion};
 
+use crate::caching::CacheHint;
 use crate::completion::Completer;
 use crate::extract::StateRequirement;
 use crate::prompt::{FromArgumentText, short_type_name};
@@ -40,6 +41,7 @@ pub struct ResourceDefinition {
     pub(crate) resource: Resource,
     pub(crate) reader: Arc<DirectReader>,
     pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) cache: CacheHint,
 }
 
 impl fmt::Debug for ResourceDefinition {
@@ -69,6 +71,7 @@ impl ResourceDefinition {
             resource,
             reader,
             required_state: Vec::new(),
+            cache: CacheHint::default(),
         }
     }
 
@@ -92,6 +95,13 @@ impl ResourceDefinition {
     /// Sets the MIME type (also given to the contents a reader returns without one).
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.resource.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// How long a read of this resource may be reused, and by whom (`ttlMs` and `cacheScope` of
+    /// `resources/read` on 2026-07-28; by default, not at all).
+    pub fn cache(mut self, hint: CacheHint) -> Self {
+        self.cache = hint;
         self
     }
 
@@ -128,6 +138,7 @@ pub struct ResourceTemplateDefinition {
     pub(crate) reader: Arc<TemplateReader>,
     pub(crate) completers: HashMap<String, Completer>,
     pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) cache: CacheHint,
 }
 
 impl fmt::Debug for ResourceTemplateDefinition {
@@ -162,6 +173,7 @@ impl ResourceTemplateDefinition {
             reader,
             completers: HashMap::new(),
             required_state: Vec::new(),
+            cache: CacheHint::default(),
         })
     }
 
@@ -185,6 +197,13 @@ impl ResourceTemplateDefinition {
     /// Sets the MIME type of every matching resource.
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.template.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// How long a read of this resource may be reused, and by whom (`ttlMs` and `cacheScope` of
+    /// `resources/read` on 2026-07-28; by default, not at all).
+    pub fn cache(mut self, hint: CacheHint) -> Self {
+        self.cache = hint;
         self
     }
 

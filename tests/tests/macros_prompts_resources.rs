@@ -123,7 +123,8 @@ mod annotated {
         mime_type = "text/markdown",
         size = 7,
         annotations = for_users(),
-        icons = vec![Icon::new("https://example.com/guide.png")]
+        icons = vec![Icon::new("https://example.com/guide.png")],
+        cache = mcp_runtime::caching::CacheHint::public(std::time::Duration::from_secs(90))
     )]
     pub async fn user_guide() -> String {
         "# Guide".into()
@@ -254,6 +255,25 @@ async fn resources_and_templates_are_listed() {
                "annotations": {"audience": ["user"], "priority": 0.5}})
     );
     old.close().await;
+    // A 2026-07-28 read of it may be reused for 90 s by anyone; 2025 reads carry no hints.
+    let mut modern = TestClient::connect(
+        McpServer::from_module(server_info!(), module_path!())
+            .build()
+            .unwrap(),
+    );
+    modern.expect_version(ProtocolVersion::V2026_07_28);
+    let read = json!({"uri": "file:///project/GUIDE.md", "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}});
+    let read = modern.request("resources/read", read).await.unwrap();
+    assert_eq!(
+        (read["ttlMs"].clone(), read["cacheScope"].clone()),
+        (json!(90_000), json!("public"))
+    );
+    let read = client
+        .request("resources/read", json!({"uri": "file:///project/GUIDE.md"}))
+        .await;
+    assert_eq!(read.unwrap().get("ttlMs"), None);
     assert_eq!(
         client
             .request("resources/templates/list", json!({}))

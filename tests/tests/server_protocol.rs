@@ -1427,3 +1427,52 @@ async fn a_listen_stream_on_a_persistent_connection_ends_with_its_cancellation()
         "{rest:?}"
     );
 }
+
+#[tokio::test]
+async fn cache_hints_are_set_per_list_and_per_resource() {
+    use mcp_runtime::caching::{CacheHint, CachedList};
+    use std::time::Duration;
+
+    let cached = ResourceDefinition::new("test://cached", "cached", |_| async { "fresh" })
+        .cache(CacheHint::private(Duration::from_secs(60)));
+    let server = builder()
+        .cache_hint(
+            CachedList::Tools,
+            CacheHint::public(Duration::from_secs(300)),
+        )
+        .cache_hint(
+            CachedList::Discover,
+            CacheHint::public(Duration::from_secs(3600)),
+        )
+        .resource(cached)
+        .build()
+        .unwrap();
+    let mut client = TestClient::connect(server);
+    client.expect_version(ProtocolVersion::V2026_07_28);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let hints = |result: Value| (result["ttlMs"].clone(), result["cacheScope"].clone());
+    let discover = client
+        .request("server/discover", json!({"_meta": meta}))
+        .await
+        .unwrap();
+    assert_eq!(hints(discover), (json!(3_600_000), json!("public")));
+    let tools = client
+        .request("tools/list", json!({"_meta": meta}))
+        .await
+        .unwrap();
+    assert_eq!(hints(tools), (json!(300_000), json!("public")));
+    // Lists without a hint must not be reused.
+    let prompts = client
+        .request("prompts/list", json!({"_meta": meta}))
+        .await
+        .unwrap();
+    assert_eq!(hints(prompts), (json!(0), json!("private")));
+    let read = json!({"uri": "test://cached", "_meta": meta});
+    let read = client.request("resources/read", read).await.unwrap();
+    assert_eq!(hints(read.clone()), (json!(60_000), json!("private")));
+    assert_eq!(read["contents"][0]["text"], "fresh");
+    let read = json!({"uri": "test://watched", "_meta": meta});
+    let read = client.request("resources/read", read).await.unwrap();
+    assert_eq!(hints(read), (json!(0), json!("private")));
+}

@@ -20,6 +20,7 @@ use super::{
     ConnectionState, McpServer, NotificationObserver, RequestContext, ServerInner, ServerMode,
     ServerOptions,
 };
+use crate::caching::{CacheHint, CachedList};
 use crate::completion::CompletionHandler;
 use crate::extract::StateRequirement;
 use crate::prompt::PromptDefinition;
@@ -136,6 +137,13 @@ impl McpServerBuilder {
             observers: Vec::new(),
             request_state: None,
         }
+    }
+
+    /// The caching hint (`ttlMs`, `cacheScope`) of `list` on 2026-07-28 (see
+    /// [`caching`](crate::caching)); without one, results must not be reused.
+    pub fn cache_hint(mut self, list: CachedList, hint: CacheHint) -> Self {
+        self.options.cache_hints.insert(list, hint);
+        self
     }
 
     /// Seals the `requestState` of 2026-07-28 input-required rounds with `codec` (by default a

@@ -40,6 +40,7 @@ use super::modern;
 use super::pagination::page;
 use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
+use crate::caching::CachedList;
 use crate::completion::CompletionRequest;
 use crate::request_state::RequestBinding;
 use crate::resource::default_mime_type;
@@ -526,6 +527,8 @@ impl McpServer {
             DiscoverResult::new(self.supported_versions().names(), self.capabilities());
         result.instructions = self.inner.instructions.clone();
         result.meta = Some(ResultMeta::with_server_info(self.info().clone()));
+        let hint = self.inner.options.cache_hint(CachedList::Discover);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
         result
     }
 
@@ -539,6 +542,8 @@ impl McpServer {
         let mut result =
             ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());
         result.next_cursor = next;
+        let hint = self.inner.options.cache_hint(CachedList::Tools);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
         Ok(result)
     }
 
@@ -629,6 +634,8 @@ impl McpServer {
                 .collect(),
         );
         result.next_cursor = next;
+        let hint = self.inner.options.cache_hint(CachedList::Prompts);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
         Ok(result)
     }
 
@@ -681,6 +688,8 @@ impl McpServer {
                 .collect(),
         );
         result.next_cursor = next;
+        let hint = self.inner.options.cache_hint(CachedList::Resources);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
         Ok(result)
     }
 
@@ -702,6 +711,8 @@ impl McpServer {
                 .collect(),
         );
         result.next_cursor = next;
+        let hint = self.inner.options.cache_hint(CachedList::ResourceTemplates);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
         Ok(result)
     }
 
@@ -722,9 +733,10 @@ impl McpServer {
         let uri = params.uri;
         let version = ctx.protocol_version();
         let registry = &self.inner.registry;
-        let (read, mime_type) = if let Some(resource) = registry.resources.get(&uri) {
+        let (read, mime_type, hint) = if let Some(resource) = registry.resources.get(&uri) {
             let mime = resource.definition.resource.mime_type.clone();
-            ((resource.definition.reader)(ctx.clone()), mime)
+            let hint = resource.definition.cache;
+            ((resource.definition.reader)(ctx.clone()), mime, hint)
         } else {
             let matched = registry.templates.snapshot().into_iter().find_map(|t| {
                 t.definition
@@ -736,9 +748,11 @@ impl McpServer {
                 return Err(ErrorObject::resource_not_found(&uri, version));
             };
             let mime = template.definition.template.mime_type.clone();
+            let hint = template.definition.cache;
             (
                 (template.definition.reader)(uri.clone(), captured, ctx.clone()),
                 mime,
+                hint,
             )
         };
         let mut contents = match AssertUnwindSafe(read).catch_unwind().await {
@@ -752,7 +766,9 @@ impl McpServer {
             }
         };
         default_mime_type(&mut contents, mime_type.as_deref());
-        Ok(ReadResourceResult::new(contents))
+        let mut result = ReadResourceResult::new(contents);
+        (result.ttl_ms, result.cache_scope) = (hint.ttl_ms(), hint.scope);
+        Ok(result)
     }
 
     /// Checks that subscriptions are on and can be kept.

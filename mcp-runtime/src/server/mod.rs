@@ -117,6 +117,8 @@ pub(crate) struct ServerOptions {
     pub(crate) experimental: CapabilityMap,
     pub(crate) max_requests_in_flight: usize,
     pub(crate) timeouts: ClientRequestTimeouts,
+    /// Caching hints of `server/discover` and the lists (2026-07-28).
+    pub(crate) cache_hints: HashMap<crate::caching::CachedList, crate::caching::CacheHint>,
 }
 
 /// How long the server waits for the client's answer to each kind of server-to-client request
@@ -180,7 +182,15 @@ impl Default for ServerOptions {
             experimental: CapabilityMap::new(),
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
             timeouts: ClientRequestTimeouts::default(),
+            cache_hints: HashMap::new(),
         }
+    }
+}
+
+impl ServerOptions {
+    /// The caching hint of `list` (none set: not to be reused).
+    pub(crate) fn cache_hint(&self, list: crate::caching::CachedList) -> crate::caching::CacheHint {
+        self.cache_hints.get(&list).copied().unwrap_or_default()
     }
 }
 
