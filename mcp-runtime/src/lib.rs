@@ -43,6 +43,7 @@ pub mod request_state;
 pub mod resource;
 pub mod server;
 pub mod tool;
+pub(crate) mod tool_headers;
 pub mod transport;
 pub mod uri_template;
 

@@ -1476,3 +1476,41 @@ async fn cache_hints_are_set_per_list_and_per_resource() {
     let read = client.request("resources/read", read).await.unwrap();
     assert_eq!(hints(read), (json!(0), json!("private")));
 }
+
+#[tokio::test]
+async fn tools_with_invalid_header_annotations_are_not_listed() {
+    let schema = |header: &str, kind: &str| {
+        json!({"type": "object", "properties": {"p": {"type": kind, "x-mcp-header": header}}})
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let server = builder()
+        .tool(ToolDefinition::new(
+            "routed",
+            schema("Region", "string"),
+            |_, _| async { "ok" },
+        ))
+        .tool(ToolDefinition::new(
+            "float_header",
+            schema("Score", "number"),
+            |_, _| async { "ok" },
+        ))
+        .tool(ToolDefinition::new(
+            "spaced_header",
+            schema("Has Space", "string"),
+            |_, _| async { "ok" },
+        ))
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "routed"]);
+    client.close().await;
+}

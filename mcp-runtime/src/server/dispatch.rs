@@ -537,7 +537,8 @@ impl McpServer {
     }
 
     fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
-        let tools = self.inner.registry.tools.snapshot();
+        let mut tools = self.inner.registry.tools.snapshot();
+        tools.retain(|t| t.listed);
         let (tools, next) = page("tools", tools, params.cursor.as_deref(), self.page_size())?;
         let mut result =
             ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());

@@ -113,6 +113,9 @@ impl std::fmt::Display for Origin {
 /// A tool with its schemas compiled.
 pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
+    /// Whether `tools/list` shows it: not when its `x-mcp-header` annotations break SEP-2243,
+    /// since clients must refuse such a tool.
+    pub(crate) listed: bool,
     pub(crate) input: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
     pub(crate) origin: Origin,
@@ -161,8 +164,16 @@ impl RegisteredTool {
         if let Some(schema) = &definition.tool.output_schema {
             definition.handler = conforming(definition.handler, Value::Object(schema.clone()));
         }
+        let listed = match crate::tool_headers::header_params(&definition.tool.input_schema) {
+            Ok(_) => true,
+            Err(invalid) => {
+                tracing::warn!(tool = %name, %invalid, "left out of tools/list");
+                false
+            }
+        };
         Ok(RegisteredTool {
             definition,
+            listed,
             input,
             output,
             origin,

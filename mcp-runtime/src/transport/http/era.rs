@@ -148,6 +148,6 @@ fn check_tool_params(
         return Ok(());
     };
     // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
-    let annotated = headers::header_params(&schema).unwrap_or_default();
+    let annotated = crate::tool_headers::header_params(&schema).unwrap_or_default();
     headers::check_params(headers, &annotated, params.and_then(|p| p.get("arguments")))
 }
