@@ -368,6 +368,31 @@ pub enum ServerResult {
 }
 
 impl ServerResult {
+    /// The result's `_meta`, created empty when absent (2026-07-28 servers put their
+    /// `serverInfo` there); `None` for a task's payload, which is the original result as it was.
+    pub fn meta_mut(&mut self) -> Option<&mut crate::meta::ResultMeta> {
+        let meta = match self {
+            ServerResult::Empty(r) => &mut r.meta,
+            ServerResult::Initialize(r) => &mut r.meta,
+            ServerResult::Discover(r) => &mut r.meta,
+            ServerResult::ListResources(r) => &mut r.meta,
+            ServerResult::ListResourceTemplates(r) => &mut r.meta,
+            ServerResult::ReadResource(r) => &mut r.meta,
+            ServerResult::ListPrompts(r) => &mut r.meta,
+            ServerResult::GetPrompt(r) => &mut r.meta,
+            ServerResult::ListTools(r) => &mut r.meta,
+            ServerResult::CallTool(r) => &mut r.meta,
+            ServerResult::Complete(r) => &mut r.meta,
+            ServerResult::SubscriptionsListen(r) => return Some(&mut r.meta),
+            ServerResult::InputRequired(r) => &mut r.meta,
+            ServerResult::CreateTask(r) => &mut r.meta,
+            ServerResult::Task(r) => &mut r.meta,
+            ServerResult::TaskPayload(_) => return None,
+            ServerResult::ListTasks(r) => &mut r.meta,
+        };
+        Some(meta.get_or_insert_with(Default::default))
+    }
+
     /// Decodes `value`, the result of a request of `method`.
     pub fn decode(method: &str, value: Value) -> Result<Self, DecodeError> {
         use methods::*;

@@ -1330,9 +1330,17 @@ async fn a_2026_07_28_client_needs_no_handshake_on_a_persistent_connection() {
             "io.modelcontextprotocol/clientCapabilities": {}})
     };
     let call = json!({"name": "echo", "arguments": {"text": "hi"}, "_meta": meta("2026-07-28")});
+    let mut result = client.request("tools/call", call).await.unwrap();
+    // No handshake named the server: the result does.
+    let info = result["_meta"]["io.modelcontextprotocol/serverInfo"].take();
     assert_eq!(
-        client.request("tools/call", call).await,
-        Ok(json!({"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}))
+        (info["name"].clone(), info["title"].clone()),
+        (json!("tests"), json!("Test server"))
+    );
+    assert_eq!(
+        result,
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "hi"}],
+            "_meta": {"io.modelcontextprotocol/serverInfo": null}})
     );
     assert_eq!(
         client

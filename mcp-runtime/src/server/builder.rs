@@ -139,6 +139,13 @@ impl McpServerBuilder {
         }
     }
 
+    /// Whether 2026-07-28 results name the server in `_meta` (`serverInfo`, on by default, as
+    /// the revision recommends: no handshake tells the client who answers).
+    pub fn result_server_info(mut self, on: bool) -> Self {
+        self.options.result_server_info = on;
+        self
+    }
+
     /// The caching hint (`ttlMs`, `cacheScope`) of `list` on 2026-07-28 (see
     /// [`caching`](crate::caching)); without one, results must not be reused.
     pub fn cache_hint(mut self, list: CachedList, hint: CacheHint) -> Self {

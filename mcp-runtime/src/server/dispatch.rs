@@ -356,7 +356,17 @@ impl McpServer {
                 connection.version()
             };
             Some(match outcome {
-                Ok(result) => Reply::result(version, id, result),
+                Ok(mut result) => {
+                    // A 2026-07-28 result names the server, since no handshake did.
+                    if modern
+                        && server.inner.options.result_server_info
+                        && let Some(meta) = result.meta_mut()
+                    {
+                        meta.server_info
+                            .get_or_insert_with(|| Box::new(server.info().clone()));
+                    }
+                    Reply::result(version, id, result)
+                }
                 Err(error) => Reply::error(version, Some(id), error),
             })
         }))

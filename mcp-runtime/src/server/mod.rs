@@ -117,6 +117,8 @@ pub(crate) struct ServerOptions {
     pub(crate) experimental: CapabilityMap,
     pub(crate) max_requests_in_flight: usize,
     pub(crate) timeouts: ClientRequestTimeouts,
+    /// Whether 2026-07-28 results carry `serverInfo` in their `_meta`.
+    pub(crate) result_server_info: bool,
     /// Caching hints of `server/discover` and the lists (2026-07-28).
     pub(crate) cache_hints: HashMap<crate::caching::CachedList, crate::caching::CacheHint>,
 }
@@ -182,6 +184,7 @@ impl Default for ServerOptions {
             experimental: CapabilityMap::new(),
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
             timeouts: ClientRequestTimeouts::default(),
+            result_server_info: true,
             cache_hints: HashMap::new(),
         }
     }
