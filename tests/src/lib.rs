@@ -245,6 +245,16 @@ fn strictify(schema: &mut Value, allow_meta: bool) {
     }
 }
 
+/// A tool named `name` that takes anything and answers with an empty text: what tests add at run
+/// time to change the tool list.
+pub fn placeholder_tool(name: &str) -> mcp_runtime::tool::ToolDefinition {
+    let schema = json!({"type": "object"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    mcp_runtime::tool::ToolDefinition::new(name, schema, |_, _| async { "" })
+}
+
 /// Compares two JSON values as the protocol does: numbers by value (`1` equals `1.0`), objects
 /// regardless of key order. Returns the path of the first difference.
 pub fn json_difference(expected: &Value, actual: &Value) -> Option<String> {

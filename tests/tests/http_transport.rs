@@ -474,13 +474,7 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
         updated,
         json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://watched"}})
     );
-    server
-        .add_tool(ToolDefinition::new(
-            "late",
-            json!({"type": "object"}).as_object().unwrap().clone(),
-            |_, _| async { "" },
-        ))
-        .unwrap();
+    server.add_tool(tests::placeholder_tool("late")).unwrap();
     for stream in [&mut watcher_stream, &mut bystander_stream] {
         let changed = stream.next(WAIT).await.unwrap().json().unwrap();
         assert_eq!(changed["method"], "notifications/tools/list_changed");
@@ -738,6 +732,11 @@ fn modern_post(url: &str, headers: &[(&str, &str)], body: &Value) -> reqwest::Re
     request
 }
 
+/// Sends a 2026-07-28 POST and returns the status and the JSON answer.
+async fn modern_exchange(url: &str, headers: &[(&str, &str)], body: &Value) -> (StatusCode, Value) {
+    json_body(modern_post(url, headers, body).send().await.unwrap()).await
+}
+
 fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
     let mut request = call(id, name, arguments);
     request["params"]["_meta"] = json!({
@@ -758,8 +757,7 @@ async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
         ("mcp-param-region", "us-west1"),
     ];
     // A stateful server serves it without a session.
-    let (status, answer) =
-        json_body(modern_post(url, &call_headers, &body).send().await.unwrap()).await;
+    let (status, answer) = modern_exchange(url, &call_headers, &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["id"], 7);
     assert_eq!(answer["result"]["content"][0]["text"], "us-west1");
@@ -770,7 +768,7 @@ async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
         ("Mcp-Name", "=?base64?cmVnaW9uYWw=?="),
         ("Mcp-Param-Region", "=?base64?dXMtd2VzdDE=?="),
     ];
-    let (status, _) = json_body(modern_post(url, &encoded, &body).send().await.unwrap()).await;
+    let (status, _) = modern_exchange(url, &encoded, &body).await;
     assert_eq!(status, StatusCode::OK);
 
     let refused = |headers: &'static [(&'static str, &'static str)]| {
@@ -915,15 +913,10 @@ async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(answer["error"]["code"], -32020);
     // A modern request that passes is answered with a result for its revision.
-    let (status, answer) = json_body(
-        modern_post(
-            url,
-            &[("mcp-method", "server/discover")],
-            &request(8, "server/discover", Some(meta("2026-07-28"))),
-        )
-        .send()
-        .await
-        .unwrap(),
+    let (status, answer) = modern_exchange(
+        url,
+        &[("mcp-method", "server/discover")],
+        &request(8, "server/discover", Some(meta("2026-07-28"))),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -995,13 +988,7 @@ async fn modern_requests_bring_their_own_capabilities_and_log_level() {
     let headers = |name: &'static str| [("mcp-method", "tools/call"), ("mcp-name", name)];
     // Capabilities come from the request's _meta: without sampling, -32021 and HTTP 400.
     let body = modern_call(1, "needs_sampling", json!({}));
-    let (status, answer) = json_body(
-        modern_post(url, &headers("needs_sampling"), &body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, answer) = modern_exchange(url, &headers("needs_sampling"), &body).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer["error"],
@@ -1010,24 +997,12 @@ async fn modern_requests_bring_their_own_capabilities_and_log_level() {
     );
     let mut body = modern_call(2, "needs_sampling", json!({}));
     body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
-    let (status, answer) = json_body(
-        modern_post(url, &headers("needs_sampling"), &body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, answer) = modern_exchange(url, &headers("needs_sampling"), &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["result"]["content"][0]["text"], "sampling declared");
     // Without logLevel in _meta, no log message; with it, the log comes on the request's stream.
     let body = modern_call(3, "chatty", json!({}));
-    let (status, answer) = json_body(
-        modern_post(url, &headers("chatty"), &body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, answer) = modern_exchange(url, &headers("chatty"), &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["result"]["content"][0]["text"], "done");
     let mut body = modern_call(4, "chatty", json!({}));
@@ -1090,13 +1065,7 @@ async fn listen_streams_carry_what_they_asked_for_until_closed() {
         first_message(&mut watched).await["params"]["notifications"],
         json!({"resourceSubscriptions": ["test://watched"]})
     );
-    server
-        .add_tool(ToolDefinition::new(
-            "late",
-            json!({"type": "object"}).as_object().unwrap().clone(),
-            |_, _| async { "" },
-        ))
-        .unwrap();
+    server.add_tool(tests::placeholder_tool("late")).unwrap();
     assert_eq!(
         first_message(&mut tools).await,
         json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",

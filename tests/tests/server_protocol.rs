@@ -1397,13 +1397,7 @@ async fn a_listen_stream_on_a_persistent_connection_ends_with_its_cancellation()
             "params": {"notifications": {"toolsListChanged": true},
                 "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}}})
     );
-    server
-        .add_tool(ToolDefinition::new(
-            "late",
-            json!({"type": "object"}).as_object().unwrap().clone(),
-            |_, _| async { "" },
-        ))
-        .unwrap();
+    server.add_tool(tests::placeholder_tool("late")).unwrap();
     assert_eq!(
         client
             .notification("notifications/tools/list_changed")
