@@ -1185,12 +1185,15 @@ async fn a_handler_written_once_asks_for_input_on_both_eras() {
         send(other).await["error"],
         json!({"code": -32602, "message": "requestState was issued for another request"})
     );
-    // Nothing is asked of a client that did not declare the capability.
-    let answer = send(greet_call(6, json!({}), json!({}))).await;
+    // Nothing is asked of a client that did not declare the capability: the request fails
+    // with the error that names it (and HTTP 400).
+    let (status, answer) =
+        modern_exchange(url, &headers, &greet_call(6, json!({}), json!({}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
-        answer["result"],
-        json!({"resultType": "complete", "isError": true, "content": [{"type": "text",
-            "text": "the client does not support elicitation.form"}]})
+        answer["error"],
+        json!({"code": -32021, "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}})
     );
 
     // The same handler on a 2025-11-25 session sends real requests on the POST stream.

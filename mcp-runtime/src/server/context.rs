@@ -66,6 +66,8 @@ struct ContextInner {
     cancellation: CancellationToken,
     sink: Option<SharedSink>,
     rounds: Option<Arc<Rounds>>,
+    /// A client capability the handler needed and the request did not declare.
+    missing_capability: std::sync::Mutex<Option<&'static str>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -114,6 +116,7 @@ impl RequestContext {
                 cancellation: parts.cancellation,
                 sink: parts.sink,
                 rounds: parts.rounds,
+                missing_capability: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -368,10 +371,24 @@ impl RequestContext {
 
     fn require(&self, supported: bool, capability: &'static str) -> Result<(), ClientRequestError> {
         if supported {
-            Ok(())
-        } else {
-            Err(ClientRequestError::MissingCapability { capability })
+            return Ok(());
         }
+        *self
+            .inner
+            .missing_capability
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(capability);
+        Err(ClientRequestError::MissingCapability { capability })
+    }
+
+    /// The client capability the handler needed and the request did not declare, if any (as
+    /// `sampling`, `sampling.tools`, `elicitation.form`, `elicitation.url` or `roots`).
+    pub(crate) fn missing_capability(&self) -> Option<&'static str> {
+        *self
+            .inner
+            .missing_capability
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// Asks the client's LLM for a message (`sampling/createMessage`). On a 2026-07-28 request

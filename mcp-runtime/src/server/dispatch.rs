@@ -394,15 +394,30 @@ impl McpServer {
         let outcome = self.answer(request, ctx).await;
         // A handler that asked the client for input is answered with what it asked for, whatever
         // it returned meanwhile (typically the error of the request it could not make).
-        match ctx
+        if let Some((asked, state)) = ctx
             .rounds()
             .and_then(|r| r.outcome(&self.inner.request_state))
         {
-            Some((asked, state)) => Ok(ServerResult::InputRequired(InputRequiredResult::new(
+            return Ok(ServerResult::InputRequired(InputRequiredResult::new(
                 Some(asked),
                 state,
-            ))),
-            None => outcome,
+            )));
+        }
+        // A 2026-07-28 request that failed for want of a capability it did not declare gets the
+        // error that says which (-32021), so that the client can declare it and retry.
+        let failed = match &outcome {
+            Err(_) => true,
+            Ok(ServerResult::CallTool(result)) => result.is_error(),
+            Ok(_) => false,
+        };
+        match ctx.missing_capability() {
+            Some(capability) if failed && ctx.protocol_version().era() == Era::Modern => {
+                Err(MissingClientCapability {
+                    required: required_capabilities(capability),
+                }
+                .into())
+            }
+            _ => outcome,
         }
     }
 
@@ -981,6 +996,16 @@ fn request_meta(request: &ClientRequest) -> Option<mcp_core::meta::RequestMeta> 
 }
 
 /// The first capability in `required` that `declared` lacks, by name.
+/// The client capabilities a capability name of [`RequestContext`]'s checks stands for
+/// (`elicitation.form` is `{"elicitation": {"form": {}}}`).
+fn required_capabilities(capability: &str) -> mcp_core::capabilities::ClientCapabilities {
+    let mut value = serde_json::json!({});
+    for part in capability.rsplit('.') {
+        value = serde_json::json!({ part: value });
+    }
+    serde_json::from_value(value).unwrap_or_default()
+}
+
 fn missing_capability(
     required: &mcp_core::capabilities::ClientCapabilities,
     declared: &mcp_core::capabilities::ClientCapabilities,
