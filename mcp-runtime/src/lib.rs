@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod caching;
+pub mod client;
 pub mod completion;
 pub mod elicit;
 pub mod extract;

@@ -1,0 +1,81 @@
+//! What a client answers when the server asks: sampling, elicitation and roots, handled by
+//! functions the application registers (which also decide the capabilities the client declares).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_core::capabilities::{
+    ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
+};
+use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_core::messages::ServerRequest;
+use mcp_core::render;
+use mcp_core::roots::{ListRootsResult, Root};
+use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::{ErrorObject, ProtocolVersion};
+use serde::Serialize;
+use serde_json::Value;
+
+type Boxed<T> = Pin<Box<dyn Future<Output = Result<T, ErrorObject>> + Send>>;
+
+/// Answers `sampling/createMessage`.
+pub(crate) type SamplingHandler =
+    Arc<dyn Fn(CreateMessageRequestParams) -> Boxed<CreateMessageResult> + Send + Sync>;
+/// Answers `elicitation/create`.
+pub(crate) type ElicitationHandler =
+    Arc<dyn Fn(ElicitRequestParams) -> Boxed<ElicitResult> + Send + Sync>;
+
+/// The client's handlers.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) sampling: Option<SamplingHandler>,
+    pub(crate) elicitation: Option<ElicitationHandler>,
+    pub(crate) roots: Option<Arc<Vec<Root>>>,
+}
+
+impl Handlers {
+    /// The capabilities the handlers make the client declare.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        if self.sampling.is_some() {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
+        if self.elicitation.is_some() {
+            capabilities.elicitation = Some(ElicitationCapability::default());
+        }
+        if self.roots.is_some() {
+            capabilities.roots = Some(RootsCapability::default());
+        }
+        capabilities
+    }
+
+    /// The answer to `request`, as the JSON of `version`.
+    pub(crate) async fn answer(
+        &self,
+        request: ServerRequest,
+        version: ProtocolVersion,
+    ) -> Result<Value, ErrorObject> {
+        let unsupported = |method: &str| ErrorObject::method_not_found(method);
+        match request {
+            ServerRequest::Ping(_) => Ok(Value::Object(Default::default())),
+            ServerRequest::CreateMessage(params) => match &self.sampling {
+                Some(handler) => rendered(handler(params).await?, version),
+                None => Err(unsupported("sampling/createMessage")),
+            },
+            ServerRequest::Elicit(params) => match &self.elicitation {
+                Some(handler) => rendered(handler(params).await?, version),
+                None => Err(unsupported("elicitation/create")),
+            },
+            ServerRequest::ListRoots(_) => match &self.roots {
+                Some(roots) => rendered(ListRootsResult::new(roots.as_ref().clone()), version),
+                None => Err(unsupported("roots/list")),
+            },
+            other => Err(unsupported(other.method())),
+        }
+    }
+}
+
+fn rendered<T: Serialize>(value: T, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+    render::to_value(&value, version).map_err(|e| ErrorObject::internal_error(e.to_string()))
+}

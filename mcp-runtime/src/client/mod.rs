@@ -1,0 +1,490 @@
+//! A typed MCP client, for applications, agents and tests.
+//!
+//! [`McpClient`] connects to a server in the same process ([`McpClientBuilder::connect_in_process`],
+//! what tests want), to a server program it starts ([`McpClientBuilder::connect_stdio`]), or over
+//! any byte stream ([`McpClientBuilder::connect_io`]); it performs the `initialize` handshake and
+//! offers a typed method per request. The application answers the server's requests (sampling,
+//! elicitation, roots) with handlers registered on the builder, which also decide the
+//! capabilities the client declares.
+//!
+//! ```
+//! use mcp_runtime::client::McpClient;
+//! use mcp_runtime::prelude::*;
+//! use serde_json::json;
+//!
+//! /// Add two numbers.
+//! #[mcp_tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = McpServer::from_module(server_info!(), module_path!()).build()?;
+//! let client = McpClient::builder(server_info!()).connect_in_process(server).await?;
+//! let tools = client.list_all_tools().await?;
+//! assert!(tools.iter().any(|t| t.name == "add"));
+//! let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("5"));
+//! # Ok(())
+//! # }
+//! ```
+
+mod handlers;
+mod peer;
+
+use std::future::Future;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_core::implementation::Implementation;
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::lifecycle::{InitializeRequestParams, InitializeResult};
+use mcp_core::logging::{LoggingLevel, SetLevelRequestParams};
+use mcp_core::messages::ServerNotification;
+use mcp_core::methods::{self, Request};
+use mcp_core::params::{PaginatedRequestParams, RequestParams};
+use mcp_core::progress::ProgressNotificationParams;
+use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, Prompt};
+use mcp_core::resources::{
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    SubscribeRequestParams,
+};
+use mcp_core::roots::Root;
+use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
+use mcp_core::{ErrorObject, ProtocolVersion, render};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::server::McpServer;
+use crate::transport::lines::{LineOptions, serve_lines};
+use handlers::Handlers;
+use peer::Peer;
+
+/// A request of the client failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered {method} with an error: {error}")]
+    Server {
+        /// The method asked.
+        method: &'static str,
+        /// The server's error.
+        error: ErrorObject,
+    },
+    /// The connection is gone.
+    #[error("the connection to the server is closed")]
+    Disconnected,
+    /// No answer came in time (see [`McpClientBuilder::request_timeout`]).
+    #[error("{method} timed out after {timeout:?}")]
+    TimedOut {
+        /// The method asked.
+        method: &'static str,
+        /// How long the client waited.
+        timeout: Duration,
+    },
+    /// A message could not be written for the negotiated revision, or an answer not read.
+    #[error("{method}: {detail}")]
+    Protocol {
+        /// The method asked.
+        method: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The server program could not be started.
+    #[error("cannot start the server: {0}")]
+    Spawn(String),
+}
+
+/// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
+pub struct McpClientBuilder {
+    info: Implementation,
+    version: ProtocolVersion,
+    handlers: Handlers,
+    timeout: Option<Duration>,
+}
+
+impl McpClientBuilder {
+    /// Asks for `version` in the handshake (2025-11-25 by default).
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// How long each request may wait for its answer (no limit by default).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Answers `sampling/createMessage` with `handler` (and declares `sampling`).
+    pub fn sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.sampling = Some(Arc::new(move |params| Box::pin(handler(params))));
+        self
+    }
+
+    /// Answers `elicitation/create` with `handler` (and declares `elicitation`).
+    pub fn elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.elicitation = Some(Arc::new(move |params| Box::pin(handler(params))));
+        self
+    }
+
+    /// Answers `roots/list` with `roots` (and declares `roots`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.handlers.roots = Some(Arc::new(roots));
+        self
+    }
+
+    /// Connects to `server`, served in this process.
+    pub async fn connect_in_process(self, server: McpServer) -> Result<McpClient, ClientError> {
+        let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        tokio::spawn(serve_lines(
+            server,
+            server_read,
+            server_write,
+            LineOptions::default(),
+        ));
+        let (read, write) = tokio::io::split(client_end);
+        self.connect_io(read, write).await
+    }
+
+    /// Starts the server program `command` and connects to it over its stdin and stdout (its
+    /// stderr is passed through). The program ends when the client is dropped.
+    pub async fn connect_stdio(
+        self,
+        mut command: tokio::process::Command,
+    ) -> Result<McpClient, ClientError> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ClientError::Spawn(e.to_string()))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Spawn("the pipes were not opened".into()));
+        };
+        let mut client = self.connect_io(stdout, stdin).await?;
+        client.child = Some(Arc::new(tokio::sync::Mutex::new(child)));
+        Ok(client)
+    }
+
+    /// Connects over `reader` and `writer`, which carry newline-delimited JSON.
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<McpClient, ClientError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let capabilities = self.handlers.capabilities();
+        let peer = Peer::start(reader, writer, self.handlers);
+        let mut client = McpClient {
+            peer,
+            timeout: self.timeout,
+            server: None,
+            child: None,
+        };
+        let params = InitializeRequestParams::new(self.version.as_str(), capabilities, self.info);
+        let result = client.request::<methods::Initialize>(params, None).await?;
+        let version = ProtocolVersion::from_name(&result.protocol_version).ok_or_else(|| {
+            ClientError::Protocol {
+                method: "initialize",
+                detail: format!(
+                    "the server chose an unknown revision {}",
+                    result.protocol_version
+                ),
+            }
+        })?;
+        client.peer.set_version(version);
+        client
+            .peer
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        client.server = Some(Arc::new(result));
+        Ok(client)
+    }
+}
+
+/// A connection to an MCP server (see the [module docs](self)). Cheap to clone: clones share
+/// the connection.
+#[derive(Clone)]
+pub struct McpClient {
+    peer: Arc<Peer>,
+    timeout: Option<Duration>,
+    server: Option<Arc<InitializeResult>>,
+    child: Option<Arc<tokio::sync::Mutex<tokio::process::Child>>>,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("version", &self.peer.version())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Forgets a request whose caller stopped waiting, and tells the server.
+struct Outstanding<'a> {
+    peer: &'a Peer,
+    id: Option<RequestId>,
+}
+
+impl Drop for Outstanding<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && self.peer.forget(&id)
+        {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client stopped waiting"}});
+            let _ = self.peer.send(&cancel);
+        }
+    }
+}
+
+impl McpClient {
+    /// A builder for a client that calls itself `info`.
+    pub fn builder(info: Implementation) -> McpClientBuilder {
+        McpClientBuilder {
+            info,
+            version: ProtocolVersion::LATEST_LEGACY,
+            handlers: Handlers::default(),
+            timeout: None,
+        }
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.peer.version()
+    }
+
+    /// What the server said of itself in the handshake.
+    pub fn server(&self) -> Option<&InitializeResult> {
+        self.server.as_deref()
+    }
+
+    /// The server's notifications from now on (log messages, progress, list changes, resource
+    /// updates).
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.peer.subscribe()
+    }
+
+    /// Sends request `M` with `params` and waits for its result; `progress` receives the
+    /// request's progress notifications. Dropping the future cancels the request
+    /// (`notifications/cancelled`).
+    pub async fn request<M: Request>(
+        &self,
+        params: M::Params,
+        progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+    ) -> Result<M::Result, ClientError> {
+        let method = M::METHOD;
+        let protocol = |detail: String| ClientError::Protocol { method, detail };
+        let id = self.peer.next_id();
+        let mut params =
+            render::to_value(&params, self.peer.version()).map_err(|e| protocol(e.to_string()))?;
+        if let Some(sink) = progress {
+            let meta = params
+                .as_object_mut()
+                .map(|p| p.entry("_meta").or_insert_with(|| json!({})));
+            if let Some(Value::Object(meta)) = meta {
+                meta.insert("progressToken".into(), json!(id));
+            }
+            self.peer.watch(id.clone(), sink);
+        }
+        let answer = self.peer.expect(id.clone());
+        let mut outstanding = Outstanding {
+            peer: &self.peer,
+            id: Some(id.clone()),
+        };
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.peer.send(&message)?;
+        let waited = match self.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, answer)
+                .await
+                .map_err(|_| ClientError::TimedOut { method, timeout })?,
+            None => answer.await,
+        };
+        outstanding.id = None;
+        self.peer.unwatch(&id);
+        let value = waited
+            .map_err(|_| ClientError::Disconnected)?
+            .map_err(|error| ClientError::Server { method, error })?;
+        serde_json::from_value(value).map_err(|e| protocol(e.to_string()))
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        self.request::<methods::Ping>(RequestParams::default(), None)
+            .await
+            .map(drop)
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        self.request::<methods::ListTools>(page(cursor), None).await
+    }
+
+    /// Every tool, following the cursors.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_tools(cursor).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// `tools/call` of `name` with `arguments` (a JSON object).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        self.request::<methods::CallTool>(call_params(name, arguments)?, None)
+            .await
+    }
+
+    /// Like [`call_tool`](Self::call_tool), with the call's progress sent to `progress`.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        progress: mpsc::UnboundedSender<ProgressNotificationParams>,
+    ) -> Result<CallToolResult, ClientError> {
+        self.request::<methods::CallTool>(call_params(name, arguments)?, Some(progress))
+            .await
+    }
+
+    /// Every prompt, following the cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .request::<methods::ListPrompts>(page(cursor), None)
+                .await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// `prompts/get` of `name` with `arguments`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let mut params = GetPromptRequestParams::new(name);
+        params.arguments = Some(arguments.into_iter().collect());
+        self.request::<methods::GetPrompt>(params, None).await
+    }
+
+    /// Every resource, following the cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .request::<methods::ListResources>(page(cursor), None)
+                .await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Every resource template, following the cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .request::<methods::ListResourceTemplates>(page(cursor), None)
+                .await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// `resources/read` of `uri`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        self.request::<methods::ReadResource>(ReadResourceRequestParams::new(uri), None)
+            .await
+    }
+
+    /// `resources/subscribe` to `uri`: its `notifications/resources/updated` arrive among the
+    /// [`notifications`](Self::notifications).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        self.request::<methods::Subscribe>(SubscribeRequestParams::new(uri), None)
+            .await
+            .map(drop)
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(
+        &self,
+        params: CompleteRequestParams,
+    ) -> Result<CompleteResult, ClientError> {
+        self.request::<methods::Complete>(params, None).await
+    }
+
+    /// `logging/setLevel`: the server sends log messages from `level` up.
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        self.request::<methods::SetLevel>(SetLevelRequestParams::new(level), None)
+            .await
+            .map(drop)
+    }
+
+    /// Ends the connection; a server program started by the client is waited for.
+    pub async fn close(self) -> Result<(), ClientError> {
+        let McpClient { peer, child, .. } = self;
+        drop(peer);
+        if let Some(child) = child {
+            let mut child = child.lock().await;
+            child
+                .wait()
+                .await
+                .map_err(|e| ClientError::Spawn(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+fn page(cursor: Option<String>) -> PaginatedRequestParams {
+    let mut params = PaginatedRequestParams::default();
+    params.cursor = cursor;
+    params
+}
+
+fn call_params(name: &str, arguments: Value) -> Result<CallToolRequestParams, ClientError> {
+    let Value::Object(arguments) = arguments else {
+        return Err(ClientError::Protocol {
+            method: "tools/call",
+            detail: "the arguments must be a JSON object".into(),
+        });
+    };
+    Ok(CallToolRequestParams::new(name, Some(arguments)))
+}

@@ -1,0 +1,224 @@
+//! The JSON-RPC plumbing of a client connection over newline-delimited JSON (stdio, in-process):
+//! a writer task, a reader task that routes responses to the requests waiting for them, server
+//! requests to the application's handlers and notifications to subscribers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
+use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_core::progress::ProgressNotificationParams;
+use mcp_core::{ErrorObject, ProtocolVersion};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::ClientError;
+use super::handlers::Handlers;
+
+/// What answers a request: its result, or the server's error.
+type Answer = Result<Value, ErrorObject>;
+
+/// The shared state of a connection.
+pub(crate) struct Peer {
+    outgoing: mpsc::UnboundedSender<String>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>>,
+    next_id: AtomicI64,
+    notifications: broadcast::Sender<ServerNotification>,
+    version: Mutex<ProtocolVersion>,
+}
+
+impl Peer {
+    /// Starts the tasks that write to `writer` and read from `reader`; server requests go to
+    /// `handlers`.
+    pub(crate) fn start<R, W>(reader: R, writer: W, handlers: Handlers) -> Arc<Peer>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (outgoing, lines) = mpsc::unbounded_channel();
+        let (notifications, _) = broadcast::channel(256);
+        let peer = Arc::new(Peer {
+            outgoing,
+            pending: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            notifications,
+            version: Mutex::new(ProtocolVersion::LATEST_LEGACY),
+        });
+        tokio::spawn(write_lines(writer, lines));
+        tokio::spawn(read_messages(reader, Arc::downgrade(&peer), handlers));
+        peer
+    }
+
+    /// The revision messages are written for.
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        *self.version.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Settles the revision (after `initialize`).
+    pub(crate) fn set_version(&self, version: ProtocolVersion) {
+        *self.version.lock().unwrap_or_else(|p| p.into_inner()) = version;
+    }
+
+    /// A fresh request id.
+    pub(crate) fn next_id(&self) -> RequestId {
+        RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Writes one message.
+    pub(crate) fn send(&self, message: &Value) -> Result<(), ClientError> {
+        self.outgoing
+            .send(message.to_string())
+            .map_err(|_| ClientError::Disconnected)
+    }
+
+    /// Registers request `id` as waiting for its answer.
+    pub(crate) fn expect(&self, id: RequestId) -> oneshot::Receiver<Answer> {
+        let (tx, rx) = oneshot::channel();
+        self.pending_guard().insert(id, tx);
+        rx
+    }
+
+    /// Stops waiting for request `id`.
+    pub(crate) fn forget(&self, id: &RequestId) -> bool {
+        self.pending_guard().remove(id).is_some()
+    }
+
+    /// Routes the progress notifications of `token` to `sink` until [`unwatch`](Self::unwatch).
+    pub(crate) fn watch(
+        &self,
+        token: ProgressToken,
+        sink: mpsc::UnboundedSender<ProgressNotificationParams>,
+    ) {
+        self.progress_guard().insert(token, sink);
+    }
+
+    /// Stops routing the progress notifications of `token`.
+    pub(crate) fn unwatch(&self, token: &ProgressToken) {
+        self.progress_guard().remove(token);
+    }
+
+    /// The server's notifications, from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+        self.notifications.subscribe()
+    }
+
+    fn pending_guard(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Answer>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn progress_guard(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>,
+    > {
+        self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Routes one message from the server.
+    fn receive(self: &Arc<Self>, message: JsonRpcMessage, handlers: &Handlers) {
+        match message {
+            JsonRpcMessage::Response(response) => {
+                if let Some(waiting) = self.pending_guard().remove(&response.id) {
+                    let _ = waiting.send(Ok(response.result));
+                }
+            }
+            JsonRpcMessage::Error(error) => {
+                let waiting = error.id.and_then(|id| self.pending_guard().remove(&id));
+                if let Some(waiting) = waiting {
+                    let _ = waiting.send(Err(error.error));
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                let call = notification.notification;
+                match ServerNotification::decode(&call.method, call.params) {
+                    Ok(ServerNotification::Progress(progress)) => {
+                        let sink = self.progress_guard().get(&progress.progress_token).cloned();
+                        if let Some(sink) = sink {
+                            let _ = sink.send(progress.clone());
+                        }
+                        let _ = self
+                            .notifications
+                            .send(ServerNotification::Progress(progress));
+                    }
+                    Ok(notification) => {
+                        let _ = self.notifications.send(notification);
+                    }
+                    Err(error) => tracing::debug!(%error, "ignored a notification"),
+                }
+            }
+            JsonRpcMessage::Request(request) => {
+                let id = request.id;
+                let call = request.request;
+                let peer = self.clone();
+                let handlers = handlers.clone();
+                tokio::spawn(async move {
+                    let answer = match ServerRequest::decode(&call.method, call.params) {
+                        Ok(request) => handlers.answer(request, peer.version()).await,
+                        Err(error) => Err(ErrorObject::from(error)),
+                    };
+                    let message = match answer {
+                        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                    };
+                    let _ = peer.send(&message);
+                });
+            }
+            _ => tracing::debug!("ignored a message of an unknown kind"),
+        }
+    }
+
+    /// The connection ended: every request still waiting fails.
+    fn close(&self) {
+        self.pending_guard().clear();
+        self.progress_guard().clear();
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::UnboundedReceiver<String>,
+) {
+    while let Some(line) = lines.recv().await {
+        let written = async {
+            writer.write_all(line.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            writer.flush().await
+        };
+        if let Err(error) = written.await {
+            tracing::debug!(%error, "the server's input closed");
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+async fn read_messages<R: AsyncRead + Unpin>(
+    reader: R,
+    peer: std::sync::Weak<Peer>,
+    handlers: Handlers,
+) {
+    let mut lines = BufReader::new(reader).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Some(peer) = peer.upgrade() else { return };
+        match jsonrpc::parse(line.as_bytes()) {
+            Ok(Incoming::Message(message)) => peer.receive(message, &handlers),
+            Ok(Incoming::Batch(entries)) => {
+                for message in entries.into_iter().flatten() {
+                    peer.receive(message, &handlers);
+                }
+            }
+            Ok(_) => tracing::debug!("ignored an empty batch"),
+            Err(error) => tracing::warn!(%error, "the server wrote a line that is not JSON-RPC"),
+        }
+    }
+    if let Some(peer) = peer.upgrade() {
+        peer.close();
+    }
+}

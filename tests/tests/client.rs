@@ -1,0 +1,255 @@
+//! `McpClient` against the SDK's own server: in process, and over stdio with the notes example.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_runtime::client::{ClientError, McpClient};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
+use mcp_runtime::protocol::messages::ServerNotification;
+use mcp_runtime::protocol::roots::Root;
+use mcp_runtime::protocol::sampling::{
+    CreateMessageRequestParams, CreateMessageResult, SamplingMessage,
+};
+use mcp_runtime::protocol::{ErrorCode, ProtocolVersion};
+use serde_json::json;
+use tokio::sync::{Notify, mpsc};
+
+/// Add two integers.
+#[mcp_tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Report progress, log, then answer.
+#[mcp_tool]
+async fn steps(ctx: RequestContext) -> &'static str {
+    ctx.progress(1, 2).await;
+    ctx.log(LoggingLevel::Info, "half way").await;
+    ctx.progress(2, 2).await;
+    "done"
+}
+
+/// Ask the model, the user and the roots.
+#[mcp_tool]
+async fn ask_everything(ctx: RequestContext) -> Result<String, ToolError> {
+    let question = CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi?")], 10);
+    let answer = ctx.sample(question).await?;
+    let name = ctx
+        .elicit::<Name>("Name?")
+        .await?
+        .accepted()
+        .map(|n| n.name);
+    let roots = ctx.list_roots().await?;
+    Ok(format!(
+        "{} / {} / {}",
+        answer.content.text(),
+        name.unwrap_or_default(),
+        roots.roots[0].uri
+    ))
+}
+
+/// A name.
+#[derive(Elicit)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// Wait until cancelled.
+#[mcp_tool]
+async fn wait_for_cancel(
+    ctx: RequestContext,
+    State(cancelled): State<Arc<Notify>>,
+) -> &'static str {
+    ctx.cancelled().await;
+    cancelled.notify_one();
+    "cancelled"
+}
+
+/// A greeting.
+#[mcp_prompt]
+async fn greeting(
+    /// Whom to greet.
+    who: String,
+) -> String {
+    format!("Hello, {who}!")
+}
+
+/// A watched value.
+#[mcp_resource(uri = "test://value")]
+async fn value() -> &'static str {
+    "42"
+}
+
+fn server(cancelled: Arc<Notify>) -> McpServer {
+    McpServer::from_module(server_info!(), module_path!())
+        .page_size(2)
+        .logging()
+        .resource_subscriptions()
+        .state(cancelled)
+        .build()
+        .unwrap()
+}
+
+async fn client(server: McpServer) -> McpClient {
+    McpClient::builder(server_info!())
+        .sampling(|_params| async {
+            let mut answer: CreateMessageResult = serde_json::from_value(json!({
+                "role": "assistant", "content": {"type": "text", "text": "Hello"}, "model": "m"}))
+            .unwrap();
+            answer.stop_reason = Some("endTurn".into());
+            Ok(answer)
+        })
+        .elicitation(|params| async move {
+            assert!(matches!(params, ElicitRequestParams::Form(_)));
+            let content = [("name".to_owned(), ElicitValue::String("Ada".into()))]
+                .into_iter()
+                .collect();
+            Ok(ElicitResult::accept(content))
+        })
+        .roots(vec![Root::new("file:///work")])
+        .connect_in_process(server)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_client_lists_calls_and_reads_through_every_page() {
+    let client = client(server(Arc::default())).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(client.server().unwrap().server_info.name, "tests");
+    client.ping().await.unwrap();
+    // Two tools a page: the client follows the cursors.
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["add", "steps", "ask_everything", "wait_for_cancel"]);
+    let result = client
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("5"));
+    let invalid = client.call_tool("add", json!({"a": "two"})).await.unwrap();
+    assert!(invalid.is_error());
+    let unknown = client.call_tool("nope", json!({})).await.unwrap_err();
+    let ClientError::Server { method, error } = unknown else {
+        panic!("{unknown:?}")
+    };
+    assert_eq!(
+        (method, error.code, error.message.as_str()),
+        ("tools/call", ErrorCode(-32602), "Unknown tool: nope")
+    );
+
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts[0].name, "greeting");
+    let prompt = client
+        .get_prompt("greeting", [("who".to_owned(), "Ada".to_owned())])
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&prompt.messages[0].content).unwrap()["text"],
+        "Hello, Ada!"
+    );
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources[0].uri, "test://value");
+    let read = client.read_resource("test://value").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&read.contents[0]).unwrap()["text"],
+        "42"
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_client_answers_the_servers_requests_and_hears_its_notifications() {
+    let server = server(Arc::default());
+    let client = client(server.clone()).await;
+    let answer = client.call_tool("ask_everything", json!({})).await.unwrap();
+    assert_eq!(
+        answer.content[0].as_text(),
+        Some("Hello / Ada / file:///work")
+    );
+
+    // Progress goes to the call's channel; logs and resource updates to the notifications.
+    let mut notifications = client.notifications();
+    client.set_logging_level(LoggingLevel::Info).await.unwrap();
+    let (progress, mut reports) = mpsc::unbounded_channel();
+    let done = client
+        .call_tool_with_progress("steps", json!({}), progress)
+        .await
+        .unwrap();
+    assert_eq!(done.content[0].as_text(), Some("done"));
+    let first = reports.recv().await.unwrap();
+    let second = reports.recv().await.unwrap();
+    assert_eq!(
+        (first.progress, second.progress, second.total),
+        (1.0, 2.0, Some(2.0))
+    );
+    client.subscribe("test://value").await.unwrap();
+    assert_eq!(server.notify_resource_updated("test://value"), 1);
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        match notifications.recv().await.unwrap() {
+            ServerNotification::LoggingMessage(log) => seen.push(format!("log {}", log.data)),
+            ServerNotification::ResourceUpdated(updated) => {
+                seen.push(format!("updated {}", updated.uri))
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, ["log \"half way\"", "updated test://value"]);
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it_and_a_timeout_ends_the_wait() {
+    let cancelled = Arc::new(Notify::new());
+    let server = server(cancelled.clone());
+    let client = client(server.clone()).await;
+    let call = client.call_tool("wait_for_cancel", json!({}));
+    // Give up after a moment: the server's handler sees the cancellation.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), call)
+            .await
+            .is_err()
+    );
+    cancelled.notified().await;
+
+    let impatient = McpClient::builder(server_info!())
+        .request_timeout(Duration::from_millis(50))
+        .connect_in_process(server)
+        .await
+        .unwrap();
+    let error = impatient
+        .call_tool("wait_for_cancel", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ClientError::TimedOut {
+            method: "tools/call",
+            timeout: Duration::from_millis(50)
+        }
+    );
+    cancelled.notified().await;
+}
+
+#[tokio::test]
+async fn the_client_starts_a_server_program_and_talks_over_stdio() {
+    let binary = tests::interop::example_binary("notes-server");
+    let client = McpClient::builder(server_info!())
+        .connect_stdio(tokio::process::Command::new(binary))
+        .await
+        .unwrap();
+    assert_eq!(client.server().unwrap().server_info.name, "examples");
+    let result = client
+        .call_tool("add", json!({"a": 20, "b": 22}))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("42"));
+    client.close().await.unwrap();
+}
