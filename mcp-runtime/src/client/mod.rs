@@ -337,16 +337,8 @@ impl McpClient {
 
     /// Every tool, following the cursors.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.list_tools(cursor).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+        self.all_pages::<methods::ListTools, _>(|page| (page.tools, page.next_cursor))
+            .await
     }
 
     /// `tools/call` of `name` with `arguments` (a JSON object).
@@ -372,18 +364,8 @@ impl McpClient {
 
     /// Every prompt, following the cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self
-                .request::<methods::ListPrompts>(page(cursor), None)
-                .await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+        self.all_pages::<methods::ListPrompts, _>(|page| (page.prompts, page.next_cursor))
+            .await
     }
 
     /// `prompts/get` of `name` with `arguments`.
@@ -399,30 +381,32 @@ impl McpClient {
 
     /// Every resource, following the cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self
-                .request::<methods::ListResources>(page(cursor), None)
-                .await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+        self.all_pages::<methods::ListResources, _>(|page| (page.resources, page.next_cursor))
+            .await
     }
 
     /// Every resource template, following the cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.all_pages::<methods::ListResourceTemplates, _>(|page| {
+            (page.resource_templates, page.next_cursor)
+        })
+        .await
+    }
+
+    /// Every item of the list `M`, following the cursors; `split` takes a page apart.
+    async fn all_pages<M, T>(
+        &self,
+        split: impl Fn(M::Result) -> (Vec<T>, Option<String>),
+    ) -> Result<Vec<T>, ClientError>
+    where
+        M: Request<Params = PaginatedRequestParams>,
+    {
         let mut all = Vec::new();
         let mut cursor = None;
         loop {
-            let page = self
-                .request::<methods::ListResourceTemplates>(page(cursor), None)
-                .await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
+            let (items, next) = split(self.request::<M>(page(cursor), None).await?);
+            all.extend(items);
+            match next {
                 Some(next) => cursor = Some(next),
                 None => return Ok(all),
             }
