@@ -92,8 +92,14 @@ fn server(cancelled: Arc<Notify>) -> McpServer {
         .unwrap()
 }
 
-async fn client(server: McpServer) -> McpClient {
-    McpClient::builder(server_info!())
+/// A client of `server` with every handler, speaking `version` (detected when `None`).
+async fn client_of(server: McpServer, version: Option<ProtocolVersion>) -> McpClient {
+    let builder = McpClient::builder(server_info!()).log_level(LoggingLevel::Info);
+    let builder = match version {
+        Some(version) => builder.protocol_version(version),
+        None => builder,
+    };
+    builder
         .sampling(|_params| async {
             let mut answer: CreateMessageResult = serde_json::from_value(json!({
                 "role": "assistant", "content": {"type": "text", "text": "Hello"}, "model": "m"}))
@@ -112,6 +118,11 @@ async fn client(server: McpServer) -> McpClient {
         .connect_in_process(server)
         .await
         .unwrap()
+}
+
+/// A client of `server` on the 2025-11-25 handshake.
+async fn client(server: McpServer) -> McpClient {
+    client_of(server, Some(ProtocolVersion::V2025_11_25)).await
 }
 
 #[tokio::test]
@@ -245,11 +256,59 @@ async fn the_client_starts_a_server_program_and_talks_over_stdio() {
         .connect_stdio(tokio::process::Command::new(binary))
         .await
         .unwrap();
-    assert_eq!(client.server().unwrap().server_info.name, "examples");
+    // The example speaks both eras: the client detects 2026-07-28.
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let meta = client.discovered().unwrap().meta.as_ref().unwrap();
+    assert_eq!(meta.server_info.as_ref().unwrap().name, "examples");
     let result = client
         .call_tool("add", json!({"a": 20, "b": 22}))
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text(), Some("42"));
     client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_client_detects_a_2026_07_28_server_and_runs_the_input_rounds() {
+    let server = server(Arc::default());
+    let client = client_of(server, None).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert!(client.server().is_none());
+    let discovered = client.discovered().unwrap();
+    assert_eq!(discovered.supported_versions[0], "2026-07-28");
+    // The same tool: its sampling, elicitation and roots come as input-required rounds, which
+    // the client answers with the same handlers.
+    let answer = client.call_tool("ask_everything", json!({})).await.unwrap();
+    assert_eq!(
+        answer.content[0].as_text(),
+        Some("Hello / Ada / file:///work")
+    );
+    // Logs come with the request that asked for them (its _meta logLevel), on the same stream.
+    let mut notifications = client.notifications();
+    let done = client.call_tool("steps", json!({})).await.unwrap();
+    assert_eq!(done.content[0].as_text(), Some("done"));
+    let ServerNotification::LoggingMessage(log) = notifications.recv().await.unwrap() else {
+        panic!("a log message first")
+    };
+    assert_eq!(log.data, json!("half way"));
+    // What the revision removed is refused.
+    let ClientError::Server { error, .. } = client.ping().await.unwrap_err() else {
+        panic!("ping is gone")
+    };
+    assert_eq!(error.code, ErrorCode(-32601));
+    // A server that does not speak 2026-07-28 is detected and spoken to with the handshake.
+    let legacy = McpServer::from_module(server_info!(), module_path!())
+        .supported_versions(
+            mcp_runtime::protocol::SupportedVersions::only([ProtocolVersion::V2025_11_25]).unwrap(),
+        )
+        .state(Arc::new(Notify::new()))
+        .build()
+        .unwrap();
+    let fallback = client_of(legacy, None).await;
+    assert_eq!(fallback.protocol_version(), ProtocolVersion::V2025_11_25);
+    let result = fallback
+        .call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("2"));
 }

@@ -9,6 +9,7 @@ use mcp_core::capabilities::{
     ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
 use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::messages::ServerRequest;
 use mcp_core::render;
 use mcp_core::roots::{ListRootsResult, Root};
@@ -73,6 +74,25 @@ impl Handlers {
             },
             other => Err(unsupported(other.method())),
         }
+    }
+}
+
+impl Handlers {
+    /// The answer to one input request of a 2026-07-28 input-required result; a request the
+    /// client has no handler for is declined (elicitation) or fails the round.
+    pub(crate) async fn answer_input(
+        &self,
+        request: InputRequest,
+    ) -> Result<InputResponse, ErrorObject> {
+        let method = request.method();
+        let answer = self
+            .answer(ServerRequest::from(request), ProtocolVersion::V2026_07_28)
+            .await?;
+        serde_json::from_value(answer).map_err(|e| {
+            ErrorObject::internal_error(format!(
+                "the answer to {method} is not an input response: {e}"
+            ))
+        })
     }
 }
 

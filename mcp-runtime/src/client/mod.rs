@@ -41,10 +41,12 @@ use std::time::Duration;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
 use mcp_core::implementation::Implementation;
+use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::RequestId;
-use mcp_core::lifecycle::{InitializeRequestParams, InitializeResult};
+use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
 use mcp_core::logging::{LoggingLevel, SetLevelRequestParams};
 use mcp_core::messages::ServerNotification;
+use mcp_core::meta::keys;
 use mcp_core::methods::{self, Request};
 use mcp_core::params::{PaginatedRequestParams, RequestParams};
 use mcp_core::progress::ProgressNotificationParams;
@@ -56,7 +58,7 @@ use mcp_core::resources::{
 use mcp_core::roots::Root;
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
-use mcp_core::{ErrorObject, ProtocolVersion, render};
+use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion, render};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
@@ -64,6 +66,9 @@ use crate::server::McpServer;
 use crate::transport::lines::{LineOptions, serve_lines};
 use handlers::Handlers;
 use peer::Peer;
+
+/// The most input-required rounds a 2026-07-28 request may take before the client gives up.
+pub const MAX_INPUT_ROUNDS: usize = 8;
 
 /// A request of the client failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -104,15 +109,27 @@ pub enum ClientError {
 /// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
 pub struct McpClientBuilder {
     info: Implementation,
-    version: ProtocolVersion,
+    /// The revision asked for, or `None` to detect the server's era.
+    version: Option<ProtocolVersion>,
     handlers: Handlers,
     timeout: Option<Duration>,
+    log_level: Option<LoggingLevel>,
 }
 
 impl McpClientBuilder {
-    /// Asks for `version` in the handshake (2025-11-25 by default).
+    /// Speaks `version`: a 2025 revision through the `initialize` handshake, 2026-07-28 with
+    /// per-request metadata. Without it, the client detects the server's era as the 2026-07-28
+    /// versioning page prescribes: it probes with `server/discover` and falls back to the
+    /// handshake (2025-11-25) when the answer is not a 2026-07-28 one.
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
+        self.version = Some(version);
+        self
+    }
+
+    /// The log level 2026-07-28 requests ask for (`_meta` logLevel; by default none, so no log
+    /// messages). On a 2025 session use [`McpClient::set_logging_level`].
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
         self
     }
 
@@ -190,14 +207,57 @@ impl McpClientBuilder {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let capabilities = self.handlers.capabilities();
-        let peer = Peer::start(reader, writer, self.handlers);
+        let peer = Peer::start(reader, writer, self.handlers.clone());
         let mut client = McpClient {
             peer,
+            handlers: self.handlers,
             timeout: self.timeout,
             server: None,
+            modern: None,
             child: None,
         };
-        let params = InitializeRequestParams::new(self.version.as_str(), capabilities, self.info);
+        let modern = ProtocolVersion::V2026_07_28;
+        let mut fallback = None;
+        if self.version.is_none_or(|v| v == modern) {
+            let mut meta = serde_json::Map::new();
+            meta.insert(keys::PROTOCOL_VERSION.into(), json!(modern.as_str()));
+            let declared =
+                render::to_value(&capabilities, modern).map_err(|e| ClientError::Protocol {
+                    method: "server/discover",
+                    detail: e.to_string(),
+                })?;
+            meta.insert(keys::CLIENT_CAPABILITIES.into(), declared);
+            meta.insert(keys::CLIENT_INFO.into(), json!(self.info));
+            if let Some(level) = self.log_level {
+                meta.insert(keys::LOG_LEVEL.into(), json!(level));
+            }
+            client.peer.set_version(modern);
+            let params = json!({"_meta": meta});
+            match client.send("server/discover", &params, None).await {
+                Ok(discovered) => {
+                    let discovered =
+                        serde_json::from_value(discovered).map_err(|e| ClientError::Protocol {
+                            method: "server/discover",
+                            detail: e.to_string(),
+                        })?;
+                    client.modern = Some(Arc::new(Modern { discovered, meta }));
+                    return Ok(client);
+                }
+                // A server of the handshake era: fall back, unless the caller asked for 2026.
+                // A dual-era server that does not speak 2026-07-28 says which revisions it does.
+                Err(ClientError::Server { error, .. }) if self.version.is_none() => {
+                    tracing::debug!(%error, "server/discover failed: falling back to the handshake");
+                    fallback = handshake_version(&error);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        let version = self
+            .version
+            .or(fallback)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        client.peer.set_version(version);
+        let params = InitializeRequestParams::new(version.as_str(), capabilities, self.info);
         let result = client.request::<methods::Initialize>(params, None).await?;
         let version = ProtocolVersion::from_name(&result.protocol_version).ok_or_else(|| {
             ClientError::Protocol {
@@ -222,9 +282,18 @@ impl McpClientBuilder {
 #[derive(Clone)]
 pub struct McpClient {
     peer: Arc<Peer>,
+    handlers: Handlers,
     timeout: Option<Duration>,
     server: Option<Arc<InitializeResult>>,
+    modern: Option<Arc<Modern>>,
     child: Option<Arc<tokio::sync::Mutex<tokio::process::Child>>>,
+}
+
+/// What a 2026-07-28 connection knows: what the server said in `server/discover`, and the
+/// `_meta` every request carries.
+struct Modern {
+    discovered: DiscoverResult,
+    meta: serde_json::Map<String, Value>,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -258,9 +327,10 @@ impl McpClient {
     pub fn builder(info: Implementation) -> McpClientBuilder {
         McpClientBuilder {
             info,
-            version: ProtocolVersion::LATEST_LEGACY,
+            version: None,
             handlers: Handlers::default(),
             timeout: None,
+            log_level: None,
         }
     }
 
@@ -269,9 +339,14 @@ impl McpClient {
         self.peer.version()
     }
 
-    /// What the server said of itself in the handshake.
+    /// What the server said of itself in the handshake (2025 revisions).
     pub fn server(&self) -> Option<&InitializeResult> {
         self.server.as_deref()
+    }
+
+    /// What the server said of itself in `server/discover` (2026-07-28).
+    pub fn discovered(&self) -> Option<&DiscoverResult> {
+        self.modern.as_ref().map(|m| &m.discovered)
     }
 
     /// The server's notifications from now on (log messages, progress, list changes, resource
@@ -282,7 +357,9 @@ impl McpClient {
 
     /// Sends request `M` with `params` and waits for its result; `progress` receives the
     /// request's progress notifications. Dropping the future cancels the request
-    /// (`notifications/cancelled`).
+    /// (`notifications/cancelled`). On 2026-07-28 the request carries the per-request `_meta`,
+    /// and the client runs the input-required rounds itself, answering the server's input
+    /// requests with its handlers (at most [`MAX_INPUT_ROUNDS`] rounds).
     pub async fn request<M: Request>(
         &self,
         params: M::Params,
@@ -290,9 +367,56 @@ impl McpClient {
     ) -> Result<M::Result, ClientError> {
         let method = M::METHOD;
         let protocol = |detail: String| ClientError::Protocol { method, detail };
-        let id = self.peer.next_id();
         let mut params =
             render::to_value(&params, self.peer.version()).map_err(|e| protocol(e.to_string()))?;
+        if let (Some(modern), Value::Object(params)) = (&self.modern, &mut params) {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.extend(modern.meta.clone());
+            }
+        }
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let value = self.send(method, &params, progress.clone()).await?;
+            if value.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return serde_json::from_value(value).map_err(|e| protocol(e.to_string()));
+            }
+            let asked: InputRequiredResult =
+                serde_json::from_value(value).map_err(|e| protocol(e.to_string()))?;
+            let mut answers = serde_json::Map::new();
+            for (key, request) in asked.input_requests.unwrap_or_default() {
+                let answer = self
+                    .handlers
+                    .answer_input(request)
+                    .await
+                    .map_err(|error| ClientError::Server { method, error })?;
+                answers.insert(
+                    key,
+                    serde_json::to_value(answer).map_err(|e| protocol(e.to_string()))?,
+                );
+            }
+            if let Value::Object(params) = &mut params {
+                params.insert("inputResponses".into(), Value::Object(answers));
+                match asked.request_state {
+                    Some(state) => params.insert("requestState".into(), Value::String(state)),
+                    None => params.remove("requestState"),
+                };
+            }
+        }
+        Err(protocol(format!(
+            "the server still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )))
+    }
+
+    /// Sends one request of `method` with `params` (a new id each time) and waits for the
+    /// result, as JSON.
+    async fn send(
+        &self,
+        method: &'static str,
+        params: &Value,
+        progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+    ) -> Result<Value, ClientError> {
+        let id = self.peer.next_id();
+        let mut params = params.clone();
         if let Some(sink) = progress {
             let meta = params
                 .as_object_mut()
@@ -317,10 +441,9 @@ impl McpClient {
         };
         outstanding.id = None;
         self.peer.unwatch(&id);
-        let value = waited
+        waited
             .map_err(|_| ClientError::Disconnected)?
-            .map_err(|error| ClientError::Server { method, error })?;
-        serde_json::from_value(value).map_err(|e| protocol(e.to_string()))
+            .map_err(|error| ClientError::Server { method, error })
     }
 
     /// `ping`.
@@ -455,6 +578,20 @@ impl McpClient {
         }
         Ok(())
     }
+}
+
+/// The handshake revision to fall back to after `error` answered `server/discover`: the newest
+/// handshake revision an unsupported-version error lists, if it lists one.
+fn handshake_version(error: &ErrorObject) -> Option<ProtocolVersion> {
+    if error.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+        return None;
+    }
+    let supported = error.data.as_ref()?.get("supported")?.as_array()?;
+    supported
+        .iter()
+        .filter_map(|v| ProtocolVersion::from_name(v.as_str()?))
+        .filter(|v| v.era() == mcp_core::Era::Legacy)
+        .max()
 }
 
 fn page(cursor: Option<String>) -> PaginatedRequestParams {
