@@ -67,6 +67,15 @@ async fn wait_for_cancel(
     "cancelled"
 }
 
+/// Close the response stream early, then answer: the client resumes the stream.
+#[mcp_tool]
+async fn interrupted(ctx: RequestContext) -> &'static str {
+    ctx.log(LoggingLevel::Info, "before the break").await;
+    ctx.close_sse_stream(Duration::from_millis(50));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    "resumed"
+}
+
 /// A greeting.
 #[mcp_prompt]
 async fn greeting(
@@ -139,7 +148,16 @@ async fn the_client_lists_calls_and_reads_through_every_page() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["add", "steps", "ask_everything", "wait_for_cancel"]);
+    assert_eq!(
+        names,
+        [
+            "add",
+            "steps",
+            "ask_everything",
+            "wait_for_cancel",
+            "interrupted"
+        ]
+    );
     let result = client
         .call_tool("add", json!({"a": 2, "b": 3}))
         .await
@@ -311,4 +329,75 @@ async fn the_client_detects_a_2026_07_28_server_and_runs_the_input_rounds() {
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text(), Some("2"));
+}
+
+#[tokio::test]
+async fn the_client_speaks_streamable_http_on_both_eras() {
+    use mcp_runtime::transport::http::HttpOptions;
+
+    let server = McpServer::from_module(server_info!(), module_path!())
+        .stateful()
+        .logging()
+        .state(Arc::new(Notify::new()))
+        .build()
+        .unwrap();
+    let http = tests::http::TestHttpServer::start(server, HttpOptions::default()).await;
+    let with_handlers = |version: Option<ProtocolVersion>| {
+        let builder = McpClient::builder(server_info!())
+            .log_level(LoggingLevel::Info)
+            .sampling(|_| async {
+                Ok(serde_json::from_value(json!({"role": "assistant",
+                    "content": {"type": "text", "text": "Hello"}, "model": "m"}))
+                .unwrap())
+            })
+            .elicitation(|_| async {
+                let content = [("name".to_owned(), ElicitValue::String("Ada".into()))];
+                Ok(ElicitResult::accept(content.into_iter().collect()))
+            })
+            .roots(vec![Root::new("file:///work")]);
+        match version {
+            Some(version) => builder.protocol_version(version),
+            None => builder,
+        }
+    };
+    // 2025-11-25: a session; the server's requests come on the POST's stream and are answered
+    // with POSTs; a stream closed early is resumed.
+    let legacy = with_handlers(Some(ProtocolVersion::V2025_11_25))
+        .connect_http(http.url.clone())
+        .await
+        .unwrap();
+    assert_eq!(http.transport.session_count(), 1);
+    let answer = legacy.call_tool("ask_everything", json!({})).await.unwrap();
+    assert_eq!(
+        answer.content[0].as_text(),
+        Some("Hello / Ada / file:///work")
+    );
+    let resumed = legacy.call_tool("interrupted", json!({})).await.unwrap();
+    assert_eq!(resumed.content[0].as_text(), Some("resumed"));
+    // 2026-07-28, detected: no session, input-required rounds, Mcp-Method and Mcp-Name checked.
+    let modern = with_handlers(None)
+        .connect_http(http.url.clone())
+        .await
+        .unwrap();
+    assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
+    let answer = modern.call_tool("ask_everything", json!({})).await.unwrap();
+    assert_eq!(
+        answer.content[0].as_text(),
+        Some("Hello / Ada / file:///work")
+    );
+    let read = modern.read_resource("test://value").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&read.contents[0]).unwrap()["text"],
+        "42"
+    );
+    assert_eq!(http.transport.session_count(), 1);
+    // Closing the legacy client ends its session.
+    legacy.close().await.unwrap();
+    for _ in 0..100 {
+        if http.transport.session_count() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(http.transport.session_count(), 0);
 }

@@ -31,6 +31,8 @@
 //! ```
 
 mod handlers;
+#[cfg(feature = "client-http")]
+mod http;
 mod peer;
 
 use std::future::Future;
@@ -206,8 +208,22 @@ impl McpClientBuilder {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let capabilities = self.handlers.capabilities();
         let peer = Peer::start(reader, writer, self.handlers.clone());
+        self.connect_peer(peer).await
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
+    #[cfg(feature = "client-http")]
+    pub async fn connect_http(self, url: impl Into<String>) -> Result<McpClient, ClientError> {
+        let (peer, lines) = Peer::new(self.handlers.clone());
+        let channel = Arc::new(http::HttpChannel::new(url.into()));
+        tokio::spawn(channel.drive(Arc::downgrade(&peer), lines));
+        self.connect_peer(peer).await
+    }
+
+    /// Opens the connection over `peer`: detects the era, or performs the handshake.
+    async fn connect_peer(self, peer: Arc<Peer>) -> Result<McpClient, ClientError> {
+        let capabilities = self.handlers.capabilities();
         let mut client = McpClient {
             peer,
             handlers: self.handlers,

@@ -23,6 +23,7 @@ type Answer = Result<Value, ErrorObject>;
 /// The shared state of a connection.
 pub(crate) struct Peer {
     outgoing: mpsc::UnboundedSender<String>,
+    handlers: Handlers,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
     progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>>,
     next_id: AtomicI64,
@@ -38,19 +39,55 @@ impl Peer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let (peer, lines) = Peer::new(handlers);
+        tokio::spawn(write_lines(writer, lines));
+        tokio::spawn(read_messages(reader, Arc::downgrade(&peer)));
+        peer
+    }
+
+    /// A peer whose outgoing messages (one JSON text each) come out of the returned receiver,
+    /// for a transport to carry; what the transport receives goes to [`deliver`](Self::deliver).
+    pub(crate) fn new(handlers: Handlers) -> (Arc<Peer>, mpsc::UnboundedReceiver<String>) {
         let (outgoing, lines) = mpsc::unbounded_channel();
         let (notifications, _) = broadcast::channel(256);
         let peer = Arc::new(Peer {
             outgoing,
+            handlers,
             pending: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
             notifications,
             version: Mutex::new(ProtocolVersion::LATEST_LEGACY),
         });
-        tokio::spawn(write_lines(writer, lines));
-        tokio::spawn(read_messages(reader, Arc::downgrade(&peer), handlers));
-        peer
+        (peer, lines)
+    }
+
+    /// Routes `text` from the server: one message or a batch.
+    pub(crate) fn deliver(self: &Arc<Self>, text: &str) {
+        match jsonrpc::parse(text.as_bytes()) {
+            Ok(Incoming::Message(message)) => self.receive(message),
+            Ok(Incoming::Batch(entries)) => {
+                for message in entries.into_iter().flatten() {
+                    self.receive(message);
+                }
+            }
+            Ok(_) => tracing::debug!("ignored an empty batch"),
+            Err(error) => tracing::warn!(%error, "the server sent something that is not JSON-RPC"),
+        }
+    }
+
+    /// Fails request `id` with `error` (the transport could not carry it).
+    #[cfg(feature = "client-http")]
+    pub(crate) fn fail(&self, id: &RequestId, error: ErrorObject) {
+        if let Some(waiting) = self.pending_guard().remove(id) {
+            let _ = waiting.send(Err(error));
+        }
+    }
+
+    /// Whether request `id` still waits for its answer.
+    #[cfg(feature = "client-http")]
+    pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
+        self.pending_guard().contains_key(id)
     }
 
     /// The revision messages are written for.
@@ -122,7 +159,7 @@ impl Peer {
     }
 
     /// Routes one message from the server.
-    fn receive(self: &Arc<Self>, message: JsonRpcMessage, handlers: &Handlers) {
+    fn receive(self: &Arc<Self>, message: JsonRpcMessage) {
         match message {
             JsonRpcMessage::Response(response) => {
                 if let Some(waiting) = self.pending_guard().remove(&response.id) {
@@ -157,7 +194,7 @@ impl Peer {
                 let id = request.id;
                 let call = request.request;
                 let peer = self.clone();
-                let handlers = handlers.clone();
+                let handlers = self.handlers.clone();
                 tokio::spawn(async move {
                     let answer = match ServerRequest::decode(&call.method, call.params) {
                         Ok(request) => handlers.answer(request, peer.version()).await,
@@ -175,7 +212,7 @@ impl Peer {
     }
 
     /// The connection ended: every request still waiting fails.
-    fn close(&self) {
+    pub(crate) fn close(&self) {
         self.pending_guard().clear();
         self.progress_guard().clear();
     }
@@ -199,24 +236,11 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let _ = writer.shutdown().await;
 }
 
-async fn read_messages<R: AsyncRead + Unpin>(
-    reader: R,
-    peer: std::sync::Weak<Peer>,
-    handlers: Handlers,
-) {
+async fn read_messages<R: AsyncRead + Unpin>(reader: R, peer: std::sync::Weak<Peer>) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let Some(peer) = peer.upgrade() else { return };
-        match jsonrpc::parse(line.as_bytes()) {
-            Ok(Incoming::Message(message)) => peer.receive(message, &handlers),
-            Ok(Incoming::Batch(entries)) => {
-                for message in entries.into_iter().flatten() {
-                    peer.receive(message, &handlers);
-                }
-            }
-            Ok(_) => tracing::debug!("ignored an empty batch"),
-            Err(error) => tracing::warn!(%error, "the server wrote a line that is not JSON-RPC"),
-        }
+        peer.deliver(&line);
     }
     if let Some(peer) = peer.upgrade() {
         peer.close();
