@@ -22,6 +22,49 @@ pub(crate) struct HeaderParam {
     pub(crate) path: Vec<String>,
 }
 
+impl HeaderParam {
+    /// The argument this header mirrors, if `arguments` give it a value other than `null`.
+    pub(crate) fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
+        self.path
+            .iter()
+            .try_fold(arguments, |value, key| value.get(key))
+            .filter(|value| !value.is_null())
+    }
+}
+
+/// The text of an argument mirrored into a header: a string as it is, an integer in decimal, a
+/// boolean as `true` or `false`; `None` for anything else.
+#[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+pub(crate) fn header_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Number(number) => Some(match number.as_f64() {
+            Some(f) if f.fract() == 0.0 && number.is_f64() && f.abs() < 9.0e15 => {
+                format!("{}", f as i64)
+            }
+            _ => number.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// `text` as a header value: as it is when it is plain visible ASCII (spaces inside allowed),
+/// otherwise, or when it looks like the sentinel itself, `=?base64?{Base64 of UTF-8}?=`.
+#[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+pub(crate) fn encode_header_value(text: &str) -> String {
+    use base64::Engine;
+    let visible = text.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let padded = text.starts_with(' ') || text.ends_with(' ');
+    let sentinel = text.starts_with("=?base64?") && text.ends_with("?=");
+    if visible && !padded && !sentinel {
+        text.to_owned()
+    } else {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        format!("=?base64?{encoded}?=")
+    }
+}
+
 /// Whether `c` is a `tchar` of RFC 9110 (what a header field name is made of).
 fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
@@ -92,6 +135,42 @@ mod tests {
 
     fn schema(value: Value) -> Map<String, Value> {
         value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn values_are_encoded_as_the_spec_shows() {
+        assert_eq!(encode_header_value("us-west1"), "us-west1");
+        assert_eq!(encode_header_value("a b"), "a b");
+        assert_eq!(
+            encode_header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(encode_header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(
+            encode_header_value("line1\nline2"),
+            "=?base64?bGluZTEKbGluZTI=?="
+        );
+        assert_eq!(encode_header_value("a\tb"), "=?base64?YQli?=");
+        assert_eq!(
+            encode_header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(header_text(&json!(42)), Some("42".into()));
+        assert_eq!(header_text(&json!(-7)), Some("-7".into()));
+        assert_eq!(header_text(&json!(3.0)), Some("3".into()));
+        assert_eq!(header_text(&json!(false)), Some("false".into()));
+        assert_eq!(header_text(&json!("x")), Some("x".into()));
+        assert_eq!(header_text(&json!(["x"])), None);
+        let param = HeaderParam {
+            name: "Shard".into(),
+            path: vec!["target".into(), "shard".into()],
+        };
+        assert_eq!(
+            param.value_in(&json!({"target": {"shard": 4}})),
+            Some(&json!(4))
+        );
+        assert_eq!(param.value_in(&json!({"target": {"shard": null}})), None);
+        assert_eq!(param.value_in(&json!({"target": 1})), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::client::{ClientError, McpClient};
+use mcp_runtime::client::{ClientError, McpClient, RequestOptions};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
 use mcp_runtime::protocol::messages::ServerNotification;
@@ -209,7 +209,7 @@ async fn the_client_answers_the_servers_requests_and_hears_its_notifications() {
     client.set_logging_level(LoggingLevel::Info).await.unwrap();
     let (progress, mut reports) = mpsc::unbounded_channel();
     let done = client
-        .call_tool_with_progress("steps", json!({}), progress)
+        .call_tool_with("steps", json!({}), RequestOptions::new().progress(progress))
         .await
         .unwrap();
     assert_eq!(done.content[0].as_text(), Some("done"));
@@ -276,7 +276,8 @@ async fn the_client_starts_a_server_program_and_talks_over_stdio() {
         .unwrap();
     // The example speaks both eras: the client detects 2026-07-28.
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
-    let meta = client.discovered().unwrap().meta.as_ref().unwrap();
+    let discovered = client.discovered().unwrap();
+    let meta = discovered.meta.as_ref().unwrap();
     assert_eq!(meta.server_info.as_ref().unwrap().name, "examples");
     let result = client
         .call_tool("add", json!({"a": 20, "b": 22}))

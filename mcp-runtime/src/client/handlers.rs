@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_core::capabilities::{
     ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
-use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::messages::ServerRequest;
 use mcp_core::render;
@@ -65,7 +65,11 @@ impl Handlers {
                 None => Err(unsupported("sampling/createMessage")),
             },
             ServerRequest::Elicit(params) => match &self.elicitation {
-                Some(handler) => rendered(handler(params).await?, version),
+                Some(handler) => {
+                    let mut answer = handler(params.clone()).await?;
+                    fill_defaults(&params, &mut answer);
+                    rendered(answer, version)
+                }
                 None => Err(unsupported("elicitation/create")),
             },
             ServerRequest::ListRoots(_) => match &self.roots {
@@ -96,6 +100,76 @@ impl Handlers {
     }
 }
 
+/// Fills the fields an accepted form leaves out with the defaults of the requested schema
+/// (SEP-1034): what a form pre-filled with them would have sent.
+fn fill_defaults(params: &ElicitRequestParams, answer: &mut ElicitResult) {
+    let ElicitRequestParams::Form(form) = params else {
+        return;
+    };
+    if answer.action != ElicitAction::Accept {
+        return;
+    }
+    let content = answer.content.get_or_insert_with(Default::default);
+    for (name, property) in &form.requested_schema.properties {
+        if content.contains_key(name) {
+            continue;
+        }
+        let Ok(property) = serde_json::to_value(property) else {
+            continue;
+        };
+        let Some(default) = property.get("default") else {
+            continue;
+        };
+        // An integer field's default reads back as a float (`30.0`): send it as an integer.
+        let default = match default.as_f64() {
+            Some(f) if property["type"] == "integer" && f.fract() == 0.0 => Value::from(f as i64),
+            _ => default.clone(),
+        };
+        if let Ok(value) = serde_json::from_value(default) {
+            content.insert(name.clone(), value);
+        }
+    }
+}
+
 fn rendered<T: Serialize>(value: T, version: ProtocolVersion) -> Result<Value, ErrorObject> {
     render::to_value(&value, version).map_err(|e| ErrorObject::internal_error(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_accepted_form_takes_the_defaults_of_the_fields_it_leaves_out() {
+        let params: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+                "verified": {"type": "boolean", "default": true},
+                "nickname": {"type": "string"}
+            }}
+        }))
+        .unwrap();
+        let mut answer: ElicitResult =
+            serde_json::from_value(json!({"action": "accept", "content": {"name": "Jane"}}))
+                .unwrap();
+        fill_defaults(&params, &mut answer);
+        assert_eq!(
+            serde_json::to_value(&answer).unwrap(),
+            json!({"action": "accept", "content": {"name": "Jane", "age": 30, "score": 95.5,
+                "status": "active", "verified": true}})
+        );
+        let mut declined: ElicitResult =
+            serde_json::from_value(json!({"action": "decline"})).unwrap();
+        fill_defaults(&params, &mut declined);
+        assert_eq!(
+            serde_json::to_value(&declined).unwrap(),
+            json!({"action": "decline"})
+        );
+    }
 }

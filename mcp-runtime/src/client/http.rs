@@ -1,21 +1,30 @@
 //! The client's Streamable HTTP transport (cargo feature `client-http`): every message is a
 //! POST; the answer is a JSON body, or an SSE stream carrying what the server sends about the
-//! request before its response. The session id the server hands out at `initialize` goes on
-//! every later request; a stream that closes before the response is resumed with a GET and
-//! `Last-Event-ID` after the server's `retry`. 2026-07-28 requests carry the `Mcp-Method` and
-//! `Mcp-Name` headers their body mirrors.
+//! request before its response.
+//!
+//! On the handshake revisions the session id the server hands out at `initialize` goes on every
+//! later request, a `404` on it means the server forgot the session (the client then opens a
+//! fresh one), and a stream that closes before its response is resumed with a GET and
+//! `Last-Event-ID` after the server's `retry`. On 2026-07-28 requests carry the `Mcp-Method`,
+//! `Mcp-Name` and `Mcp-Param-{Name}` headers their body mirrors, and a request is cancelled by
+//! closing its stream.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_core::ErrorObject;
 use mcp_core::jsonrpc::RequestId;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use mcp_core::{Era, ErrorObject};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 
-use super::peer::Peer;
+use super::peer::{Failure, Peer};
+use super::tools::ToolCache;
+use crate::tool_headers::encode_header_value;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 /// How often a stream that closed before its response is resumed.
@@ -25,16 +34,22 @@ const MAX_RESUMPTIONS: usize = 5;
 pub(crate) struct HttpChannel {
     client: reqwest::Client,
     url: String,
+    tools: Arc<ToolCache>,
     session: Mutex<Option<String>>,
+    /// The POSTs of the requests still waiting, to abort when they are cancelled.
+    inflight: Mutex<HashMap<RequestId, AbortHandle>>,
 }
 
 impl HttpChannel {
-    /// A channel to the MCP endpoint at `url`.
-    pub(crate) fn new(url: String) -> Self {
+    /// A channel to the MCP endpoint at `url`; `tools` gives the header annotations of the
+    /// tools.
+    pub(crate) fn new(url: String, tools: Arc<ToolCache>) -> Self {
         HttpChannel {
             client: reqwest::Client::new(),
             url,
+            tools,
             session: Mutex::new(None),
+            inflight: Mutex::new(HashMap::new()),
         }
     }
 
@@ -45,6 +60,10 @@ impl HttpChannel {
             .clone()
     }
 
+    fn inflight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Carries the peer's outgoing messages, each in its own POST, until the peer is gone; then
     /// ends the session.
     pub(crate) async fn drive(
@@ -53,14 +72,45 @@ impl HttpChannel {
         mut lines: mpsc::UnboundedReceiver<String>,
     ) {
         while let Some(line) = lines.recv().await {
-            // A request's POST may stay open for the length of the call, so each runs on its
-            // own; notifications and responses are answered at once and go out in order.
-            if line_is_request(&line) {
-                let (channel, peer) = (self.clone(), peer.clone());
-                tokio::spawn(async move { channel.post(line, peer).await });
-            } else {
-                self.post(line, peer.clone()).await;
+            let message: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            let method = message.get("method").and_then(Value::as_str);
+            let id = message
+                .get("id")
+                .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+            match (method, id) {
+                // A request's POST may stay open for the length of the call, so each runs on
+                // its own task, which a cancellation aborts.
+                (Some(_), Some(id)) => {
+                    let (channel, waiting) = (self.clone(), peer.clone());
+                    let key = id.clone();
+                    let task = tokio::spawn(async move {
+                        channel.post(line, message, Some(id.clone()), waiting).await;
+                        channel.inflight().remove(&id);
+                    });
+                    self.inflight().insert(key, task.abort_handle());
+                }
+                (Some("notifications/cancelled"), None) => {
+                    let cancelled = message["params"]
+                        .get("requestId")
+                        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+                    if let Some(task) = cancelled.and_then(|id| self.inflight().remove(&id)) {
+                        task.abort();
+                    }
+                    // On 2026-07-28 closing the stream is the cancellation; before, the server
+                    // hears of it in a notification.
+                    let legacy = peer
+                        .upgrade()
+                        .is_some_and(|p| p.version().era() == Era::Legacy);
+                    if legacy {
+                        self.post(line, message, None, peer.clone()).await;
+                    }
+                }
+                // Notifications and responses are answered at once and go out in order.
+                _ => self.post(line, message, None, peer.clone()).await,
             }
+        }
+        for (_, task) in self.inflight().drain() {
+            task.abort();
         }
         if let Some(session) = self.session() {
             let _ = self
@@ -87,37 +137,49 @@ impl HttpChannel {
         if let Some(session) = self.session().and_then(|s| HeaderValue::from_str(&s).ok()) {
             headers.insert(SESSION_HEADER, session);
         }
-        if version.era() == mcp_core::Era::Modern
-            && let Some(method) = message.get("method").and_then(Value::as_str)
-        {
-            if let Ok(value) = HeaderValue::from_str(method) {
-                headers.insert("mcp-method", value);
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return headers;
+        };
+        if version.era() != Era::Modern {
+            return headers;
+        }
+        let mut add = |name: &str, value: &str| {
+            let value = encode_header_value(value);
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(&value),
+            ) {
+                headers.insert(name, value);
             }
-            let field = match method {
-                "tools/call" | "prompts/get" => Some("name"),
-                "resources/read" => Some("uri"),
-                _ => None,
-            };
-            let name = field
-                .and_then(|f| message["params"].get(f))
-                .and_then(Value::as_str);
-            if let Some(value) = name.and_then(|n| HeaderValue::from_str(n).ok()) {
-                headers.insert("mcp-name", value);
+        };
+        add("mcp-method", method);
+        let params = &message["params"];
+        let field = match method {
+            "tools/call" | "prompts/get" => "name",
+            "resources/read" => "uri",
+            _ => return headers,
+        };
+        if let Some(name) = params.get(field).and_then(Value::as_str) {
+            add("mcp-name", name);
+            if method == "tools/call" {
+                let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                for (header, value) in self.tools.param_headers(name, arguments) {
+                    add(&header, &value);
+                }
             }
         }
         headers
     }
 
-    /// POSTs `line` and delivers what comes back.
-    async fn post(&self, line: String, peer: Weak<Peer>) {
+    /// POSTs `line` (`message`, which is request `id` if it has one) and delivers what comes
+    /// back.
+    async fn post(&self, line: String, message: Value, id: Option<RequestId>, peer: Weak<Peer>) {
         let Some(live) = peer.upgrade() else { return };
-        let message: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        let id = message
-            .get("id")
-            .filter(|_| message.get("method").is_some())
-            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         let headers = self.headers(&message, &live);
+        let legacy = live.version().era() == Era::Legacy;
         drop(live);
+        let sent_session = headers.contains_key(SESSION_HEADER);
+        let id = id.as_ref();
         let response = match self
             .client
             .post(&self.url)
@@ -127,7 +189,7 @@ impl HttpChannel {
             .await
         {
             Ok(response) => response,
-            Err(error) => return fail(&peer, id.as_ref(), format!("the POST failed: {error}")),
+            Err(error) => return fail(&peer, id, format!("the POST failed: {error}")),
         };
         if let Some(session) = response
             .headers()
@@ -137,47 +199,67 @@ impl HttpChannel {
             *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(session.to_owned());
         }
         let status = response.status();
+        if status == StatusCode::NOT_FOUND && sent_session && legacy {
+            // The server forgot the session: the request goes again after a fresh handshake.
+            *self.session.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
+                peer.fail(id, Failure::SessionExpired);
+            }
+            return;
+        }
         let streamed = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|ct| ct.starts_with("text/event-stream"));
         if streamed {
-            self.follow(response, &peer, id.as_ref()).await;
-            return;
+            return self.follow(response, &peer, id, legacy).await;
         }
         let body = response.text().await.unwrap_or_default();
-        if body.trim().is_empty() {
-            if !status.is_success() {
-                fail(&peer, id.as_ref(), format!("the server answered {status}"));
+        let Some(live) = peer.upgrade() else { return };
+        if let Ok(value) = serde_json::from_str::<Value>(&body) {
+            // An error the server could not tie to a request (`"id": null`) is this request's.
+            let untied = value.get("error").is_some() && value.get("id").is_none_or(Value::is_null);
+            match (untied, id) {
+                (true, Some(id)) => {
+                    match serde_json::from_value::<ErrorObject>(value["error"].clone()) {
+                        Ok(error) => live.fail(id, Failure::Server(error)),
+                        Err(_) => live.deliver(&body),
+                    }
+                }
+                _ => live.deliver(&body),
             }
-            return;
         }
-        match peer.upgrade() {
-            Some(peer) if serde_json::from_str::<Value>(&body).is_ok() => peer.deliver(&body),
-            _ => fail(
-                &peer,
-                id.as_ref(),
-                format!("the server answered {status}: {body}"),
-            ),
+        if id.is_some_and(|id| live.is_pending(id)) {
+            let detail = if body.trim().is_empty() {
+                format!("the server answered {status} without a response")
+            } else {
+                format!("the server answered {status}: {body}")
+            };
+            fail(&peer, id, detail);
         }
     }
 
     /// Delivers the events of an SSE `response`; when it closes before the response to `id`,
-    /// resumes it with a GET after the server's `retry`, sending `Last-Event-ID`.
+    /// resumes it (handshake revisions) with a GET after the server's `retry`, sending
+    /// `Last-Event-ID`.
     async fn follow(
         &self,
         mut response: reqwest::Response,
         peer: &Weak<Peer>,
         id: Option<&RequestId>,
+        resumable: bool,
     ) {
         let mut last_event = None;
         let mut retry = Duration::from_secs(1);
         for _ in 0..=MAX_RESUMPTIONS {
             read_events(response, peer, &mut last_event, &mut retry).await;
             let waiting = id.is_some_and(|id| peer.upgrade().is_some_and(|p| p.is_pending(id)));
-            let Some(last) = last_event.clone().filter(|_| waiting) else {
+            if !waiting {
                 return;
+            }
+            let Some(last) = last_event.clone().filter(|_| resumable) else {
+                return fail(peer, id, "the stream closed before the response".into());
             };
             tokio::time::sleep(retry).await;
             let mut get = self
@@ -194,11 +276,8 @@ impl HttpChannel {
             response = match get.send().await {
                 Ok(response) if response.status().is_success() => response,
                 Ok(response) => {
-                    return fail(
-                        peer,
-                        id,
-                        format!("resuming the stream failed: {}", response.status()),
-                    );
+                    let status = response.status();
+                    return fail(peer, id, format!("resuming the stream failed: {status}"));
                 }
                 Err(error) => {
                     return fail(peer, id, format!("resuming the stream failed: {error}"));
@@ -259,14 +338,9 @@ async fn read_events(
     }
 }
 
-/// Whether the JSON-RPC message `line` is a request (it has both a method and an id).
-fn line_is_request(line: &str) -> bool {
-    serde_json::from_str::<Value>(line)
-        .is_ok_and(|m| m.get("method").is_some() && m.get("id").is_some())
-}
-
+/// Fails request `id`, if there is one, for a reason of the transport.
 fn fail(peer: &Weak<Peer>, id: Option<&RequestId>, reason: String) {
     if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
-        peer.fail(id, ErrorObject::internal_error(reason));
+        peer.fail(id, Failure::Transport(reason));
     }
 }

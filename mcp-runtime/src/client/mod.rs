@@ -1,11 +1,14 @@
 //! A typed MCP client, for applications, agents and tests.
 //!
 //! [`McpClient`] connects to a server in the same process ([`McpClientBuilder::connect_in_process`],
-//! what tests want), to a server program it starts ([`McpClientBuilder::connect_stdio`]), or over
-//! any byte stream ([`McpClientBuilder::connect_io`]); it performs the `initialize` handshake and
-//! offers a typed method per request. The application answers the server's requests (sampling,
-//! elicitation, roots) with handlers registered on the builder, which also decide the
-//! capabilities the client declares.
+//! what tests want), to a server program it starts ([`McpClientBuilder::connect_stdio`]), over
+//! Streamable HTTP ([`McpClientBuilder::connect_http`], cargo feature `client-http`) or over any
+//! byte stream ([`McpClientBuilder::connect_io`]). It detects the server's era (2026-07-28 with
+//! per-request metadata, or an `initialize` handshake before) unless told which revision to
+//! speak, and offers a typed method per request. The application answers the server's requests
+//! (sampling, elicitation, roots) with handlers registered on the builder, which also decide the
+//! capabilities the client declares; on 2026-07-28 the client runs the input-required rounds
+//! with the same handlers.
 //!
 //! ```
 //! use mcp_runtime::client::McpClient;
@@ -26,283 +29,92 @@
 //! assert!(tools.iter().any(|t| t.name == "add"));
 //! let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
 //! assert_eq!(result.content[0].as_text(), Some("5"));
+//! let sum: i64 = client.call_tool_as("add", json!({"a": 2, "b": 3})).await?;
+//! assert_eq!(sum, 5);
 //! # Ok(())
 //! # }
 //! ```
 
+mod connect;
+mod error;
 mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
+mod listen;
+mod options;
 mod peer;
+mod tools;
 
-use std::future::Future;
-use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
-use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
 use mcp_core::implementation::Implementation;
 use mcp_core::input::InputRequiredResult;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use mcp_core::lifecycle::{DiscoverResult, InitializeResult};
 use mcp_core::logging::{LoggingLevel, SetLevelRequestParams};
 use mcp_core::messages::ServerNotification;
-use mcp_core::meta::keys;
 use mcp_core::methods::{self, Request};
 use mcp_core::params::{PaginatedRequestParams, RequestParams};
-use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, Prompt};
+use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt};
 use mcp_core::resources::{
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
-    SubscribeRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceTemplate, SubscribeRequestParams,
 };
-use mcp_core::roots::Root;
-use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::subscriptions::SubscriptionFilter;
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
-use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion, render};
+use mcp_core::{Era, ErrorCode, ProtocolVersion, render};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
-use crate::server::McpServer;
-use crate::transport::lines::{LineOptions, serve_lines};
+pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, McpClientBuilder};
+pub use error::ClientError;
+pub use listen::Subscription;
+pub use options::RequestOptions;
+pub use tokio_util::sync::CancellationToken;
+
 use handlers::Handlers;
-use peer::Peer;
+use peer::{Failure, Outstanding, Peer};
+use tools::ToolCache;
 
 /// The most input-required rounds a 2026-07-28 request may take before the client gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
 
-/// A request of the client failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClientError {
-    /// The server answered with a JSON-RPC error.
-    #[error("the server answered {method} with an error: {error}")]
-    Server {
-        /// The method asked.
-        method: &'static str,
-        /// The server's error.
-        error: ErrorObject,
-    },
-    /// The connection is gone.
-    #[error("the connection to the server is closed")]
-    Disconnected,
-    /// No answer came in time (see [`McpClientBuilder::request_timeout`]).
-    #[error("{method} timed out after {timeout:?}")]
-    TimedOut {
-        /// The method asked.
-        method: &'static str,
-        /// How long the client waited.
-        timeout: Duration,
-    },
-    /// A message could not be written for the negotiated revision, or an answer not read.
-    #[error("{method}: {detail}")]
-    Protocol {
-        /// The method asked.
-        method: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The server program could not be started.
-    #[error("cannot start the server: {0}")]
-    Spawn(String),
-}
-
-/// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
-pub struct McpClientBuilder {
-    info: Implementation,
-    /// The revision asked for, or `None` to detect the server's era.
-    version: Option<ProtocolVersion>,
-    handlers: Handlers,
-    timeout: Option<Duration>,
-    log_level: Option<LoggingLevel>,
-}
-
-impl McpClientBuilder {
-    /// Speaks `version`: a 2025 revision through the `initialize` handshake, 2026-07-28 with
-    /// per-request metadata. Without it, the client detects the server's era as the 2026-07-28
-    /// versioning page prescribes: it probes with `server/discover` and falls back to the
-    /// handshake (2025-11-25) when the answer is not a 2026-07-28 one.
-    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = Some(version);
-        self
-    }
-
-    /// The log level 2026-07-28 requests ask for (`_meta` logLevel; by default none, so no log
-    /// messages). On a 2025 session use [`McpClient::set_logging_level`].
-    pub fn log_level(mut self, level: LoggingLevel) -> Self {
-        self.log_level = Some(level);
-        self
-    }
-
-    /// How long each request may wait for its answer (no limit by default).
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Answers `sampling/createMessage` with `handler` (and declares `sampling`).
-    pub fn sampling<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
-    {
-        self.handlers.sampling = Some(Arc::new(move |params| Box::pin(handler(params))));
-        self
-    }
-
-    /// Answers `elicitation/create` with `handler` (and declares `elicitation`).
-    pub fn elicitation<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
-    {
-        self.handlers.elicitation = Some(Arc::new(move |params| Box::pin(handler(params))));
-        self
-    }
-
-    /// Answers `roots/list` with `roots` (and declares `roots`).
-    pub fn roots(mut self, roots: Vec<Root>) -> Self {
-        self.handlers.roots = Some(Arc::new(roots));
-        self
-    }
-
-    /// Connects to `server`, served in this process.
-    pub async fn connect_in_process(self, server: McpServer) -> Result<McpClient, ClientError> {
-        let (client_end, server_end) = tokio::io::duplex(256 * 1024);
-        let (server_read, server_write) = tokio::io::split(server_end);
-        tokio::spawn(serve_lines(
-            server,
-            server_read,
-            server_write,
-            LineOptions::default(),
-        ));
-        let (read, write) = tokio::io::split(client_end);
-        self.connect_io(read, write).await
-    }
-
-    /// Starts the server program `command` and connects to it over its stdin and stdout (its
-    /// stderr is passed through). The program ends when the client is dropped.
-    pub async fn connect_stdio(
-        self,
-        mut command: tokio::process::Command,
-    ) -> Result<McpClient, ClientError> {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| ClientError::Spawn(e.to_string()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(ClientError::Spawn("the pipes were not opened".into()));
-        };
-        let mut client = self.connect_io(stdout, stdin).await?;
-        client.child = Some(Arc::new(tokio::sync::Mutex::new(child)));
-        Ok(client)
-    }
-
-    /// Connects over `reader` and `writer`, which carry newline-delimited JSON.
-    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<McpClient, ClientError>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        let peer = Peer::start(reader, writer, self.handlers.clone());
-        self.connect_peer(peer).await
-    }
-
-    /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
-    #[cfg(feature = "client-http")]
-    pub async fn connect_http(self, url: impl Into<String>) -> Result<McpClient, ClientError> {
-        let (peer, lines) = Peer::new(self.handlers.clone());
-        let channel = Arc::new(http::HttpChannel::new(url.into()));
-        tokio::spawn(channel.drive(Arc::downgrade(&peer), lines));
-        self.connect_peer(peer).await
-    }
-
-    /// Opens the connection over `peer`: detects the era, or performs the handshake.
-    async fn connect_peer(self, peer: Arc<Peer>) -> Result<McpClient, ClientError> {
-        let capabilities = self.handlers.capabilities();
-        let mut client = McpClient {
-            peer,
-            handlers: self.handlers,
-            timeout: self.timeout,
-            server: None,
-            modern: None,
-            child: None,
-        };
-        let modern = ProtocolVersion::V2026_07_28;
-        let mut fallback = None;
-        if self.version.is_none_or(|v| v == modern) {
-            let mut meta = serde_json::Map::new();
-            meta.insert(keys::PROTOCOL_VERSION.into(), json!(modern.as_str()));
-            let declared =
-                render::to_value(&capabilities, modern).map_err(|e| ClientError::Protocol {
-                    method: "server/discover",
-                    detail: e.to_string(),
-                })?;
-            meta.insert(keys::CLIENT_CAPABILITIES.into(), declared);
-            meta.insert(keys::CLIENT_INFO.into(), json!(self.info));
-            if let Some(level) = self.log_level {
-                meta.insert(keys::LOG_LEVEL.into(), json!(level));
-            }
-            client.peer.set_version(modern);
-            let params = json!({"_meta": meta});
-            match client.send("server/discover", &params, None).await {
-                Ok(discovered) => {
-                    let discovered =
-                        serde_json::from_value(discovered).map_err(|e| ClientError::Protocol {
-                            method: "server/discover",
-                            detail: e.to_string(),
-                        })?;
-                    client.modern = Some(Arc::new(Modern { discovered, meta }));
-                    return Ok(client);
-                }
-                // A server of the handshake era: fall back, unless the caller asked for 2026.
-                // A dual-era server that does not speak 2026-07-28 says which revisions it does.
-                Err(ClientError::Server { error, .. }) if self.version.is_none() => {
-                    tracing::debug!(%error, "server/discover failed: falling back to the handshake");
-                    fallback = handshake_version(&error);
-                }
-                Err(error) => return Err(error),
-            }
-        }
-        let version = self
-            .version
-            .or(fallback)
-            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        client.peer.set_version(version);
-        let params = InitializeRequestParams::new(version.as_str(), capabilities, self.info);
-        let result = client.request::<methods::Initialize>(params, None).await?;
-        let version = ProtocolVersion::from_name(&result.protocol_version).ok_or_else(|| {
-            ClientError::Protocol {
-                method: "initialize",
-                detail: format!(
-                    "the server chose an unknown revision {}",
-                    result.protocol_version
-                ),
-            }
-        })?;
-        client.peer.set_version(version);
-        client
-            .peer
-            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        client.server = Some(Arc::new(result));
-        Ok(client)
-    }
-}
-
 /// A connection to an MCP server (see the [module docs](self)). Cheap to clone: clones share
-/// the connection.
+/// the connection, which ends when the last one is dropped.
 #[derive(Clone)]
 pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+/// What the clones of a client share.
+struct Inner {
     peer: Arc<Peer>,
     handlers: Handlers,
+    info: Implementation,
     timeout: Option<Duration>,
-    server: Option<Arc<InitializeResult>>,
-    modern: Option<Arc<Modern>>,
-    child: Option<Arc<tokio::sync::Mutex<tokio::process::Child>>>,
+    validate_output: bool,
+    tools: Arc<ToolCache>,
+    era: Mutex<EraState>,
+    /// Counts the handshakes that renewed an expired HTTP session.
+    generation: AtomicU64,
+    /// Held while a session is renewed, so that only one request does it.
+    renewing: tokio::sync::Mutex<()>,
+    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
+    stderr: Option<Arc<Mutex<String>>>,
+}
+
+/// What the client knows of the server's era.
+enum EraState {
+    /// Neither the probe nor the handshake has succeeded yet.
+    Unsettled,
+    /// A handshake-era session, and what the server said in `initialize`.
+    Legacy(Arc<InitializeResult>),
+    /// 2026-07-28.
+    Modern(Arc<Modern>),
 }
 
 /// What a 2026-07-28 connection knows: what the server said in `server/discover`, and the
@@ -315,92 +127,126 @@ struct Modern {
 impl std::fmt::Debug for McpClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpClient")
-            .field("version", &self.peer.version())
+            .field("version", &self.protocol_version())
             .finish_non_exhaustive()
     }
 }
 
-/// Forgets a request whose caller stopped waiting, and tells the server.
-struct Outstanding<'a> {
-    peer: &'a Peer,
-    id: Option<RequestId>,
+/// Why one attempt at a request failed.
+enum Attempt {
+    Failed(ClientError),
+    /// The HTTP session expired: the request may be retried after a fresh handshake.
+    SessionExpired,
 }
 
-impl Drop for Outstanding<'_> {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take()
-            && self.peer.forget(&id)
-        {
-            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": id, "reason": "the client stopped waiting"}});
-            let _ = self.peer.send(&cancel);
+impl Attempt {
+    /// The error of a request of `method` that will not be tried again.
+    fn into_error(self, method: &'static str) -> ClientError {
+        match self {
+            Attempt::Failed(error) => error,
+            Attempt::SessionExpired => ClientError::Transport {
+                method,
+                detail: "the server does not know the session".into(),
+            },
         }
     }
 }
 
 impl McpClient {
-    /// A builder for a client that calls itself `info`.
-    pub fn builder(info: Implementation) -> McpClientBuilder {
-        McpClientBuilder {
-            info,
-            version: None,
-            handlers: Handlers::default(),
-            timeout: None,
-            log_level: None,
+    fn era_guard(&self) -> std::sync::MutexGuard<'_, EraState> {
+        self.inner.era.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn modern(&self) -> Option<Arc<Modern>> {
+        match &*self.era_guard() {
+            EraState::Modern(modern) => Some(modern.clone()),
+            _ => None,
         }
     }
 
     /// The negotiated protocol revision.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.peer.version()
+        self.inner.peer.version()
     }
 
     /// What the server said of itself in the handshake (2025 revisions).
-    pub fn server(&self) -> Option<&InitializeResult> {
-        self.server.as_deref()
+    pub fn server(&self) -> Option<Arc<InitializeResult>> {
+        match &*self.era_guard() {
+            EraState::Legacy(result) => Some(result.clone()),
+            _ => None,
+        }
     }
 
     /// What the server said of itself in `server/discover` (2026-07-28).
-    pub fn discovered(&self) -> Option<&DiscoverResult> {
-        self.modern.as_ref().map(|m| &m.discovered)
+    pub fn discovered(&self) -> Option<DiscoverResult> {
+        self.modern().map(|m| m.discovered.clone())
+    }
+
+    /// What a server program started with [`capture_stderr`](McpClientBuilder::capture_stderr)
+    /// wrote to its stderr so far (its last 64 KiB); `None` when it is not captured.
+    pub fn captured_stderr(&self) -> Option<String> {
+        let kept = self.inner.stderr.as_ref()?;
+        Some(kept.lock().unwrap_or_else(|p| p.into_inner()).clone())
     }
 
     /// The server's notifications from now on (log messages, progress, list changes, resource
-    /// updates).
+    /// updates), except those of [`listen`](Self::listen) streams, which go to their
+    /// [`Subscription`].
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
-        self.peer.subscribe()
+        self.inner.peer.subscribe()
     }
 
-    /// Sends request `M` with `params` and waits for its result; `progress` receives the
-    /// request's progress notifications. Dropping the future cancels the request
-    /// (`notifications/cancelled`). On 2026-07-28 the request carries the per-request `_meta`,
-    /// and the client runs the input-required rounds itself, answering the server's input
-    /// requests with its handlers (at most [`MAX_INPUT_ROUNDS`] rounds).
+    /// Sends request `M` with `params` and waits for its result. Dropping the future cancels
+    /// the request, as does the token of [`RequestOptions::cancel_on`]: with
+    /// `notifications/cancelled`, or on 2026-07-28 over HTTP by closing the request's stream.
+    /// On 2026-07-28 the request carries the per-request `_meta`, and the client runs the
+    /// input-required rounds itself, answering the server's input requests with its handlers
+    /// (at most [`MAX_INPUT_ROUNDS`] rounds; each round is a new request echoing the server's
+    /// `requestState` exactly).
     pub async fn request<M: Request>(
         &self,
         params: M::Params,
-        progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+        options: RequestOptions,
     ) -> Result<M::Result, ClientError> {
         let method = M::METHOD;
+        let params = render::to_value(&params, self.protocol_version()).map_err(|e| {
+            ClientError::Protocol {
+                method,
+                detail: e.to_string(),
+            }
+        })?;
+        let value = self.request_value(method, params, &options).await?;
+        serde_json::from_value(value).map_err(|e| ClientError::Protocol {
+            method,
+            detail: e.to_string(),
+        })
+    }
+
+    /// [`request`](Self::request) with JSON params and result.
+    async fn request_value(
+        &self,
+        method: &'static str,
+        mut params: Value,
+        options: &RequestOptions,
+    ) -> Result<Value, ClientError> {
         let protocol = |detail: String| ClientError::Protocol { method, detail };
-        let mut params =
-            render::to_value(&params, self.peer.version()).map_err(|e| protocol(e.to_string()))?;
-        if let (Some(modern), Value::Object(params)) = (&self.modern, &mut params) {
+        if let (Some(modern), Value::Object(params)) = (self.modern(), &mut params) {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Value::Object(meta) = meta {
                 meta.extend(modern.meta.clone());
             }
         }
         for _ in 0..MAX_INPUT_ROUNDS {
-            let value = self.send(method, &params, progress.clone()).await?;
+            let value = self.send(method, &params, options).await?;
             if value.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return serde_json::from_value(value).map_err(|e| protocol(e.to_string()));
+                return Ok(value);
             }
             let asked: InputRequiredResult =
                 serde_json::from_value(value).map_err(|e| protocol(e.to_string()))?;
             let mut answers = serde_json::Map::new();
             for (key, request) in asked.input_requests.unwrap_or_default() {
                 let answer = self
+                    .inner
                     .handlers
                     .answer_input(request)
                     .await
@@ -423,81 +269,225 @@ impl McpClient {
         )))
     }
 
-    /// Sends one request of `method` with `params` (a new id each time) and waits for the
-    /// result, as JSON.
+    /// Sends one request of `method` with `params` and waits for the result; when the HTTP
+    /// session expired, opens a fresh one with the handshake and sends it again.
     async fn send(
         &self,
         method: &'static str,
         params: &Value,
-        progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+        options: &RequestOptions,
     ) -> Result<Value, ClientError> {
-        let id = self.peer.next_id();
+        let generation = self.inner.generation.load(Ordering::Acquire);
+        match self.send_once(method, params, options).await {
+            Err(Attempt::SessionExpired) => {
+                self.renew_session(generation).await?;
+                self.send_once(method, params, options)
+                    .await
+                    .map_err(|attempt| attempt.into_error(method))
+            }
+            answer => answer.map_err(|attempt| attempt.into_error(method)),
+        }
+    }
+
+    /// A fresh handshake after the server forgot the session, unless another request already
+    /// made one since `generation`.
+    async fn renew_session(&self, generation: u64) -> Result<(), ClientError> {
+        let _renewing = self.inner.renewing.lock().await;
+        if self.inner.generation.load(Ordering::Acquire) != generation {
+            return Ok(());
+        }
+        tracing::info!("the server forgot the HTTP session: initializing a new one");
+        self.handshake(self.protocol_version()).await?;
+        self.inner.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Sends one request (a new id each time) and waits for its answer.
+    async fn send_once(
+        &self,
+        method: &'static str,
+        params: &Value,
+        options: &RequestOptions,
+    ) -> Result<Value, Attempt> {
+        let peer = &self.inner.peer;
+        let id = peer.next_id();
         let mut params = params.clone();
-        if let Some(sink) = progress {
+        if let Some(sink) = &options.progress {
             let meta = params
                 .as_object_mut()
                 .map(|p| p.entry("_meta").or_insert_with(|| json!({})));
             if let Some(Value::Object(meta)) = meta {
                 meta.insert("progressToken".into(), json!(id));
             }
-            self.peer.watch(id.clone(), sink);
+            peer.watch(id.clone(), sink.clone());
         }
-        let answer = self.peer.expect(id.clone());
-        let mut outstanding = Outstanding {
-            peer: &self.peer,
-            id: Some(id.clone()),
-        };
+        let answer = peer.expect(id.clone());
+        let mut outstanding = Outstanding::new(peer.clone(), id.clone());
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.peer.send(&message)?;
-        let waited = match self.timeout {
-            Some(timeout) => tokio::time::timeout(timeout, answer)
-                .await
-                .map_err(|_| ClientError::TimedOut { method, timeout })?,
-            None => answer.await,
+        peer.send(&message).map_err(Attempt::Failed)?;
+        let cancelled = async {
+            match &options.cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
         };
-        outstanding.id = None;
-        self.peer.unwatch(&id);
-        waited
-            .map_err(|_| ClientError::Disconnected)?
-            .map_err(|error| ClientError::Server { method, error })
+        let timeout = options.timeout.or(self.inner.timeout);
+        let expired = async {
+            match timeout {
+                Some(timeout) => tokio::time::sleep(timeout).await,
+                None => std::future::pending().await,
+            }
+        };
+        let answer = tokio::select! {
+            answer = answer => answer,
+            () = cancelled => return Err(Attempt::Failed(ClientError::Cancelled { method })),
+            () = expired => {
+                let timeout = timeout.unwrap_or_default();
+                return Err(Attempt::Failed(ClientError::TimedOut { method, timeout }));
+            }
+        };
+        outstanding.settled();
+        peer.unwatch(&id);
+        match answer {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(Failure::Server(error))) => {
+                Err(Attempt::Failed(ClientError::Server { method, error }))
+            }
+            Ok(Err(Failure::Transport(detail))) => {
+                Err(Attempt::Failed(ClientError::Transport { method, detail }))
+            }
+            Ok(Err(Failure::SessionExpired)) => Err(Attempt::SessionExpired),
+            Err(_) => Err(Attempt::Failed(ClientError::Disconnected)),
+        }
     }
 
     /// `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
-        self.request::<methods::Ping>(RequestParams::default(), None)
+        self.request::<methods::Ping>(RequestParams::default(), RequestOptions::new())
             .await
             .map(drop)
     }
 
-    /// One page of `tools/list`.
+    /// One page of `tools/list`. The client remembers the tools' header annotations and output
+    /// schemas; on 2026-07-28 a tool whose `x-mcp-header` annotations are invalid is left out,
+    /// as the spec requires.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        self.request::<methods::ListTools>(page(cursor), None).await
+        let mut page = self
+            .request::<methods::ListTools>(page(cursor), RequestOptions::new())
+            .await?;
+        let modern = self.protocol_version().era() == Era::Modern;
+        page.tools = self.inner.tools.remember(page.tools, modern);
+        Ok(page)
     }
 
-    /// Every tool, following the cursors.
+    /// Every tool, following the cursors (see [`list_tools`](Self::list_tools)).
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.all_pages::<methods::ListTools, _>(|page| (page.tools, page.next_cursor))
-            .await
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_tools(cursor).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
     }
 
-    /// `tools/call` of `name` with `arguments` (a JSON object).
+    /// `tools/call` of `name` with `arguments` (anything that serializes to a JSON object).
+    /// When the tool was listed with an `outputSchema`, a successful result is checked against
+    /// it (see [`McpClientBuilder::validate_structured_content`]). A tool that fails answers
+    /// with a result whose `is_error` is set, not with an `Err`.
     pub async fn call_tool(
         &self,
         name: &str,
-        arguments: Value,
+        arguments: impl Serialize,
     ) -> Result<CallToolResult, ClientError> {
-        self.request::<methods::CallTool>(call_params(name, arguments)?, None)
+        self.call_tool_with(name, arguments, RequestOptions::new())
             .await
     }
 
-    /// Like [`call_tool`](Self::call_tool), with the call's progress sent to `progress`.
-    pub async fn call_tool_with_progress(
+    /// [`call_tool`](Self::call_tool) with a timeout, progress or cancellation of its own. On
+    /// 2026-07-28 over HTTP, a call the server refuses for mismatched `Mcp-Param-*` headers
+    /// lists the tools again (their annotations may have changed) and is sent once more.
+    pub async fn call_tool_with(
         &self,
         name: &str,
-        arguments: Value,
-        progress: mpsc::UnboundedSender<ProgressNotificationParams>,
+        arguments: impl Serialize,
+        options: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
-        self.request::<methods::CallTool>(call_params(name, arguments)?, Some(progress))
+        let params = call_params(name, arguments)?;
+        let result = match self
+            .request::<methods::CallTool>(params.clone(), options.clone())
+            .await
+        {
+            Err(ClientError::Server { error, .. })
+                if error.code == ErrorCode::HEADER_MISMATCH
+                    && self.protocol_version().era() == Era::Modern =>
+            {
+                tracing::debug!(%error, tool = name, "header mismatch: listing the tools again");
+                self.list_all_tools().await?;
+                self.request::<methods::CallTool>(params, options).await?
+            }
+            other => other?,
+        };
+        if self.inner.validate_output {
+            self.inner
+                .tools
+                .check_output(name, &result)
+                .map_err(|detail| ClientError::Protocol {
+                    method: "tools/call",
+                    detail,
+                })?;
+        }
+        Ok(result)
+    }
+
+    /// Calls tool `name` and reads its result as a `T`: the structured content, or else the
+    /// JSON of its first text block. A result with `is_error` set is [`ClientError::Tool`].
+    pub async fn call_tool_as<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool(name, arguments).await?;
+        if result.is_error == Some(true) {
+            return Err(ClientError::Tool {
+                name: name.to_owned(),
+                result: Box::new(result),
+            });
+        }
+        let protocol = |detail: String| ClientError::Protocol {
+            method: "tools/call",
+            detail,
+        };
+        let value = match result.structured_content {
+            Some(value) => value,
+            None => {
+                let text = result
+                    .content
+                    .iter()
+                    .find_map(|block| block.as_text())
+                    .ok_or_else(|| {
+                        protocol(format!(
+                            "tool {name} returned neither structured content nor text"
+                        ))
+                    })?;
+                serde_json::from_str(text).map_err(|e| {
+                    protocol(format!("the text tool {name} returned is not JSON: {e}"))
+                })?
+            }
+        };
+        serde_json::from_value(value)
+            .map_err(|e| protocol(format!("the result of tool {name} does not fit: {e}")))
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListPromptsResult, ClientError> {
+        self.request::<methods::ListPrompts>(page(cursor), RequestOptions::new())
             .await
     }
 
@@ -515,12 +505,31 @@ impl McpClient {
     ) -> Result<GetPromptResult, ClientError> {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = Some(arguments.into_iter().collect());
-        self.request::<methods::GetPrompt>(params, None).await
+        self.request::<methods::GetPrompt>(params, RequestOptions::new())
+            .await
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ClientError> {
+        self.request::<methods::ListResources>(page(cursor), RequestOptions::new())
+            .await
     }
 
     /// Every resource, following the cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
         self.all_pages::<methods::ListResources, _>(|page| (page.resources, page.next_cursor))
+            .await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.request::<methods::ListResourceTemplates>(page(cursor), RequestOptions::new())
             .await
     }
 
@@ -543,7 +552,8 @@ impl McpClient {
         let mut all = Vec::new();
         let mut cursor = None;
         loop {
-            let (items, next) = split(self.request::<M>(page(cursor), None).await?);
+            let result = self.request::<M>(page(cursor), RequestOptions::new());
+            let (items, next) = split(result.await?);
             all.extend(items);
             match next {
                 Some(next) => cursor = Some(next),
@@ -554,16 +564,43 @@ impl McpClient {
 
     /// `resources/read` of `uri`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        self.request::<methods::ReadResource>(ReadResourceRequestParams::new(uri), None)
+        let params = ReadResourceRequestParams::new(uri);
+        self.request::<methods::ReadResource>(params, RequestOptions::new())
             .await
     }
 
-    /// `resources/subscribe` to `uri`: its `notifications/resources/updated` arrive among the
-    /// [`notifications`](Self::notifications).
+    /// `resources/subscribe` to `uri` (2025 revisions): its `notifications/resources/updated`
+    /// arrive among the [`notifications`](Self::notifications). On 2026-07-28 use
+    /// [`listen`](Self::listen).
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
-        self.request::<methods::Subscribe>(SubscribeRequestParams::new(uri), None)
+        let params = SubscribeRequestParams::new(uri);
+        self.request::<methods::Subscribe>(params, RequestOptions::new())
             .await
             .map(drop)
+    }
+
+    /// `resources/unsubscribe` from `uri` (2025 revisions).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        let params = SubscribeRequestParams::new(uri);
+        self.request::<methods::Unsubscribe>(params, RequestOptions::new())
+            .await
+            .map(drop)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): opens a stream of the notifications `filter` asks
+    /// for and waits for the server's acknowledgement. The subscription lasts until it is
+    /// dropped (the client then cancels it) or the server ends it.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+        let Some(modern) = self.modern() else {
+            return Err(ClientError::Protocol {
+                method: "subscriptions/listen",
+                detail: "subscriptions/listen is a 2026-07-28 request; on earlier revisions use \
+                         subscribe and notifications"
+                    .into(),
+            });
+        };
+        let params = json!({"notifications": filter, "_meta": modern.meta});
+        Subscription::open(self.inner.peer.clone(), params, self.inner.timeout).await
     }
 
     /// `completion/complete`.
@@ -571,22 +608,28 @@ impl McpClient {
         &self,
         params: CompleteRequestParams,
     ) -> Result<CompleteResult, ClientError> {
-        self.request::<methods::Complete>(params, None).await
+        self.request::<methods::Complete>(params, RequestOptions::new())
+            .await
     }
 
-    /// `logging/setLevel`: the server sends log messages from `level` up.
+    /// `logging/setLevel` (2025 revisions): the server sends log messages from `level` up. On
+    /// 2026-07-28 use [`McpClientBuilder::log_level`].
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
-        self.request::<methods::SetLevel>(SetLevelRequestParams::new(level), None)
+        let params = SetLevelRequestParams::new(level);
+        self.request::<methods::SetLevel>(params, RequestOptions::new())
             .await
             .map(drop)
     }
 
-    /// Ends the connection; a server program started by the client is waited for.
+    /// Ends the connection. When this is the last clone, a server program started by the
+    /// client sees its stdin close and is waited for; an HTTP session is ended with `DELETE`.
     pub async fn close(self) -> Result<(), ClientError> {
-        let McpClient { peer, child, .. } = self;
+        let Ok(inner) = Arc::try_unwrap(self.inner) else {
+            return Ok(());
+        };
+        let Inner { peer, child, .. } = inner;
         drop(peer);
-        if let Some(child) = child {
-            let mut child = child.lock().await;
+        if let Some(mut child) = child.into_inner() {
             child
                 .wait()
                 .await
@@ -596,32 +639,26 @@ impl McpClient {
     }
 }
 
-/// The handshake revision to fall back to after `error` answered `server/discover`: the newest
-/// handshake revision an unsupported-version error lists, if it lists one.
-fn handshake_version(error: &ErrorObject) -> Option<ProtocolVersion> {
-    if error.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
-        return None;
-    }
-    let supported = error.data.as_ref()?.get("supported")?.as_array()?;
-    supported
-        .iter()
-        .filter_map(|v| ProtocolVersion::from_name(v.as_str()?))
-        .filter(|v| v.era() == mcp_core::Era::Legacy)
-        .max()
-}
-
 fn page(cursor: Option<String>) -> PaginatedRequestParams {
     let mut params = PaginatedRequestParams::default();
     params.cursor = cursor;
     params
 }
 
-fn call_params(name: &str, arguments: Value) -> Result<CallToolRequestParams, ClientError> {
-    let Value::Object(arguments) = arguments else {
-        return Err(ClientError::Protocol {
-            method: "tools/call",
-            detail: "the arguments must be a JSON object".into(),
-        });
+fn call_params(
+    name: &str,
+    arguments: impl Serialize,
+) -> Result<CallToolRequestParams, ClientError> {
+    let not_object = |detail: String| ClientError::Protocol {
+        method: "tools/call",
+        detail,
     };
-    Ok(CallToolRequestParams::new(name, Some(arguments)))
+    match serde_json::to_value(arguments) {
+        Ok(Value::Object(arguments)) => Ok(CallToolRequestParams::new(name, Some(arguments))),
+        Ok(Value::Null) => Ok(CallToolRequestParams::new(name, None)),
+        Ok(other) => Err(not_object(format!(
+            "the arguments must be a JSON object, not {other}"
+        ))),
+        Err(e) => Err(not_object(format!("the arguments do not serialize: {e}"))),
+    }
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
 use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_core::meta::keys;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::{ErrorObject, ProtocolVersion};
 use serde_json::{Value, json};
@@ -17,8 +18,21 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::ClientError;
 use super::handlers::Handlers;
 
-/// What answers a request: its result, or the server's error.
-type Answer = Result<Value, ErrorObject>;
+/// What answers a request: its result, or why there is none.
+pub(crate) type Answer = Result<Value, Failure>;
+
+/// Why a request has no result.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The server answered with an error.
+    Server(ErrorObject),
+    /// The transport could not carry the request or its answer.
+    #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+    Transport(String),
+    /// The server no longer knows the HTTP session (404): a fresh handshake is needed.
+    #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+    SessionExpired,
+}
 
 /// The shared state of a connection.
 pub(crate) struct Peer {
@@ -28,6 +42,8 @@ pub(crate) struct Peer {
     progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>>,
     next_id: AtomicI64,
     notifications: broadcast::Sender<ServerNotification>,
+    /// The notifications of each open `subscriptions/listen` stream, by its request id.
+    subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
     version: Mutex<ProtocolVersion>,
 }
 
@@ -57,6 +73,7 @@ impl Peer {
             progress: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
             notifications,
+            subscriptions: Mutex::new(HashMap::new()),
             version: Mutex::new(ProtocolVersion::LATEST_LEGACY),
         });
         (peer, lines)
@@ -76,11 +93,11 @@ impl Peer {
         }
     }
 
-    /// Fails request `id` with `error` (the transport could not carry it).
+    /// Fails request `id` (the transport could not carry it).
     #[cfg(feature = "client-http")]
-    pub(crate) fn fail(&self, id: &RequestId, error: ErrorObject) {
+    pub(crate) fn fail(&self, id: &RequestId, failure: Failure) {
         if let Some(waiting) = self.pending_guard().remove(id) {
-            let _ = waiting.send(Err(error));
+            let _ = waiting.send(Err(failure));
         }
     }
 
@@ -143,6 +160,27 @@ impl Peer {
         self.notifications.subscribe()
     }
 
+    /// Routes the notifications of the listen stream opened by request `id` to `sink`.
+    pub(crate) fn route_subscription(
+        &self,
+        id: RequestId,
+        sink: mpsc::UnboundedSender<ServerNotification>,
+    ) {
+        self.subscriptions_guard().insert(id, sink);
+    }
+
+    /// Stops routing the notifications of the listen stream `id`.
+    pub(crate) fn unroute_subscription(&self, id: &RequestId) {
+        self.subscriptions_guard().remove(id);
+    }
+
+    fn subscriptions_guard(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>
+    {
+        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn pending_guard(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Answer>>> {
@@ -169,12 +207,25 @@ impl Peer {
             JsonRpcMessage::Error(error) => {
                 let waiting = error.id.and_then(|id| self.pending_guard().remove(&id));
                 if let Some(waiting) = waiting {
-                    let _ = waiting.send(Err(error.error));
+                    let _ = waiting.send(Err(Failure::Server(error.error)));
                 }
             }
             JsonRpcMessage::Notification(notification) => {
                 let call = notification.notification;
-                match ServerNotification::decode(&call.method, call.params) {
+                let subscription = call
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta")?.get(keys::SUBSCRIPTION_ID).cloned())
+                    .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+                let decoded = ServerNotification::decode(&call.method, call.params);
+                if let (Some(id), Ok(notification)) = (&subscription, &decoded) {
+                    let sink = self.subscriptions_guard().get(id).cloned();
+                    if let Some(sink) = sink {
+                        let _ = sink.send(notification.clone());
+                        return;
+                    }
+                }
+                match decoded {
                     Ok(ServerNotification::Progress(progress)) => {
                         let sink = self.progress_guard().get(&progress.progress_token).cloned();
                         if let Some(sink) = sink {
@@ -215,6 +266,40 @@ impl Peer {
     pub(crate) fn close(&self) {
         self.pending_guard().clear();
         self.progress_guard().clear();
+        self.subscriptions_guard().clear();
+    }
+}
+
+/// A request the caller may stop waiting for: unless [settled](Self::settled), dropping it
+/// forgets the request and tells the server (`notifications/cancelled`; over HTTP on
+/// 2026-07-28 the transport closes the request's stream instead).
+pub(crate) struct Outstanding {
+    peer: Arc<Peer>,
+    id: Option<RequestId>,
+}
+
+impl Outstanding {
+    /// Request `id`, just sent.
+    pub(crate) fn new(peer: Arc<Peer>, id: RequestId) -> Self {
+        Outstanding { peer, id: Some(id) }
+    }
+
+    /// The request got its answer: nothing to cancel.
+    pub(crate) fn settled(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        self.peer.unroute_subscription(&id);
+        self.peer.unwatch(&id);
+        if self.peer.forget(&id) {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client stopped waiting"}});
+            let _ = self.peer.send(&cancel);
+        }
     }
 }
 

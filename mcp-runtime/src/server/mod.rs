@@ -278,6 +278,7 @@ impl McpServer {
     }
 
     /// The input schema of the tool `name`, if the server has that tool.
+    #[cfg(feature = "http")]
     pub(crate) fn tool_input_schema(&self, name: &str) -> Option<mcp_core::JsonObject> {
         let tool = self.inner.registry.tools.get(name)?;
         Some(tool.definition.tool.input_schema.clone())

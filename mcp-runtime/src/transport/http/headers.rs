@@ -103,9 +103,7 @@ pub(crate) fn check_params(
     arguments: Option<&Value>,
 ) -> Result<(), HeaderMismatch> {
     for param in params {
-        let value = arguments
-            .and_then(|args| param.path.iter().try_fold(args, |v, key| v.get(key)))
-            .filter(|v| !v.is_null());
+        let value = arguments.and_then(|args| param.value_in(args));
         let header_name = format!("{PARAM_PREFIX}{}", param.name);
         let display = format!("Mcp-Param-{}", param.name);
         let sent = header(headers, &header_name)?;

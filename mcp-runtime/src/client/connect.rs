@@ -1,0 +1,399 @@
+//! Opening a connection: the builder, the transports, and the era detection of the 2026-07-28
+//! versioning page (probe with `server/discover`, fall back to the `initialize` handshake on any
+//! answer that is not a recognized modern error).
+
+use std::future::Future;
+use std::process::Stdio;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_core::implementation::Implementation;
+use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use mcp_core::logging::LoggingLevel;
+use mcp_core::meta::keys;
+use mcp_core::roots::Root;
+use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+
+use super::handlers::Handlers;
+use super::peer::Peer;
+use super::tools::ToolCache;
+use super::{ClientError, EraState, Inner, McpClient, Modern, RequestOptions};
+use crate::server::McpServer;
+use crate::transport::lines::{LineOptions, serve_lines};
+
+/// How long a `server/discover` probe may go unanswered before the server is taken for one of
+/// the handshake era (some of those never answer a request before `initialize`).
+pub const DEFAULT_DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most bytes of a server program's stderr kept by [`McpClientBuilder::capture_stderr`].
+const STDERR_KEPT: usize = 64 * 1024;
+
+/// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
+pub struct McpClientBuilder {
+    info: Implementation,
+    /// The revision asked for, or `None` to detect the server's era.
+    version: Option<ProtocolVersion>,
+    handlers: Handlers,
+    timeout: Option<Duration>,
+    discovery_timeout: Duration,
+    log_level: Option<LoggingLevel>,
+    validate_output: bool,
+    capture_stderr: bool,
+}
+
+impl McpClient {
+    /// A builder for a client that calls itself `info`.
+    pub fn builder(info: Implementation) -> McpClientBuilder {
+        McpClientBuilder {
+            info,
+            version: None,
+            handlers: Handlers::default(),
+            timeout: None,
+            discovery_timeout: DEFAULT_DISCOVERY_TIMEOUT,
+            log_level: None,
+            validate_output: true,
+            capture_stderr: false,
+        }
+    }
+}
+
+impl McpClientBuilder {
+    /// Speaks `version`: a 2025 revision through the `initialize` handshake, 2026-07-28 with
+    /// per-request metadata. Without it, the client detects the server's era as the 2026-07-28
+    /// versioning page prescribes: it probes with `server/discover`, and falls back to the
+    /// handshake when the answer is an error that is not a recognized 2026-07-28 one, or when no
+    /// answer comes within the [discovery timeout](Self::discovery_timeout).
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// The log level 2026-07-28 requests ask for (`_meta` logLevel; by default none, so no log
+    /// messages). On a 2025 session use [`McpClient::set_logging_level`].
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// How long each request may wait for its answer (no limit by default); a request's own
+    /// [`RequestOptions::timeout`] takes precedence.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long the `server/discover` probe waits before the server is taken for one of the
+    /// handshake era ([`DEFAULT_DISCOVERY_TIMEOUT`] unless set).
+    pub fn discovery_timeout(mut self, timeout: Duration) -> Self {
+        self.discovery_timeout = timeout;
+        self
+    }
+
+    /// Whether [`McpClient::call_tool`] checks structured results against the tool's
+    /// `outputSchema`, as listed by the last `tools/list` (on by default). A successful result
+    /// of a tool with an output schema must then carry conforming `structuredContent`.
+    pub fn validate_structured_content(mut self, validate: bool) -> Self {
+        self.validate_output = validate;
+        self
+    }
+
+    /// Keeps the stderr of a server program started by [`connect_stdio`](Self::connect_stdio)
+    /// (its last 64 KiB, see [`McpClient::captured_stderr`]) instead of passing it through.
+    pub fn capture_stderr(mut self) -> Self {
+        self.capture_stderr = true;
+        self
+    }
+
+    /// Answers `sampling/createMessage` with `handler` (and declares `sampling`).
+    pub fn sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.sampling = Some(Arc::new(move |params| Box::pin(handler(params))));
+        self
+    }
+
+    /// Answers `elicitation/create` (form and URL mode) with `handler` (and declares
+    /// `elicitation`). When the handler accepts a form, the fields it leaves out are filled with
+    /// the defaults of the requested schema (SEP-1034), as a form pre-filled with them would be.
+    pub fn elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.elicitation = Some(Arc::new(move |params| Box::pin(handler(params))));
+        self
+    }
+
+    /// Answers `roots/list` with `roots` (and declares `roots`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.handlers.roots = Some(Arc::new(roots));
+        self
+    }
+
+    /// Connects to `server`, served in this process.
+    pub async fn connect_in_process(self, server: McpServer) -> Result<McpClient, ClientError> {
+        let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        tokio::spawn(serve_lines(
+            server,
+            server_read,
+            server_write,
+            LineOptions::default(),
+        ));
+        let (read, write) = tokio::io::split(client_end);
+        self.connect_io(read, write).await
+    }
+
+    /// Starts the server program `command` and connects to it over its stdin and stdout; its
+    /// stderr is passed through, or kept (see [`capture_stderr`](Self::capture_stderr)). The
+    /// program is killed when the last clone of the client is dropped;
+    /// [`McpClient::close`] ends it gracefully.
+    pub async fn connect_stdio(
+        self,
+        mut command: tokio::process::Command,
+    ) -> Result<McpClient, ClientError> {
+        let stderr = if self.capture_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        };
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ClientError::Spawn(e.to_string()))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Spawn("the pipes were not opened".into()));
+        };
+        let captured = child.stderr.take().map(|stderr| {
+            let kept = Arc::new(Mutex::new(String::new()));
+            tokio::spawn(keep_stderr(stderr, kept.clone()));
+            kept
+        });
+        let peer = Peer::start(stdout, stdin, self.handlers.clone());
+        let owned = Owned {
+            child: Some(child),
+            stderr: captured,
+        };
+        self.connect_with(peer, owned, Arc::default()).await
+    }
+
+    /// Connects over `reader` and `writer`, which carry newline-delimited JSON.
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<McpClient, ClientError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let peer = Peer::start(reader, writer, self.handlers.clone());
+        self.connect_with(peer, Owned::default(), Arc::default())
+            .await
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
+    #[cfg(feature = "client-http")]
+    pub async fn connect_http(self, url: impl Into<String>) -> Result<McpClient, ClientError> {
+        let tools = Arc::new(ToolCache::default());
+        let (peer, lines) = Peer::new(self.handlers.clone());
+        let channel = Arc::new(super::http::HttpChannel::new(url.into(), tools.clone()));
+        tokio::spawn(channel.drive(Arc::downgrade(&peer), lines));
+        self.connect_with(peer, Owned::default(), tools).await
+    }
+
+    /// Opens the connection over `peer`: detects the era, or performs the handshake.
+    async fn connect_with(
+        self,
+        peer: Arc<Peer>,
+        owned: Owned,
+        tools: Arc<ToolCache>,
+    ) -> Result<McpClient, ClientError> {
+        let client = McpClient {
+            inner: Arc::new(Inner {
+                peer,
+                handlers: self.handlers,
+                info: self.info,
+                timeout: self.timeout,
+                validate_output: self.validate_output,
+                tools,
+                era: Mutex::new(EraState::Unsettled),
+                generation: AtomicU64::new(0),
+                renewing: tokio::sync::Mutex::new(()),
+                child: tokio::sync::Mutex::new(owned.child),
+                stderr: owned.stderr,
+            }),
+        };
+        let wanted = self.version;
+        let mut fallback = None;
+        if wanted.is_none_or(|v| v.era() == Era::Modern) {
+            let mut version = wanted.unwrap_or(ProtocolVersion::V2026_07_28);
+            // One retry: a modern server that refuses the version names those it supports.
+            let mut retried = false;
+            loop {
+                let timeout = wanted.is_none().then_some(self.discovery_timeout);
+                match client.discover(version, self.log_level, timeout).await {
+                    Ok(()) => return Ok(client),
+                    Err(ClientError::Server { error, .. }) if is_modern_error(&error) => {
+                        let supported = supported_versions(&error);
+                        let modern = supported.iter().copied().filter(|v| v.era() == Era::Modern);
+                        if let Some(next) = modern.max().filter(|_| !retried) {
+                            version = next;
+                            retried = true;
+                            continue;
+                        }
+                        // A dual-era server set to the handshake era names only those revisions.
+                        let legacy = supported.iter().copied().filter(|v| v.era() == Era::Legacy);
+                        match legacy.max() {
+                            Some(legacy) if wanted.is_none() => {
+                                fallback = Some(legacy);
+                                break;
+                            }
+                            _ => {
+                                return Err(ClientError::Server {
+                                    method: "server/discover",
+                                    error,
+                                });
+                            }
+                        }
+                    }
+                    // Anything else marks a server of the handshake era.
+                    Err(
+                        error @ (ClientError::Server { .. }
+                        | ClientError::Transport { .. }
+                        | ClientError::TimedOut { .. }),
+                    ) if wanted.is_none() => {
+                        tracing::debug!(%error, "server/discover failed: falling back to the handshake");
+                        break;
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        }
+        let version = wanted
+            .filter(|v| v.era() == Era::Legacy)
+            .or(fallback)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        client.handshake(version).await?;
+        Ok(client)
+    }
+}
+
+/// What the client owns of its connection: a server program it started, and its stderr.
+#[derive(Default)]
+struct Owned {
+    child: Option<tokio::process::Child>,
+    stderr: Option<Arc<Mutex<String>>>,
+}
+
+impl McpClient {
+    /// Probes with `server/discover` at `version`; on success the connection speaks it.
+    async fn discover(
+        &self,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        timeout: Option<Duration>,
+    ) -> Result<(), ClientError> {
+        let method = "server/discover";
+        let protocol = |detail: String| ClientError::Protocol { method, detail };
+        let mut meta = serde_json::Map::new();
+        meta.insert(keys::PROTOCOL_VERSION.into(), json!(version.as_str()));
+        let capabilities = render::to_value(&self.inner.handlers.capabilities(), version)
+            .map_err(|e| protocol(e.to_string()))?;
+        meta.insert(keys::CLIENT_CAPABILITIES.into(), capabilities);
+        meta.insert(keys::CLIENT_INFO.into(), json!(self.inner.info));
+        if let Some(level) = log_level {
+            meta.insert(keys::LOG_LEVEL.into(), json!(level));
+        }
+        self.inner.peer.set_version(version);
+        let mut options = RequestOptions::new();
+        options.timeout = timeout.or(self.inner.timeout);
+        let discovered = self.send(method, &json!({"_meta": meta}), &options).await?;
+        let discovered: DiscoverResult =
+            serde_json::from_value(discovered).map_err(|e| protocol(e.to_string()))?;
+        *self.era_guard() = EraState::Modern(Arc::new(Modern { discovered, meta }));
+        Ok(())
+    }
+
+    /// The `initialize` handshake at `version`, then `notifications/initialized`. Also opens a
+    /// fresh HTTP session after the server forgot the old one.
+    pub(super) async fn handshake(&self, version: ProtocolVersion) -> Result<(), ClientError> {
+        let method = "initialize";
+        let protocol = |detail: String| ClientError::Protocol { method, detail };
+        self.inner.peer.set_version(version);
+        let params = InitializeRequestParams::new(
+            version.as_str(),
+            self.inner.handlers.capabilities(),
+            self.inner.info.clone(),
+        );
+        let params = render::to_value(&params, version).map_err(|e| protocol(e.to_string()))?;
+        let result = self
+            .send_once(method, &params, &RequestOptions::new())
+            .await
+            .map_err(|attempt| attempt.into_error(method))?;
+        let result: InitializeResult =
+            serde_json::from_value(result).map_err(|e| protocol(e.to_string()))?;
+        let version = ProtocolVersion::from_name(&result.protocol_version)
+            .filter(|v| v.era() == Era::Legacy)
+            .ok_or_else(|| {
+                protocol(format!(
+                    "the server chose a revision this client does not speak: {}",
+                    result.protocol_version
+                ))
+            })?;
+        self.inner.peer.set_version(version);
+        self.inner
+            .peer
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        *self.era_guard() = EraState::Legacy(Arc::new(result));
+        Ok(())
+    }
+}
+
+/// Whether `error` is one only a 2026-07-28 server gives: it identifies a modern server, which
+/// the client must not take for one of the handshake era.
+fn is_modern_error(error: &ErrorObject) -> bool {
+    [
+        ErrorCode::HEADER_MISMATCH,
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+    ]
+    .contains(&error.code)
+}
+
+/// The revisions an unsupported-version error lists (`data.supported`) that this client knows.
+fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
+    let listed = error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("supported"))
+        .and_then(Value::as_array);
+    listed
+        .into_iter()
+        .flatten()
+        .filter_map(|v| ProtocolVersion::from_name(v.as_str()?))
+        .collect()
+}
+
+/// Keeps the last [`STDERR_KEPT`] bytes of a server program's stderr in `kept`.
+async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String>>) {
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.push_str(&line);
+        kept.push('\n');
+        if kept.len() > STDERR_KEPT {
+            let mut cut = kept.len() - STDERR_KEPT;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! What the client remembers of the server's tools from `tools/list`: the arguments each one
+//! mirrors into `Mcp-Param-{Name}` headers (2026-07-28 over HTTP, SEP-2243), and its output
+//! schema, against which structured results are checked. Schemas are kept exactly as the
+//! server sent them; a `$ref` is never fetched.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use mcp_core::JsonObject;
+use mcp_core::schema::CompiledSchema;
+use mcp_core::tools::{CallToolResult, Tool};
+use serde_json::Value;
+
+use crate::tool_headers::{HeaderParam, header_params};
+
+/// One tool as the last `tools/list` described it.
+struct KnownTool {
+    headers: Vec<HeaderParam>,
+    output_schema: Option<JsonObject>,
+    /// The output schema compiled on first use (`None` when it does not compile).
+    compiled: OnceLock<Option<CompiledSchema>>,
+}
+
+/// The tools of the server, by name.
+#[derive(Default)]
+pub(crate) struct ToolCache {
+    tools: Mutex<HashMap<String, Arc<KnownTool>>>,
+}
+
+impl ToolCache {
+    fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<KnownTool>>> {
+        self.tools.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Remembers a page of `tools/list`. With `check_headers` (2026-07-28), a tool whose
+    /// `x-mcp-header` annotations break the rules is left out of the page, as the spec asks of
+    /// clients, and logged.
+    pub(crate) fn remember(&self, tools: Vec<Tool>, check_headers: bool) -> Vec<Tool> {
+        let mut known = self.guard();
+        let mut kept = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let headers = match header_params(&tool.input_schema) {
+                Ok(headers) => headers,
+                Err(error) if check_headers => {
+                    tracing::warn!(tool = %tool.name, %error, "left out a tool with an invalid header annotation");
+                    known.remove(&tool.name);
+                    continue;
+                }
+                Err(_) => Vec::new(),
+            };
+            known.insert(
+                tool.name.clone(),
+                Arc::new(KnownTool {
+                    headers,
+                    output_schema: tool.output_schema.clone(),
+                    compiled: OnceLock::new(),
+                }),
+            );
+            kept.push(tool);
+        }
+        kept
+    }
+
+    /// The `Mcp-Param-{Name}` headers of a call of `name` with `arguments`: header name and
+    /// value, encoded as the spec prescribes.
+    #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+    pub(crate) fn param_headers(&self, name: &str, arguments: &Value) -> Vec<(String, String)> {
+        let Some(tool) = self.guard().get(name).cloned() else {
+            return Vec::new();
+        };
+        tool.headers
+            .iter()
+            .filter_map(|param| {
+                let text = crate::tool_headers::header_text(param.value_in(arguments)?)?;
+                Some((
+                    format!("Mcp-Param-{}", param.name),
+                    crate::tool_headers::encode_header_value(&text),
+                ))
+            })
+            .collect()
+    }
+
+    /// Checks the structured content of `result` against the output schema of tool `name`,
+    /// when `tools/list` gave one: a successful result must carry conforming structured
+    /// content. A schema that does not compile (an unresolvable `$ref`, say) checks nothing.
+    pub(crate) fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), String> {
+        let Some(tool) = self.guard().get(name).cloned() else {
+            return Ok(());
+        };
+        let Some(schema) = &tool.output_schema else {
+            return Ok(());
+        };
+        if result.is_error == Some(true) {
+            return Ok(());
+        }
+        let compiled = tool.compiled.get_or_init(|| {
+            CompiledSchema::compile(schema)
+                .inspect_err(|error| tracing::warn!(tool = name, %error, "the output schema does not compile; results are not checked"))
+                .ok()
+        });
+        let Some(compiled) = compiled else {
+            return Ok(());
+        };
+        let Some(structured) = &result.structured_content else {
+            return Err(format!(
+                "tool {name} has an output schema but returned no structured content"
+            ));
+        };
+        compiled.validate(structured).map_err(|violation| {
+            format!("the structured content of {name} breaks its output schema: {violation}")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(value: Value) -> Tool {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn invalid_annotations_leave_the_tool_out_and_valid_ones_become_headers() {
+        let cache = ToolCache::default();
+        let kept = cache.remember(
+            vec![
+                tool(
+                    json!({"name": "ok", "inputSchema": {"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "n": {"type": "integer", "x-mcp-header": "N"},
+                    "note": {"type": "string"}}}}),
+                ),
+                tool(
+                    json!({"name": "bad", "inputSchema": {"type": "object", "properties": {
+                    "a": {"type": "string", "x-mcp-header": ""}}}}),
+                ),
+            ],
+            true,
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].name, "ok");
+        assert_eq!(
+            cache.param_headers("ok", &json!({"region": "Hello, 世界", "n": 3, "note": "x"})),
+            [
+                (
+                    "Mcp-Param-Region".to_owned(),
+                    "=?base64?SGVsbG8sIOS4lueVjA==?=".to_owned()
+                ),
+                ("Mcp-Param-N".to_owned(), "3".to_owned()),
+            ]
+        );
+        assert_eq!(
+            cache.param_headers("ok", &json!({"region": null})),
+            Vec::<(String, String)>::new()
+        );
+        let legacy = ToolCache::default();
+        assert_eq!(
+            legacy
+                .remember(
+                    vec![tool(json!({"name": "bad", "inputSchema": {"properties": {
+                        "a": {"type": "string", "x-mcp-header": ""}}}}))],
+                    false
+                )
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn structured_content_is_checked_against_the_output_schema() {
+        let cache = ToolCache::default();
+        cache.remember(
+            vec![tool(
+                json!({"name": "sum", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"total": {"type": "integer"}},
+                    "required": ["total"]}}),
+            )],
+            false,
+        );
+        let result = |value: Value| -> CallToolResult { serde_json::from_value(value).unwrap() };
+        assert_eq!(
+            cache.check_output(
+                "sum",
+                &result(json!({"content": [], "structuredContent": {"total": 3}}))
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            cache.check_output(
+                "sum",
+                &result(json!({"content": [], "structuredContent": {"total": "3"}}))
+            ),
+            Err(
+                "the structured content of sum breaks its output schema: total: \"3\" is not of type \"integer\""
+                    .into()
+            )
+        );
+        assert_eq!(
+            cache.check_output("sum", &result(json!({"content": []}))),
+            Err("tool sum has an output schema but returned no structured content".into())
+        );
+        assert_eq!(
+            cache.check_output("sum", &result(json!({"content": [], "isError": true}))),
+            Ok(())
+        );
+        assert_eq!(
+            cache.check_output("other", &result(json!({"content": []}))),
+            Ok(())
+        );
+    }
+}
