@@ -131,6 +131,16 @@ impl McpClientBuilder {
         self
     }
 
+    /// Declares support of the extension `id` (for example `io.modelcontextprotocol/skills`)
+    /// with its `settings` (an empty map when it has none).
+    pub fn extension(mut self, id: impl Into<String>, settings: mcp_core::JsonObject) -> Self {
+        self.handlers
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(id.into(), settings);
+        self
+    }
+
     /// Answers `roots/list` with `roots` (and declares `roots`).
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.handlers.roots = Some(Arc::new(roots));

@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_core::capabilities::{
-    ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
+    CapabilityMap, ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
 use mcp_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_core::input::{InputRequest, InputResponse};
@@ -33,6 +33,8 @@ pub(crate) struct Handlers {
     pub(crate) sampling: Option<SamplingHandler>,
     pub(crate) elicitation: Option<ElicitationHandler>,
     pub(crate) roots: Option<Arc<Vec<Root>>>,
+    /// The extensions the client declares, with their settings.
+    pub(crate) extensions: Option<CapabilityMap>,
 }
 
 impl Handlers {
@@ -48,6 +50,7 @@ impl Handlers {
         if self.roots.is_some() {
             capabilities.roots = Some(RootsCapability::default());
         }
+        capabilities.extensions = self.extensions.clone();
         capabilities
     }
 

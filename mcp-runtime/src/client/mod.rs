@@ -222,6 +222,17 @@ impl McpClient {
         })
     }
 
+    /// A request of `method` with JSON `params` and result, for methods without a typed
+    /// counterpart (those of extensions, say); otherwise like [`request`](Self::request).
+    pub async fn request_json(
+        &self,
+        method: &'static str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, ClientError> {
+        self.request_value(method, params, &options).await
+    }
+
     /// [`request`](Self::request) with JSON params and result.
     async fn request_value(
         &self,
