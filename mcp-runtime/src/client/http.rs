@@ -38,6 +38,8 @@ pub(crate) struct HttpChannel {
     session: Mutex<Option<String>>,
     /// The POSTs of the requests still waiting, to abort when they are cancelled.
     inflight: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// The task following the standalone GET stream.
+    standalone: Mutex<Option<AbortHandle>>,
 }
 
 impl HttpChannel {
@@ -50,6 +52,7 @@ impl HttpChannel {
             tools,
             session: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
+            standalone: Mutex::new(None),
         }
     }
 
@@ -105,11 +108,33 @@ impl HttpChannel {
                         self.post(line, message, None, peer.clone()).await;
                     }
                 }
+                // After the handshake, what the server sends outside of any request comes on
+                // the standalone stream.
+                (Some("notifications/initialized"), None) => {
+                    self.post(line, message, None, peer.clone()).await;
+                    let task = tokio::spawn(self.clone().listen(peer.clone()));
+                    let previous = self
+                        .standalone
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .replace(task.abort_handle());
+                    if let Some(previous) = previous {
+                        previous.abort();
+                    }
+                }
                 // Notifications and responses are answered at once and go out in order.
                 _ => self.post(line, message, None, peer.clone()).await,
             }
         }
         for (_, task) in self.inflight().drain() {
+            task.abort();
+        }
+        if let Some(task) = self
+            .standalone
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
             task.abort();
         }
         if let Some(session) = self.session() {
@@ -119,6 +144,49 @@ impl HttpChannel {
                 .header(SESSION_HEADER, session)
                 .send()
                 .await;
+        }
+    }
+
+    /// Follows the standalone GET stream of a handshake-era session, reconnecting after the
+    /// server's `retry` with `Last-Event-ID` when it closes, until the peer is gone; a server
+    /// that offers no such stream (`405`, or any other refusal) is left alone.
+    async fn listen(self: Arc<Self>, peer: Weak<Peer>) {
+        let mut last_event: Option<String> = None;
+        let mut retry = Duration::from_secs(1);
+        let mut failures = 0;
+        loop {
+            let Some(live) = peer.upgrade() else { return };
+            let mut get = self
+                .client
+                .get(&self.url)
+                .header(ACCEPT, "text/event-stream")
+                .header("mcp-protocol-version", live.version().as_str());
+            drop(live);
+            if let Some(session) = self.session() {
+                get = get.header(SESSION_HEADER, session);
+            }
+            if let Some(last) = &last_event {
+                get = get.header("last-event-id", last);
+            }
+            match get.send().await {
+                Ok(response) if response.status().is_success() && is_event_stream(&response) => {
+                    failures = 0;
+                    read_events(response, &peer, None, &mut last_event, &mut retry).await;
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    tracing::debug!(%status, "the server offers no standalone stream");
+                    return;
+                }
+                Err(error) => {
+                    failures += 1;
+                    tracing::debug!(%error, "the standalone stream could not be opened");
+                    if failures >= MAX_RESUMPTIONS {
+                        return;
+                    }
+                }
+            }
+            tokio::time::sleep(retry).await;
         }
     }
 
@@ -207,12 +275,7 @@ impl HttpChannel {
             }
             return;
         }
-        let streamed = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.starts_with("text/event-stream"));
-        if streamed {
+        if is_event_stream(&response) {
             return self.follow(response, &peer, id, legacy).await;
         }
         let body = response.text().await.unwrap_or_default();
@@ -253,7 +316,7 @@ impl HttpChannel {
         let mut last_event = None;
         let mut retry = Duration::from_secs(1);
         for _ in 0..=MAX_RESUMPTIONS {
-            read_events(response, peer, &mut last_event, &mut retry).await;
+            read_events(response, peer, id, &mut last_event, &mut retry).await;
             let waiting = id.is_some_and(|id| peer.upgrade().is_some_and(|p| p.is_pending(id)));
             if !waiting {
                 return;
@@ -292,11 +355,22 @@ impl HttpChannel {
     }
 }
 
+/// Whether `response` is an SSE stream.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("text/event-stream"))
+}
+
 /// Reads the events of `response`, delivering their data, and noting the last event id and the
-/// `retry` the server asked for.
+/// `retry` the server asked for; stops when the stream ends, or once request `until` has its
+/// answer.
 async fn read_events(
     response: reqwest::Response,
     peer: &Weak<Peer>,
+    until: Option<&RequestId>,
     last_event: &mut Option<String>,
     retry: &mut Duration,
 ) {
@@ -313,6 +387,9 @@ async fn read_events(
                     && let Some(peer) = peer.upgrade()
                 {
                     peer.deliver(&data);
+                    if until.is_some_and(|id| !peer.is_pending(id)) {
+                        return;
+                    }
                 }
                 data.clear();
                 continue;

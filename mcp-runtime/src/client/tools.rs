@@ -62,7 +62,7 @@ impl ToolCache {
     }
 
     /// The `Mcp-Param-{Name}` headers of a call of `name` with `arguments`: header name and
-    /// value, encoded as the spec prescribes.
+    /// the argument's text, still to be encoded (see `encode_header_value`).
     #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
     pub(crate) fn param_headers(&self, name: &str, arguments: &Value) -> Vec<(String, String)> {
         let Some(tool) = self.guard().get(name).cloned() else {
@@ -72,10 +72,7 @@ impl ToolCache {
             .iter()
             .filter_map(|param| {
                 let text = crate::tool_headers::header_text(param.value_in(arguments)?)?;
-                Some((
-                    format!("Mcp-Param-{}", param.name),
-                    crate::tool_headers::encode_header_value(&text),
-                ))
+                Some((format!("Mcp-Param-{}", param.name), text))
             })
             .collect()
     }
@@ -144,10 +141,7 @@ mod tests {
         assert_eq!(
             cache.param_headers("ok", &json!({"region": "Hello, 世界", "n": 3, "note": "x"})),
             [
-                (
-                    "Mcp-Param-Region".to_owned(),
-                    "=?base64?SGVsbG8sIOS4lueVjA==?=".to_owned()
-                ),
+                ("Mcp-Param-Region".to_owned(), "Hello, 世界".to_owned()),
                 ("Mcp-Param-N".to_owned(), "3".to_owned()),
             ]
         );
