@@ -109,7 +109,7 @@ pub fn run_json(program: &Path, args: &[&Path]) -> Value {
     })
 }
 
-/// An example server serving Streamable HTTP on a free loopback port, killed on drop.
+/// A server program serving Streamable HTTP on a free loopback port, killed on drop.
 pub struct HttpExample {
     child: Child,
     /// The MCP endpoint the server printed.
@@ -117,24 +117,31 @@ pub struct HttpExample {
 }
 
 impl HttpExample {
-    /// Starts the binary `name` with `args` (which make it serve HTTP on a free port) and waits
-    /// for the line `MCP endpoint: URL` on its standard error.
+    /// Starts the binary `name` of the examples with `args` (which make it serve HTTP on a free
+    /// port) and waits for the line `MCP endpoint: URL` on its standard error.
     pub fn start(name: &str, args: &[&str]) -> Self {
-        let binary = example_binary(name);
-        let mut child = Command::new(&binary)
-            .args(args)
+        let mut command = Command::new(example_binary(name));
+        command.args(args);
+        Self::spawn(command)
+    }
+
+    /// Starts `command`, a server that prints `MCP endpoint: URL` on its standard error once it
+    /// listens, and waits for that line.
+    pub fn spawn(mut command: Command) -> Self {
+        let program = command.get_program().to_string_lossy().into_owned();
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
         let stderr = child.stderr.take().expect("stderr is piped");
         let mut lines = BufReader::new(stderr).lines();
         let url = lines
             .by_ref()
             .map_while(Result::ok)
             .find_map(|line| line.strip_prefix("MCP endpoint: ").map(str::to_owned))
-            .unwrap_or_else(|| panic!("{name} printed no endpoint"));
+            .unwrap_or_else(|| panic!("{program} printed no endpoint"));
         // Keep draining stderr so that the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
         HttpExample { child, url }
