@@ -5,6 +5,10 @@
 #   --suite all                  every server scenario, each on its own wire (2025-11-25 or 2026-07-28)
 #   --requirements 2025-11-25    the frozen 2025-11-25 set
 #   --requirements 2026-07-28    the frozen 2026-07-28 set
+# and then every client scenario against the conformance-client example, one at a time (the
+# suite's --suite and --requirements modes run them in parallel, which times out on a 2-core
+# machine): each scenario at every revision it is tagged with from 2025-06-18 on, the extension
+# scenarios at their default revision, the auth scenarios once.
 # Each run is compared with its baseline of expected failures (conformance/baseline-*.yml, every
 # entry with its reason): it fails on a scenario that fails and is not listed, and on a listed
 # scenario that passes. Prints `N passed, M failed` per run; exits non-zero when any run fails.
@@ -21,7 +25,7 @@ if [ ! -x conformance/node_modules/.bin/conformance ] || ! cmp -s conformance/pa
   cp conformance/package-lock.json "$stamp"
 fi
 
-cargo build --quiet -p examples --bin conformance-server
+cargo build --quiet -p examples --bin conformance-server --bin conformance-client
 results=target/conformance
 rm -rf "$results"
 mkdir -p "$results"
@@ -69,4 +73,44 @@ run() {
 run suite-all conformance/baseline-all.yml --suite all
 run requirements-2025-11-25 conformance/baseline-2025-11-25.yml --requirements 2025-11-25
 run requirements-2026-07-28 conformance/baseline-2026-07-28.yml --requirements 2026-07-28
+
+# The client scenarios.
+client_log=$results/client.log
+: >"$client_log"
+passed=0 failed=0 expected=0
+run_client() {
+  local scenario=$1
+  shift
+  local code=0 out
+  out=$(conformance/node_modules/.bin/conformance client --command target/debug/conformance-client \
+    --scenario "$scenario" "$@" --expected-failures conformance/baseline-client.yml \
+    -o "$results/client" 2>&1) || code=$?
+  printf '%s\n' "$out" >>"$client_log"
+  if [ "$code" -ne 0 ]; then
+    echo "conformance client $scenario $*: NOT as the baseline expects:"
+    printf '%s\n' "$out" | tail -30
+    failed=$((failed + 1))
+    status=1
+  elif printf '%s\n' "$out" | grep -q 'OVERALL: PASSED'; then
+    passed=$((passed + 1))
+  else
+    expected=$((expected + 1))
+  fi
+}
+while read -r scenario tags; do
+  case "$scenario" in
+    auth/*) run_client "$scenario" ;;
+    *)
+      for version in ${tags//,/ }; do
+        case "$version" in
+          extension) run_client "$scenario" ;;
+          2025-03-26 | 2024-11-05) ;;
+          *) run_client "$scenario" --spec-version "$version" ;;
+        esac
+      done
+      ;;
+  esac
+done < <(conformance/node_modules/.bin/conformance list --client |
+  sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
+echo "conformance client: $passed scenario runs passed, $expected failed as the baseline expects (auth), $failed not as expected"
 exit "$status"

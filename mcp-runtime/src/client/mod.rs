@@ -43,6 +43,7 @@ mod http;
 mod listen;
 mod options;
 mod peer;
+mod skills;
 mod tools;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,6 +75,10 @@ pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, McpClientBuilder};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use options::RequestOptions;
+pub use skills::{
+    ListSkillsResult, LoadedSkill, SKILLS_EXTENSION, SkillEntry, SkillFile, SkillVerificationError,
+    skill_digest, verify_skill_file,
+};
 pub use tokio_util::sync::CancellationToken;
 
 use handlers::Handlers;
