@@ -43,6 +43,7 @@ pub mod prompt;
 pub mod request_state;
 pub mod resource;
 pub mod server;
+pub(crate) mod sync;
 pub mod tool;
 pub(crate) mod tool_headers;
 pub mod transport;

@@ -24,6 +24,7 @@ use super::peer::Peer;
 use super::tools::ToolCache;
 use super::{ClientError, EraState, Inner, McpClient, Modern, RequestOptions};
 use crate::server::McpServer;
+use crate::sync::lock;
 use crate::transport::lines::{LineOptions, serve_lines};
 
 /// How long a `server/discover` probe may go unanswered before the server is taken for one of
@@ -395,7 +396,7 @@ fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
 async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String>>) {
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        let mut kept = lock(&kept);
         kept.push_str(&line);
         kept.push('\n');
         if kept.len() > STDERR_KEPT {

@@ -24,6 +24,7 @@ use tokio::task::AbortHandle;
 
 use super::peer::{Failure, Peer};
 use super::tools::ToolCache;
+use crate::sync::lock;
 use crate::tool_headers::encode_header_value;
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -57,14 +58,11 @@ impl HttpChannel {
     }
 
     fn session(&self) -> Option<String> {
-        self.session
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        lock(&self.session).clone()
     }
 
     fn inflight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
-        self.inflight.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inflight)
     }
 
     /// Carries the peer's outgoing messages, each in its own POST, until the peer is gone; then
@@ -113,11 +111,7 @@ impl HttpChannel {
                 (Some("notifications/initialized"), None) => {
                     self.post(line, message, None, peer.clone()).await;
                     let task = tokio::spawn(self.clone().listen(peer.clone()));
-                    let previous = self
-                        .standalone
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .replace(task.abort_handle());
+                    let previous = lock(&self.standalone).replace(task.abort_handle());
                     if let Some(previous) = previous {
                         previous.abort();
                     }
@@ -129,12 +123,7 @@ impl HttpChannel {
         for (_, task) in self.inflight().drain() {
             task.abort();
         }
-        if let Some(task) = self
-            .standalone
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
+        if let Some(task) = lock(&self.standalone).take() {
             task.abort();
         }
         if let Some(session) = self.session() {
@@ -264,12 +253,12 @@ impl HttpChannel {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
         {
-            *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(session.to_owned());
+            *lock(&self.session) = Some(session.to_owned());
         }
         let status = response.status();
         if status == StatusCode::NOT_FOUND && sent_session && legacy {
             // The server forgot the session: the request goes again after a fresh handshake.
-            *self.session.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            *lock(&self.session) = None;
             if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
                 peer.fail(id, Failure::SessionExpired);
             }

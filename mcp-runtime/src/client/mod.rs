@@ -42,6 +42,7 @@ mod handlers;
 mod http;
 mod listen;
 mod options;
+mod pages;
 mod peer;
 mod skills;
 mod tools;
@@ -81,7 +82,9 @@ pub use skills::{
 };
 pub use tokio_util::sync::CancellationToken;
 
+use crate::sync::lock;
 use handlers::Handlers;
+use pages::collect_pages;
 use peer::{Failure, Outstanding, Peer};
 use tools::ToolCache;
 
@@ -159,7 +162,7 @@ impl Attempt {
 
 impl McpClient {
     fn era_guard(&self) -> std::sync::MutexGuard<'_, EraState> {
-        self.inner.era.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner.era)
     }
 
     fn modern(&self) -> Option<Arc<Modern>> {
@@ -191,7 +194,7 @@ impl McpClient {
     /// wrote to its stderr so far (its last 64 KiB); `None` when it is not captured.
     pub fn captured_stderr(&self) -> Option<String> {
         let kept = self.inner.stderr.as_ref()?;
-        Some(kept.lock().unwrap_or_else(|p| p.into_inner()).clone())
+        Some(lock(kept).clone())
     }
 
     /// The server's notifications from now on (log messages, progress, list changes, resource
@@ -398,16 +401,11 @@ impl McpClient {
 
     /// Every tool, following the cursors (see [`list_tools`](Self::list_tools)).
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages("tools/list", |cursor| async move {
             let page = self.list_tools(cursor).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// `tools/call` of `name` with `arguments` (anything that serializes to a JSON object).
@@ -565,17 +563,12 @@ impl McpClient {
     where
         M: Request<Params = PaginatedRequestParams>,
     {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        let split = &split;
+        collect_pages(M::METHOD, |cursor| async move {
             let result = self.request::<M>(page(cursor), RequestOptions::new());
-            let (items, next) = split(result.await?);
-            all.extend(items);
-            match next {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok(split(result.await?))
+        })
+        .await
     }
 
     /// `resources/read` of `uri`.

@@ -17,6 +17,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::ClientError;
 use super::handlers::Handlers;
+use crate::sync::lock;
 
 /// What answers a request: its result, or why there is none.
 pub(crate) type Answer = Result<Value, Failure>;
@@ -96,7 +97,7 @@ impl Peer {
     /// Fails request `id` (the transport could not carry it).
     #[cfg(feature = "client-http")]
     pub(crate) fn fail(&self, id: &RequestId, failure: Failure) {
-        if let Some(waiting) = self.pending_guard().remove(id) {
+        if let Some(waiting) = lock(&self.pending).remove(id) {
             let _ = waiting.send(Err(failure));
         }
     }
@@ -104,17 +105,17 @@ impl Peer {
     /// Whether request `id` still waits for its answer.
     #[cfg(feature = "client-http")]
     pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
-        self.pending_guard().contains_key(id)
+        lock(&self.pending).contains_key(id)
     }
 
     /// The revision messages are written for.
     pub(crate) fn version(&self) -> ProtocolVersion {
-        *self.version.lock().unwrap_or_else(|p| p.into_inner())
+        *lock(&self.version)
     }
 
     /// Settles the revision (after `initialize`).
     pub(crate) fn set_version(&self, version: ProtocolVersion) {
-        *self.version.lock().unwrap_or_else(|p| p.into_inner()) = version;
+        *lock(&self.version) = version;
     }
 
     /// A fresh request id.
@@ -132,13 +133,13 @@ impl Peer {
     /// Registers request `id` as waiting for its answer.
     pub(crate) fn expect(&self, id: RequestId) -> oneshot::Receiver<Answer> {
         let (tx, rx) = oneshot::channel();
-        self.pending_guard().insert(id, tx);
+        lock(&self.pending).insert(id, tx);
         rx
     }
 
     /// Stops waiting for request `id`.
     pub(crate) fn forget(&self, id: &RequestId) -> bool {
-        self.pending_guard().remove(id).is_some()
+        lock(&self.pending).remove(id).is_some()
     }
 
     /// Routes the progress notifications of `token` to `sink` until [`unwatch`](Self::unwatch).
@@ -147,12 +148,12 @@ impl Peer {
         token: ProgressToken,
         sink: mpsc::UnboundedSender<ProgressNotificationParams>,
     ) {
-        self.progress_guard().insert(token, sink);
+        lock(&self.progress).insert(token, sink);
     }
 
     /// Stops routing the progress notifications of `token`.
     pub(crate) fn unwatch(&self, token: &ProgressToken) {
-        self.progress_guard().remove(token);
+        lock(&self.progress).remove(token);
     }
 
     /// The server's notifications, from now on.
@@ -166,46 +167,24 @@ impl Peer {
         id: RequestId,
         sink: mpsc::UnboundedSender<ServerNotification>,
     ) {
-        self.subscriptions_guard().insert(id, sink);
+        lock(&self.subscriptions).insert(id, sink);
     }
 
     /// Stops routing the notifications of the listen stream `id`.
     pub(crate) fn unroute_subscription(&self, id: &RequestId) {
-        self.subscriptions_guard().remove(id);
-    }
-
-    fn subscriptions_guard(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>
-    {
-        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn pending_guard(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Answer>>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn progress_guard(
-        &self,
-    ) -> std::sync::MutexGuard<
-        '_,
-        HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>,
-    > {
-        self.progress.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.subscriptions).remove(id);
     }
 
     /// Routes one message from the server.
     fn receive(self: &Arc<Self>, message: JsonRpcMessage) {
         match message {
             JsonRpcMessage::Response(response) => {
-                if let Some(waiting) = self.pending_guard().remove(&response.id) {
+                if let Some(waiting) = lock(&self.pending).remove(&response.id) {
                     let _ = waiting.send(Ok(response.result));
                 }
             }
             JsonRpcMessage::Error(error) => {
-                let waiting = error.id.and_then(|id| self.pending_guard().remove(&id));
+                let waiting = error.id.and_then(|id| lock(&self.pending).remove(&id));
                 if let Some(waiting) = waiting {
                     let _ = waiting.send(Err(Failure::Server(error.error)));
                 }
@@ -219,7 +198,7 @@ impl Peer {
                     .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
                 let decoded = ServerNotification::decode(&call.method, call.params);
                 if let (Some(id), Ok(notification)) = (&subscription, &decoded) {
-                    let sink = self.subscriptions_guard().get(id).cloned();
+                    let sink = lock(&self.subscriptions).get(id).cloned();
                     if let Some(sink) = sink {
                         let _ = sink.send(notification.clone());
                         return;
@@ -227,7 +206,7 @@ impl Peer {
                 }
                 match decoded {
                     Ok(ServerNotification::Progress(progress)) => {
-                        let sink = self.progress_guard().get(&progress.progress_token).cloned();
+                        let sink = lock(&self.progress).get(&progress.progress_token).cloned();
                         if let Some(sink) = sink {
                             let _ = sink.send(progress.clone());
                         }
@@ -264,9 +243,9 @@ impl Peer {
 
     /// The connection ended: every request still waiting fails.
     pub(crate) fn close(&self) {
-        self.pending_guard().clear();
-        self.progress_guard().clear();
-        self.subscriptions_guard().clear();
+        lock(&self.pending).clear();
+        lock(&self.progress).clear();
+        lock(&self.subscriptions).clear();
     }
 }
 

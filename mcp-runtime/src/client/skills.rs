@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::pages::collect_pages;
 use super::{ClientError, McpClient, RequestOptions};
 
 /// The extension's identifier, to declare with
@@ -382,16 +383,11 @@ impl McpClient {
 
     /// Every skill, following the cursors (see [`list_skills`](Self::list_skills)).
     pub async fn list_all_skills(&self) -> Result<Vec<SkillEntry>, ClientError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages("skills/list", |cursor| async move {
             let page = self.list_skills(cursor).await?;
-            all.extend(page.skills);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.skills, page.next_cursor))
+        })
+        .await
     }
 
     /// Loads a skill: reads its `SKILL.md` (`resources/read` of `entry.uri`) and verifies its

@@ -11,6 +11,7 @@ use mcp_core::schema::CompiledSchema;
 use mcp_core::tools::{CallToolResult, Tool};
 use serde_json::Value;
 
+use crate::sync::lock;
 use crate::tool_headers::{HeaderParam, header_params};
 
 /// One tool as the last `tools/list` described it.
@@ -29,7 +30,7 @@ pub(crate) struct ToolCache {
 
 impl ToolCache {
     fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<KnownTool>>> {
-        self.tools.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.tools)
     }
 
     /// Remembers a page of `tools/list`. With `check_headers` (2026-07-28), a tool whose

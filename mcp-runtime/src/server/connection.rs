@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcp_core::cancellation::CancelledNotificationParams;
@@ -24,6 +24,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::sink::{Outbound, SharedSink};
+use crate::sync::lock;
 
 /// What the `initialize` handshake settled.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,14 +115,6 @@ impl std::fmt::Debug for ConnectionState {
             .field("version", &self.version())
             .finish_non_exhaustive()
     }
-}
-
-/// Locks a mutex, recovering the data if a panicking thread poisoned it (the state guarded here is
-/// always left consistent between statements).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);

@@ -49,6 +49,7 @@ use super::connection::{ConnectionState, PeerRequestError};
 use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
 use crate::elicit::{Elicit, ElicitOutcome};
+use crate::sync::lock;
 
 /// The context of one request, handed to handlers. Cheap to clone.
 #[derive(Clone)]
@@ -373,22 +374,14 @@ impl RequestContext {
         if supported {
             return Ok(());
         }
-        *self
-            .inner
-            .missing_capability
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(capability);
+        *lock(&self.inner.missing_capability) = Some(capability);
         Err(ClientRequestError::MissingCapability { capability })
     }
 
     /// The client capability the handler needed and the request did not declare, if any (as
     /// `sampling`, `sampling.tools`, `elicitation.form`, `elicitation.url` or `roots`).
     pub(crate) fn missing_capability(&self) -> Option<&'static str> {
-        *self
-            .inner
-            .missing_capability
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        *lock(&self.inner.missing_capability)
     }
 
     /// Asks the client's LLM for a message (`sampling/createMessage`). On a 2026-07-28 request

@@ -16,6 +16,7 @@ use mcp_core::meta::NotificationMeta;
 use mcp_core::subscriptions::SubscriptionFilter;
 
 use super::sink::{Outbound, SharedSink};
+use crate::sync::lock;
 
 /// One open stream.
 struct Listener {
@@ -65,7 +66,7 @@ impl Drop for Listening<'_> {
 
 impl Listeners {
     fn guard(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.open)
     }
 
     /// Registers the stream of the listen request `subscription`, which gets what `filter`

@@ -68,6 +68,7 @@ pub use sink::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
 use crate::completion::CompletionHandler;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::sync::lock;
 use crate::tool::ToolDefinition;
 use registry::{Origin, Registry, ResourceKind};
 
@@ -384,10 +385,7 @@ impl McpServer {
     }
 
     fn connections_guard(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ConnectionState>>> {
-        self.inner
-            .connections
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.inner.connections)
     }
 
     /// The live connections whose client completed the handshake: `initialize` answered and

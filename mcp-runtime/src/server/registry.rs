@@ -6,7 +6,7 @@
 //! entries named one by one. A `Registry` holds what one server offers; it may change at run time
 //! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLock};
 
 use indexmap::IndexMap;
 use mcp_core::content::ContentBlock;
@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::sync::{read, write};
 use crate::tool::{ToolDefinition, ToolHandler};
 
 /// A tool submitted by `#[mcp_tool]`.
@@ -247,15 +248,6 @@ pub enum RegistryError {
 pub(crate) struct Catalog<T> {
     kind: &'static str,
     items: RwLock<IndexMap<String, Arc<T>>>,
-}
-
-fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    lock.write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl<T> Catalog<T> {

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::request_state::{RequestBinding, RequestStateCodec};
+use crate::sync::lock;
 
 /// What `requestState` carries between rounds.
 #[derive(Serialize, Deserialize, Default)]
@@ -82,7 +83,7 @@ impl Rounds {
     }
 
     fn round(&self) -> MutexGuard<'_, Round> {
-        self.round.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.round)
     }
 
     /// The next automatic key for a request of `method` (`elicitation/create#1`, …): the same on

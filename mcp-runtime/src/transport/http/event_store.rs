@@ -6,6 +6,7 @@
 //! deployment that spreads one session over several processes implements [`EventStore`] on a
 //! shared store.
 
+use crate::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -49,9 +50,7 @@ impl InMemoryEventStore {
     }
 
     fn stored(&self) -> std::sync::MutexGuard<'_, Stored> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.inner)
     }
 
     /// How many events are kept.

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
 use crate::server::{ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SharedSink};
+use crate::sync::{lock, read, write};
 
 /// How many resumable POST streams a session keeps (the oldest are forgotten first).
 const STREAMS_PER_SESSION: usize = 256;
@@ -29,20 +30,17 @@ pub(crate) struct Session {
 
 impl Session {
     fn touch(&self) {
-        *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        *lock(&self.last_active) = Instant::now();
     }
 
     fn idle_for(&self) -> Duration {
-        self.last_active
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .elapsed()
+        lock(&self.last_active).elapsed()
     }
 
     /// Records a POST stream of this session, for resumption; returns the ids of streams it no
     /// longer keeps.
     pub(crate) fn remember_stream(&self, id: &str) -> Vec<String> {
-        let mut streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        let mut streams = lock(&self.streams);
         streams.push_back(id.to_owned());
         let excess = streams.len().saturating_sub(STREAMS_PER_SESSION);
         streams.drain(..excess).collect()
@@ -50,23 +48,11 @@ impl Session {
 
     /// Whether `stream` is one of this session's streams.
     pub(crate) fn owns_stream(&self, stream: &str) -> bool {
-        self.standalone.id() == stream
-            || self
-                .streams
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .any(|s| s == stream)
+        self.standalone.id() == stream || lock(&self.streams).iter().any(|s| s == stream)
     }
 
     fn stream_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
-            .streams
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect();
+        let mut ids: Vec<String> = lock(&self.streams).iter().cloned().collect();
         ids.push(self.standalone.id().to_owned());
         ids
     }
@@ -123,7 +109,7 @@ impl Sessions {
 
     /// How many sessions are live.
     pub(crate) fn len(&self) -> usize {
-        self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+        read(&self.map).len()
     }
 
     /// Opens a session for `server`.
@@ -153,21 +139,13 @@ impl Sessions {
             streams: Mutex::new(VecDeque::new()),
             last_active: Mutex::new(Instant::now()),
         });
-        self.map
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(session.id.clone(), session.clone());
+        write(&self.map).insert(session.id.clone(), session.clone());
         Ok(session)
     }
 
     /// The live session `id`, marked active.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self
-            .map
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .cloned()?;
+        let session = read(&self.map).get(id).cloned()?;
         if session.idle_for() > self.idle_timeout {
             return None;
         }
@@ -177,11 +155,7 @@ impl Sessions {
 
     /// Ends the session `id`: its requests in flight are cancelled and its streams forgotten.
     pub(crate) async fn end(&self, id: &str, streams: &Streams) -> bool {
-        let removed = self
-            .map
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        let removed = write(&self.map).remove(id);
         match removed {
             Some(session) => {
                 close(&session, streams).await;
@@ -194,7 +168,7 @@ impl Sessions {
     /// Ends the sessions idle for longer than the timeout.
     pub(crate) async fn expire(&self, streams: &Streams) {
         let expired: Vec<Arc<Session>> = {
-            let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+            let mut map = write(&self.map);
             let ids: Vec<String> = map
                 .values()
                 .filter(|s| s.idle_for() > self.idle_timeout)

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
+use crate::sync::lock;
 
 /// What an SSE response writes.
 pub(crate) enum Frame {
@@ -160,9 +161,7 @@ impl Streams {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.entries)
     }
 
     /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
