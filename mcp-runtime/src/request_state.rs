@@ -98,59 +98,61 @@ impl RequestBinding {
     /// `requestState` are left out, and objects are compared whatever their key order, so that
     /// the original request and its retries have the same binding.
     pub fn new(subject: Option<&str>, method: &str, params: &Value) -> Self {
-        let mut hasher = Sha256::new();
-        hasher.update(method.as_bytes());
-        hasher.update([0]);
-        let mut canonical = String::new();
+        let mut canonical = Vec::with_capacity(256);
+        canonical.extend_from_slice(method.as_bytes());
+        canonical.push(0);
+        let skipped = |key: &str| matches!(key, "_meta" | "inputResponses" | "requestState");
         match params {
-            Value::Object(map) => {
-                let kept = map
-                    .iter()
-                    .filter(|(k, _)| {
-                        !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState")
-                    })
-                    .map(|(k, v)| (k.clone(), v.clone()));
-                write_canonical(&Value::Object(kept.collect()), &mut canonical);
-            }
+            Value::Object(map) => write_canonical_object(map, &skipped, &mut canonical),
             other => write_canonical(other, &mut canonical),
         }
-        hasher.update(canonical.as_bytes());
         RequestBinding {
             subject: subject.map(str::to_owned),
-            request: hasher.finalize().into(),
+            request: Sha256::digest(&canonical).into(),
         }
     }
 }
 
 /// Writes `value` as JSON with the keys of every object sorted.
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_canonical_object(map, &|_| false, out),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_json(scalar, out),
     }
+}
+
+/// Writes the members of `map` but those `skipped`, sorted by key.
+fn write_canonical_object(
+    map: &serde_json::Map<String, Value>,
+    skipped: &dyn Fn(&str) -> bool,
+    out: &mut Vec<u8>,
+) {
+    let mut members: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| !skipped(k)).collect();
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json(key, out);
+        out.push(b':');
+        write_canonical(value, out);
+    }
+    out.push(b'}');
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    serde_json::to_writer(out, value).expect("JSON values and strings always serialize");
 }
 
 /// A named HMAC key.
@@ -348,6 +350,24 @@ mod tests {
             "tools/call",
             &json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}}),
         )
+    }
+
+    #[test]
+    fn the_binding_hashes_the_params_with_sorted_keys() {
+        let params = json!({
+            "name": "add",
+            "arguments": {"b": [2, {"x": "é\"", "a": null}], "a": 1},
+            "_meta": {"progressToken": 1},
+            "requestState": "v1.k1.x",
+            "inputResponses": {},
+        });
+        let binding = RequestBinding::new(None, "tools/call", &params);
+        // sha256 of `tools/call\0{"arguments":{"a":1,"b":[2,{"a":null,"x":"é\""}]},"name":"add"}`
+        let hex: String = binding.request.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "f56a72e33eb6fe7e53231af2f6e04a4367ca0eb0c1eab7463fc186484a2c8cc0"
+        );
     }
 
     #[test]

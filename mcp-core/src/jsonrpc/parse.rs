@@ -19,7 +19,8 @@
 //! assert_eq!(err.to_response().error.code.0, -32700);
 //! ```
 
-use serde_json::{Map, Value};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 
 use super::id::RequestId;
 use super::message::{
@@ -99,6 +100,14 @@ impl From<EnvelopeError> for ErrorObject {
 /// [`EnvelopeError::InvalidRequest`] when it is a single invalid message or an empty batch. An
 /// invalid entry of a batch does not fail the batch; it becomes an `Err` entry.
 pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
+    // A single object is read in one pass, straight into its members; what that pass declines
+    // (a batch, a non-object, duplicate members, invalid JSON) is read as a JSON value first, so
+    // that every error is told the same way.
+    if text.trim_ascii_start().first() == Some(&b'{')
+        && let Ok(envelope) = serde_json::from_slice::<Envelope>(text)
+    {
+        return classify(envelope).map(Incoming::Message);
+    }
     let value: Value =
         serde_json::from_slice(text).map_err(|e| EnvelopeError::Parse(e.to_string()))?;
     match value {
@@ -112,6 +121,29 @@ pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
     }
 }
 
+/// The members of a message object that JSON-RPC gives a meaning; others are ignored. Each is
+/// `None` when absent and `Some(Value::Null)` when `null`.
+#[derive(Default, Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// A member that is there, `null` included.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
 /// Classifies one JSON value as a JSON-RPC message.
 pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError> {
     let Value::Object(mut object) = value else {
@@ -120,12 +152,29 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
             "a message must be a JSON object",
         ));
     };
-    let raw_id = object.remove("id");
+    classify(Envelope {
+        jsonrpc: object.remove("jsonrpc"),
+        id: object.remove("id"),
+        method: object.remove("method"),
+        params: object.remove("params"),
+        result: object.remove("result"),
+        error: object.remove("error"),
+    })
+}
+
+/// Classifies the members of a message object.
+fn classify(envelope: Envelope) -> Result<JsonRpcMessage, EnvelopeError> {
+    let Envelope {
+        jsonrpc,
+        id: raw_id,
+        method,
+        params,
+        result,
+        error,
+    } = envelope;
     // JSON-RPC 2.0 answers a message whose id could not be determined with `"id": null`; only an
     // error response may carry it (a client must be able to read a server's parse-error reply).
-    let null_id_allowed = object.contains_key("error")
-        && !object.contains_key("method")
-        && !object.contains_key("result");
+    let null_id_allowed = error.is_some() && method.is_none() && result.is_none();
     let id = match raw_id {
         None => Ok(None),
         Some(Value::Null) if null_id_allowed => Ok(None),
@@ -136,44 +185,40 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
     let valid_id = id.clone().ok().flatten();
     let invalid = |reason: &str| EnvelopeError::invalid(valid_id.clone(), reason);
 
-    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+    if jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
         return Err(invalid("`jsonrpc` must be \"2.0\""));
     }
     let id = id.map_err(invalid)?;
 
-    if let Some(method) = object.remove("method") {
+    if let Some(method) = method {
         let Value::String(method) = method else {
             return Err(invalid("`method` must be a string"));
         };
-        let params = take_params(&mut object);
+        // Absent and `null` params mean none. Params of any other type are left for the method's
+        // decoder to refuse, so that every wrong type (a string, a number, an array) gets the same
+        // invalid-params error (`-32602`).
+        let params = params.filter(|params| !params.is_null());
         let call = RawCall::new(method, params);
         return Ok(match id {
             Some(id) => JsonRpcMessage::Request(JsonRpcRequest::new(id, call)),
             None => JsonRpcMessage::Notification(JsonRpcNotification::new(call)),
         });
     }
-    if let Some(result) = object.remove("result") {
+    if let Some(result) = result {
         let id = id.ok_or_else(|| invalid("a response needs an id"))?;
-        if object.contains_key("error") {
+        if error.is_some() {
             return Err(invalid(
                 "a response has either `result` or `error`, not both",
             ));
         }
         return Ok(JsonRpcMessage::Response(JsonRpcResponse::new(id, result)));
     }
-    if let Some(error) = object.remove("error") {
+    if let Some(error) = error {
         let error: ErrorObject = serde_json::from_value(error)
             .map_err(|e| invalid(&format!("malformed `error`: {e}")))?;
         return Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(id, error)));
     }
     Err(invalid("a message needs `method`, `result` or `error`"))
-}
-
-/// Takes `params` out of a request or notification: absent and `null` mean none. Params of any
-/// other type are left for the method's decoder to refuse, so that every wrong type (a string, a
-/// number, an array) gets the same invalid-params error (`-32602`).
-fn take_params(object: &mut Map<String, Value>) -> Option<Value> {
-    object.remove("params").filter(|params| !params.is_null())
 }
 
 #[cfg(test)]
@@ -327,6 +372,14 @@ mod tests {
         let response = serde_json::to_value(err.to_response()).unwrap();
         assert_eq!(response["id"], 0);
         assert_eq!(response["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn a_repeated_member_counts_once_the_last_time() {
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":1,"id":"two","method":"ping","params":null}"#).unwrap(),
+            JsonRpcMessage::Request(JsonRpcRequest::new("two", RawCall::new("ping", None)))
+        );
     }
 
     #[test]

@@ -282,10 +282,7 @@ impl McpServer {
                 method.as_str(),
                 "tools/call" | "prompts/get" | "resources/read"
             ))
-        .then(|| {
-            let params = params.clone().unwrap_or(Value::Null);
-            RequestBinding::new(None, &method, &params)
-        });
+        .then(|| RequestBinding::new(None, &method, params.as_ref().unwrap_or(&Value::Null)));
         let request = match ClientRequest::decode(&method, params) {
             Ok(request) => request,
             Err(error) => {
@@ -563,7 +560,7 @@ impl McpServer {
 
     fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
         let mut tools = self.inner.registry.tools.snapshot();
-        tools.retain(|t| t.listed);
+        tools.retain(|t| t.header_params.is_some());
         let (tools, next) = page("tools", tools, params.cursor.as_deref(), self.page_size())?;
         let mut result =
             ListToolsResult::new(tools.iter().map(|t| t.definition.tool.clone()).collect());

@@ -278,11 +278,10 @@ impl McpServer {
         self.inner.mode
     }
 
-    /// The input schema of the tool `name`, if the server has that tool.
+    /// The tool `name`, if the server has that tool.
     #[cfg(feature = "http")]
-    pub(crate) fn tool_input_schema(&self, name: &str) -> Option<mcp_core::JsonObject> {
-        let tool = self.inner.registry.tools.get(name)?;
-        Some(tool.definition.tool.input_schema.clone())
+    pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<registry::RegisteredTool>> {
+        self.inner.registry.tools.get(name)
     }
 
     /// The revisions the server speaks.

@@ -17,6 +17,7 @@ use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::sync::{read, write};
 use crate::tool::{ToolDefinition, ToolHandler};
+use crate::tool_headers::{HeaderParam, header_params};
 
 /// A tool submitted by `#[mcp_tool]`.
 #[derive(Debug)]
@@ -114,9 +115,10 @@ impl std::fmt::Display for Origin {
 /// A tool with its schemas compiled.
 pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
-    /// Whether `tools/list` shows it: not when its `x-mcp-header` annotations break SEP-2243,
-    /// since clients must refuse such a tool.
-    pub(crate) listed: bool,
+    /// The arguments its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers; `None`
+    /// when the annotations break SEP-2243, and then `tools/list` does not show the tool, since
+    /// clients must refuse it.
+    pub(crate) header_params: Option<Vec<HeaderParam>>,
     pub(crate) input: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
     pub(crate) origin: Origin,
@@ -165,16 +167,16 @@ impl RegisteredTool {
         if let Some(schema) = &definition.tool.output_schema {
             definition.handler = conforming(definition.handler, Value::Object(schema.clone()));
         }
-        let listed = match crate::tool_headers::header_params(&definition.tool.input_schema) {
-            Ok(_) => true,
+        let header_params = match header_params(&definition.tool.input_schema) {
+            Ok(params) => Some(params),
             Err(invalid) => {
                 tracing::warn!(tool = %name, %invalid, "left out of tools/list");
-                false
+                None
             }
         };
         Ok(RegisteredTool {
             definition,
-            listed,
+            header_params,
             input,
             output,
             origin,

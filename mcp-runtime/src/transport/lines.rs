@@ -16,7 +16,9 @@ use std::sync::Arc;
 
 use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage};
 use mcp_core::{ErrorObject, render};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -117,11 +119,12 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 
 /// Writes frames until told to close; cancels `failed` when the output breaks.
 async fn write_frames<W: AsyncWrite + Unpin>(
-    mut writer: W,
+    writer: W,
     mut frames: mpsc::UnboundedReceiver<Frame>,
     connection: Arc<ConnectionState>,
     failed: CancellationToken,
 ) {
+    let mut writer = BufWriter::with_capacity(64 * 1024, writer);
     let result: io::Result<()> = async {
         while let Some(frame) = frames.recv().await {
             let line = match frame {
@@ -137,6 +140,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
             };
             writer.write_all(line.as_bytes()).await?;
             writer.write_all(b"\n").await?;
+            // Lines queued together go out in one write.
             if frames.is_empty() {
                 writer.flush().await?;
             }
@@ -173,7 +177,7 @@ where
         connection.clone(),
         output_broken.clone(),
     ));
-    let mut reader = BufReader::new(reader);
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut requests = JoinSet::new();
     let shutdown = server.shutdown_token().clone();
     let mut outcome = Ok(());

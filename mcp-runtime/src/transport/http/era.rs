@@ -143,11 +143,11 @@ fn check_tool_params(
     params: Option<&Value>,
 ) -> Result<(), headers::HeaderMismatch> {
     let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-    let Some(schema) = name.and_then(|name| server.tool_input_schema(name)) else {
+    let Some(tool) = name.and_then(|name| server.registered_tool(name)) else {
         // An unknown tool is the dispatcher's to report.
         return Ok(());
     };
     // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
-    let annotated = crate::tool_headers::header_params(&schema).unwrap_or_default();
-    headers::check_params(headers, &annotated, params.and_then(|p| p.get("arguments")))
+    let annotated = tool.header_params.as_deref().unwrap_or_default();
+    headers::check_params(headers, annotated, params.and_then(|p| p.get("arguments")))
 }

@@ -38,6 +38,7 @@ mod handlers;
 mod headers;
 mod security;
 mod sessions;
+pub mod sse;
 mod streams;
 
 use std::net::SocketAddr;

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
+use super::sse;
 use crate::sync::lock;
 
 /// What an SSE response writes.
@@ -228,7 +229,7 @@ pub(crate) fn sse_response(
         Poll::Ready(None) => Poll::Ready(None),
         Poll::Pending => keep_alive
             .poll_tick(cx)
-            .map(|_| Some(Ok(Bytes::from_static(b":\n\n")))),
+            .map(|_| Some(Ok(Bytes::from_static(sse::KEEP_ALIVE_COMMENT)))),
     });
     let mut response = Body::from_stream(body).into_response();
     let headers = response.headers_mut();
@@ -241,26 +242,12 @@ pub(crate) fn sse_response(
     response
 }
 
-/// One frame in the `text/event-stream` format. An event with empty data still has its
-/// `data:` line (a priming event, SEP-1699: clients dispatch an event only when it has one).
+/// One frame in the `text/event-stream` format.
 fn encode(frame: &Frame) -> Bytes {
-    let text = match frame {
-        Frame::Event { id, data } => {
-            let mut text = format!("id: {id}\n");
-            if data.is_empty() {
-                text.push_str("data: \n");
-            }
-            for line in data.lines() {
-                text.push_str("data: ");
-                text.push_str(line);
-                text.push('\n');
-            }
-            text.push('\n');
-            text
-        }
-        Frame::Retry(retry) => format!("retry: {}\n\n", retry.as_millis()),
-    };
-    Bytes::from(text)
+    match frame {
+        Frame::Event { id, data } => sse::encode_event(id, data),
+        Frame::Retry(retry) => sse::encode_retry(*retry),
+    }
 }
 
 #[cfg(test)]
@@ -277,24 +264,6 @@ mod tests {
             });
         }
         out
-    }
-
-    #[test]
-    fn frames_are_encoded_as_server_sent_events() {
-        let event = |id: &str, data: &str| Frame::Event {
-            id: id.into(),
-            data: Arc::from(data),
-        };
-        assert_eq!(encode(&event("s:0", "")), "id: s:0\ndata: \n\n");
-        assert_eq!(encode(&event("s:1", "{}")), "id: s:1\ndata: {}\n\n");
-        assert_eq!(
-            encode(&event("s:2", "a\nb")),
-            "id: s:2\ndata: a\ndata: b\n\n"
-        );
-        assert_eq!(
-            encode(&Frame::Retry(Duration::from_millis(1500))),
-            "retry: 1500\n\n"
-        );
     }
 
     #[tokio::test]

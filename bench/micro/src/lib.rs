@@ -1,0 +1,74 @@
+//! What the micro-benchmarks measure: the SDK's server with the `add` tool of the bench server,
+//! and one with 100 tools, driven in process (no transport).
+//!
+//! ```sh
+//! cargo bench --manifest-path bench/Cargo.toml -p micro
+//! ```
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::implementation::Implementation;
+use mcp_runtime::tool::ToolDefinition;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Add two integers.
+#[mcp_tool(read_only, idempotent)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// The arguments of the generated tools.
+#[derive(Deserialize, JsonSchema)]
+pub struct Query {
+    /// What to look for.
+    pub text: String,
+    /// The most results to return.
+    pub limit: Option<u32>,
+}
+
+/// A server with the `add` tool only.
+pub fn add_server() -> McpServer {
+    McpServer::from_module(info(), module_path!())
+        .build()
+        .expect("the add server builds")
+}
+
+/// A server with `count` tools, each with a described two-field input schema.
+pub fn server_with_tools(count: usize) -> McpServer {
+    (0..count)
+        .fold(McpServer::builder(info()), |builder, i| {
+            builder.tool(
+                ToolDefinition::typed(format!("search_{i}"), |query: Query, _ctx| async move {
+                    format!("{} {:?}", query.text, query.limit)
+                })
+                .description(format!("Search the collection number {i}.")),
+            )
+        })
+        .build()
+        .expect("the listing server builds")
+}
+
+fn info() -> Implementation {
+    Implementation::new("micro", "0.1.0")
+}
+
+/// A `tools/call` of `add` as a 2025-11-25 session sends it.
+pub const CALL_ADD: &[u8] =
+    br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+
+/// A `tools/call` of `add` as a 2026-07-28 client sends it (no handshake, `_meta` on the request).
+pub const CALL_ADD_MODERN: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-bench","version":"0.1.0"}}}}"#;
+
+/// `tools/list` (2025-11-25).
+pub const LIST_TOOLS: &[u8] = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#;
+
+/// `initialize` at 2025-11-25.
+pub const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"micro","version":"0.1.0"}}}"#;
+
+/// `notifications/initialized`.
+pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Runs the comparison and writes BENCHMARKS.md.
+
+Our `bench-server` (examples/), the same tools written with rmcp (bench/rmcp-server) and the bare
+baseline (bench/bare-server) are measured by `mcp-bench` (bench/mcp-bench) in one run, alternately
+(ours, rmcp, bare, ours, rmcp, bare, ...), each scenario several rounds; the server runs on one core
+and the load generator on another when the machine has two. Medians and ratios go to
+BENCHMARKS.md; the section "Where the time goes" of an existing BENCHMARKS.md is kept.
+
+    python3 bench/run.py                 # builds everything, then about 10 minutes of runs
+    python3 bench/run.py --rounds 5 --duration 10
+    python3 bench/run.py --quick         # 1 round of 2 s, to try the script
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+OUT = ROOT / "BENCHMARKS.md"
+KEPT_SECTION = "## Where the time goes"
+
+SERVERS = {
+    "ours": ROOT / "target/release/bench-server",
+    "rmcp": BENCH / "target/release/rmcp-server",
+    "bare": BENCH / "target/release/bare-server",
+}
+MCP_BENCH = BENCH / "target/release/mcp-bench"
+
+# (key, title, kind, server flags, mcp-bench arguments)
+SCENARIOS = [
+    ("http-1", "HTTP stateless (2026-07-28), 1 connection", "http", [], ["--wire", "modern", "--connections", "1"]),
+    ("http-16", "HTTP stateless (2026-07-28), 16 connections", "http", [], ["--wire", "modern", "--connections", "16"]),
+    ("http-64", "HTTP stateless (2026-07-28), 64 connections", "http", [], ["--wire", "modern", "--connections", "64"]),
+    ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", "http", ["--stateful"], ["--wire", "session", "--connections", "16"]),
+    ("stdio-1", "stdio (2025-11-25), 1 in flight", "stdio", [], ["--wire", "session", "--in-flight", "1"]),
+    ("stdio-32", "stdio (2025-11-25), 32 in flight", "stdio", [], ["--wire", "session", "--in-flight", "32"]),
+    ("memory", "memory of 1,000 idle sessions", "sessions", ["--stateful"], ["--sessions", "1000"]),
+]
+
+# (scenario, comparison, how many times ours must be at least, the figure compared)
+TARGETS = [
+    ("http-16", "rmcp", 2.0, "rps"),
+    ("http-16", "bare", 0.8, "rps"),
+    ("stdio-32", "rmcp", 2.0, "rps"),
+    ("memory", "rmcp", 2.0, "memory"),  # ours at most half of rmcp's: rmcp/ours >= 2
+]
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def build():
+    log("building (release)...")
+    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server"], cwd=ROOT, check=True)
+    subprocess.run(
+        ["cargo", "build", "--release", "-p", "mcp-bench", "-p", "rmcp-server", "-p", "bare-server"],
+        cwd=BENCH,
+        check=True,
+    )
+
+
+def cpus():
+    """The cores for the server and for the load generator (None when there is only one)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) >= 2 and shutil.which("taskset"):
+        return str(allowed[0]), str(allowed[1])
+    return None, None
+
+
+SERVER_CPU, LOAD_CPU = cpus()
+
+
+def pinned(cpu, command):
+    return (["taskset", "-c", cpu] if cpu is not None else []) + [str(c) for c in command]
+
+
+class HttpServer:
+    """A server started on a free port; its endpoint is read from its stderr."""
+
+    def __init__(self, binary, flags):
+        self.log = tempfile.NamedTemporaryFile(prefix="bench-server-", suffix=".log", delete=False)
+        command = pinned(SERVER_CPU, [binary, "http", "127.0.0.1:0", *flags])
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.url = self._endpoint()
+
+    def _endpoint(self):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            text = Path(self.log.name).read_text(errors="replace")
+            found = re.search(r"MCP endpoint: (http://\S+)", text)
+            if found:
+                return found.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited: {text}")
+            time.sleep(0.05)
+        raise RuntimeError("the server did not print its endpoint")
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.unlink(self.log.name)
+
+
+def mcp_bench(args):
+    command = pinned(LOAD_CPU, [MCP_BENCH, "--json", *args])
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(kind, binary, flags, extra, load):
+    if kind == "stdio":
+        server = pinned(SERVER_CPU, [binary, "stdio"])
+        return mcp_bench(["stdio", *load, *extra, "--", *server])
+    server = HttpServer(binary, flags)
+    try:
+        time.sleep(0.3)
+        if kind == "http":
+            return mcp_bench(["http", "--url", server.url, *load, *extra])
+        return mcp_bench(["sessions", "--url", server.url, "--pid", str(server.process.pid), *load, *extra])
+    finally:
+        server.stop()
+
+
+def figure(result, what):
+    return result["rss_per_session_kib"] if what == "memory" else result["rps"]
+
+
+def median(results, key):
+    values = [r[key] for r in results if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        memory = f", {kib / 1024 / 1024:.0f} GiB"
+    except (OSError, AttributeError):
+        pass
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{model}, {os.cpu_count()} cores{memory}; Linux {platform.release()}; {rustc}"
+
+
+def locked_version(lock, name):
+    text = (lock).read_text()
+    found = re.search(r'name = "' + re.escape(name) + r'"\nversion = "([^"]+)"', text)
+    return found.group(1) if found else "?"
+
+
+def fmt_rps(v):
+    return "–" if v is None else f"{v:,.0f}"
+
+
+def fmt_us(v):
+    return "–" if v is None else (f"{v / 1000:.2f} ms" if v >= 1000 else f"{v:.0f} µs")
+
+
+def fmt_ratio(a, b):
+    return "–" if not a or not b else f"{a / b:.2f}×"
+
+
+def report(results, args, started):
+    lines = []
+    add = lines.append
+    add("# Benchmarks")
+    add("")
+    add("Written by `python3 bench/run.py` "
+        f"({args.rounds} rounds of {args.duration:g} s after {args.warmup:g} s of warm-up per server and scenario, "
+        "servers alternating within each round); rerun it to refresh the figures. "
+        f"Measured on {started:%Y-%m-%d}.")
+    add("")
+    add(f"- Machine: {machine()}.")
+    if SERVER_CPU is not None:
+        add(f"- The server runs on core {SERVER_CPU} and the load generator on core {LOAD_CPU} (`taskset`).")
+    else:
+        add("- Server and load generator share the cores (no second core or no `taskset`).")
+    add("- Servers: **ours** is `examples/src/bin/bench_server.rs`; **rmcp** is `bench/rmcp-server` "
+        f"(rmcp {locked_version(BENCH / 'Cargo.lock', 'rmcp')} from crates.io, `TCP_NODELAY` on accepted sockets, "
+        "JSON answers, no SSE keep-alive, no answer cache); **bare** is `bench/bare-server` "
+        "(hyper, or a plain stdin loop, answering every request with a canned result for its id: "
+        "the limit any SDK can reach). All three are release builds with three tools: `echo`, `add`, `add_json`.")
+    add("- Load: `bench/mcp-bench`, a closed loop (each connection keeps one request in flight; stdio keeps "
+        "K in flight over the pipe) calling `tools/call add {a: 1, b: 2}`; the 2026-07-28 wire carries "
+        "`_meta` and the `Mcp-Method`/`Mcp-Name` headers on every request, the 2025-11-25 wire initializes "
+        "once per connection. Memory: `mcp-bench sessions` opens 1,000 sessions and reads the server's "
+        "`VmRSS` before and after.")
+    add("")
+    add("## Results (medians)")
+    add("")
+    add("| scenario | ours | rmcp | bare | ours/rmcp | ours/bare | p50 ours / rmcp / bare | p99 ours / rmcp / bare |")
+    add("|---|---|---|---|---|---|---|---|")
+    for key, title, kind, _, _ in SCENARIOS:
+        if key == "memory" or key not in results:
+            continue
+        r = results[key]
+        rps = {s: median(r[s], "rps") for s in SERVERS}
+        p50 = " / ".join(fmt_us(median(r[s], "p50_us")) for s in SERVERS)
+        p99 = " / ".join(fmt_us(median(r[s], "p99_us")) for s in SERVERS)
+        add(f"| {title} | {fmt_rps(rps['ours'])} req/s | {fmt_rps(rps['rmcp'])} req/s | {fmt_rps(rps['bare'])} req/s "
+            f"| {fmt_ratio(rps['ours'], rps['rmcp'])} | {fmt_ratio(rps['ours'], rps['bare'])} | {p50} | {p99} |")
+    if "memory" in results:
+        r = results["memory"]
+        mem = {s: median(r[s], "rss_per_session_kib") for s in SERVERS}
+        add("")
+        add("| memory | ours | rmcp | bare | ours/rmcp | ours/bare |")
+        add("|---|---|---|---|---|---|")
+        add("| RSS per idle session (1,000 sessions) | "
+            + " | ".join("–" if mem[s] is None else f"{mem[s]:.2f} KiB" for s in SERVERS)
+            + f" | {fmt_ratio(mem['ours'], mem['rmcp'])} | {fmt_ratio(mem['ours'], mem['bare'])} |")
+    if "stdio-32" in results:
+        r = results["stdio-32"]
+        peak = " / ".join(fmt_kib(median(r[s], "peak_rss_kib")) for s in SERVERS)
+        add("")
+        add(f"Peak RSS of the stdio servers at 32 in flight (ours / rmcp / bare): {peak}.")
+    add("")
+    add("## Targets")
+    add("")
+    add("| target | measured | met |")
+    add("|---|---|---|")
+    for key, other, factor, what in TARGETS:
+        if key not in results:
+            continue
+        ours = median(results[key]["ours"], "rss_per_session_kib" if what == "memory" else "rps")
+        theirs = median(results[key][other], "rss_per_session_kib" if what == "memory" else "rps")
+        if what == "memory":
+            name = f"memory per idle session ≤ ½ of {other}'s"
+            ratio = theirs / ours if ours and theirs else None
+            shown = "–" if ratio is None else f"ours is {1 / ratio:.2f}× {other}'s"
+        else:
+            title = next(t for k, t, *_ in SCENARIOS if k == key)
+            name = f"{title}: ≥ {factor}× {other}"
+            ratio = ours / theirs if ours and theirs else None
+            shown = "–" if ratio is None else f"{ratio:.2f}×"
+        met = "–" if ratio is None else ("yes" if ratio >= factor else "**no**")
+        add(f"| {name} | {shown} | {met} |")
+    micro = criterion_medians()
+    if micro:
+        add("")
+        add("## Micro-benchmarks (criterion, in process)")
+        add("")
+        add("`cargo bench --manifest-path bench/Cargo.toml -p micro` (medians of its last run):")
+        add("")
+        add("| benchmark | median |")
+        add("|---|---|")
+        for name, ns in micro:
+            add(f"| {name} | {fmt_ns(ns)} |")
+    add("")
+    add("## Every run")
+    add("")
+    add("<details><summary>requests per second (KiB per session for memory), in the order run</summary>")
+    add("")
+    add("| scenario | server | runs |")
+    add("|---|---|---|")
+    for key, title, *_ in SCENARIOS:
+        if key not in results:
+            continue
+        for s in SERVERS:
+            what = "memory" if key == "memory" else "rps"
+            runs = ", ".join(
+                "–" if figure(x, what) is None else (f"{figure(x, what):.2f}" if what == "memory" else f"{figure(x, what):,.0f}")
+                for x in results[key][s]
+            )
+            errors = sum(x.get("errors") or 0 for x in results[key][s])
+            add(f"| {title} | {s} | {runs}{f' ({errors} errors)' if errors else ''} |")
+    add("")
+    add("</details>")
+    add("")
+    return "\n".join(lines)
+
+
+def fmt_kib(v):
+    return "–" if v is None else f"{v / 1024:.1f} MiB"
+
+
+def fmt_ns(ns):
+    return f"{ns / 1000:.2f} µs" if ns >= 1000 else f"{ns:.0f} ns"
+
+
+def criterion_medians():
+    """(benchmark, median ns) from the estimates criterion left in bench/target/criterion."""
+    found = []
+    base = BENCH / "target/criterion"
+    for estimates in sorted(base.glob("**/new/estimates.json")):
+        bench = json.loads((estimates.parent / "benchmark.json").read_text())
+        ns = json.loads(estimates.read_text())["median"]["point_estimate"]
+        found.append((bench.get("full_id") or bench.get("title"), ns))
+    return found
+
+
+def kept_section():
+    if not OUT.exists():
+        return ""
+    text = OUT.read_text()
+    at = text.find(KEPT_SECTION)
+    return text[at:] if at >= 0 else ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--only", help="comma-separated scenario keys: " + ", ".join(k for k, *_ in SCENARIOS))
+    parser.add_argument("--micro", action="store_true", help="also run the criterion micro-benchmarks first")
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="1 round of 2 s")
+    parser.add_argument("--output", type=Path, default=OUT)
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.duration, args.warmup = 1, 2.0, 0.5
+    if not args.no_build:
+        build()
+    if args.micro:
+        subprocess.run(["cargo", "bench", "-p", "micro"], cwd=BENCH, check=True)
+    only = set(args.only.split(",")) if args.only else None
+    started = datetime.datetime.now()
+    results = {}
+    for key, title, kind, flags, load in SCENARIOS:
+        if only and key not in only:
+            continue
+        results[key] = {s: [] for s in SERVERS}
+        timing = [] if kind == "sessions" else ["--duration", str(args.duration), "--warmup", str(args.warmup)]
+        for round_ in range(args.rounds):
+            for name, binary in SERVERS.items():
+                result = measure(kind, binary, flags, timing, load)
+                results[key][name].append(result)
+                what = "memory" if kind == "sessions" else "rps"
+                log(f"{title} | round {round_ + 1} | {name}: {figure(result, what)} ({result.get('errors')} errors)")
+    text = report(results, args, started)
+    kept = kept_section()
+    args.output.write_text(text + ("\n" + kept if kept else ""))
+    log(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+//! The server the benchmarks measure: three small tools, over stdio or Streamable HTTP.
+//!
+//! ```sh
+//! cargo run --release -p examples --bin bench-server -- stdio
+//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000              # stateless
+//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000 --stateful   # sessions
+//! ```
+//!
+//! Over HTTP the endpoint is `/mcp`; the server is stateless unless `--stateful`, answers with
+//! `application/json` unless `--sse` (then every answer is a `text/event-stream`), and prints
+//! `MCP endpoint: http://ADDRESS/mcp` on stderr once it listens (port 0 picks a free one).
+//! `bench/run.py` compares it with the same tools written with `rmcp` and with a bare server;
+//! `BENCHMARKS.md` has the figures.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::http::{HttpOptions, serve_on};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Echo the text back.
+#[mcp_tool(read_only, idempotent)]
+async fn echo(
+    /// The text to return.
+    text: String,
+) -> String {
+    text
+}
+
+/// Add two integers.
+#[mcp_tool(read_only, idempotent)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// A sum, as structured output.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// The sum of the addends.
+    sum: i64,
+}
+
+/// Add two integers, answering with structured output.
+#[mcp_tool(read_only, idempotent)]
+async fn add_json(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Json<Sum> {
+    Json(Sum { sum: a + b })
+}
+
+const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse]";
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let builder = McpServer::from_registry(server_info!());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["stdio"] => builder.serve_stdio().await?,
+        ["http", address, flags @ ..] => {
+            let mut builder = builder;
+            let mut options = HttpOptions::default();
+            for flag in flags {
+                match *flag {
+                    "--stateful" => builder = builder.stateful(),
+                    "--sse" => options = options.always_stream(true),
+                    other => anyhow::bail!("unknown option {other}\n{USAGE}"),
+                }
+            }
+            let listener = tokio::net::TcpListener::bind(address).await?;
+            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+            serve_on(listener, builder.build()?, options).await?;
+        }
+        _ => anyhow::bail!(USAGE),
+    }
+    Ok(())
+}
