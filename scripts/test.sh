@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 
 scripts/install-interop.sh
 cargo test --workspace "$@"
+# The load generator of the benchmarks (bench/, a workspace of its own) has unit tests too.
+cargo test --manifest-path bench/Cargo.toml -p mcp-bench

@@ -90,7 +90,11 @@ impl From<DecodeError> for ErrorObject {
 
 /// Deserializes `value` as `T`, describing a failure with the path of the offending field.
 fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(crate::de::describe)
+    // Tracking the path costs on every field, so it is done only to describe a failure.
+    match T::deserialize(&value) {
+        Ok(decoded) => Ok(decoded),
+        Err(_) => serde_path_to_error::deserialize(value).map_err(crate::de::describe),
+    }
 }
 
 /// Decodes the params of `method`; absent params count as an empty object, so that methods whose

@@ -89,7 +89,9 @@ impl From<RequestStateError> for ErrorObject {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequestBinding {
     subject: Option<String>,
-    request: [u8; 32],
+    /// The method and the canonical params: hashed only when a token is sealed or opened, which
+    /// most requests never need.
+    canonical: Vec<u8>,
 }
 
 impl RequestBinding {
@@ -108,8 +110,13 @@ impl RequestBinding {
         }
         RequestBinding {
             subject: subject.map(str::to_owned),
-            request: Sha256::digest(&canonical).into(),
+            canonical,
         }
+    }
+
+    /// The SHA-256 of the method and the canonical params.
+    fn digest(&self) -> [u8; 32] {
+        Sha256::digest(&self.canonical).into()
     }
 }
 
@@ -277,7 +284,7 @@ impl RequestStateCodec {
         let payload = Payload {
             exp: unix_seconds(now + self.lifetime),
             sub: binding.subject.clone(),
-            req: URL_SAFE_NO_PAD.encode(binding.request),
+            req: URL_SAFE_NO_PAD.encode(binding.digest()),
             data: data.clone(),
         };
         let payload = serde_json::to_vec(&payload).expect("a payload always serializes");
@@ -324,7 +331,7 @@ impl RequestStateCodec {
         if payload.sub != binding.subject {
             return Err(RequestStateError::ForeignSubject);
         }
-        if payload.req != URL_SAFE_NO_PAD.encode(binding.request) {
+        if payload.req != URL_SAFE_NO_PAD.encode(binding.digest()) {
             return Err(RequestStateError::ForeignRequest);
         }
         Ok(payload.data)
@@ -363,7 +370,11 @@ mod tests {
         });
         let binding = RequestBinding::new(None, "tools/call", &params);
         // sha256 of `tools/call\0{"arguments":{"a":1,"b":[2,{"a":null,"x":"é\""}]},"name":"add"}`
-        let hex: String = binding.request.iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = binding
+            .digest()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(
             hex,
             "f56a72e33eb6fe7e53231af2f6e04a4367ca0eb0c1eab7463fc186484a2c8cc0"

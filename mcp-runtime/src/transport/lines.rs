@@ -140,9 +140,13 @@ async fn write_frames<W: AsyncWrite + Unpin>(
             };
             writer.write_all(line.as_bytes()).await?;
             writer.write_all(b"\n").await?;
-            // Lines queued together go out in one write.
+            // Lines queued together go out in one write. Before writing, the handlers that are
+            // ready run first (one yield), so that replies finished together leave together.
             if frames.is_empty() {
-                writer.flush().await?;
+                tokio::task::yield_now().await;
+                if frames.is_empty() {
+                    writer.flush().await?;
+                }
             }
         }
         writer.flush().await

@@ -95,7 +95,9 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
                 let item = item.split(';').next().unwrap_or_default().trim();
                 item.eq_ignore_ascii_case(media)
                     || item == "*/*"
-                    || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+                    || item
+                        .strip_suffix("/*")
+                        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
             })
         })
 }
@@ -379,26 +381,32 @@ async fn respond(
         }
     }
     drop(sink);
-    let mut work = tokio::spawn(async move {
-        join_all(running)
-            .await
-            .into_iter()
-            .flatten()
-            .collect::<Vec<Reply>>()
-    });
+    let mut work: Replies = match running.len() {
+        0 => Box::pin(std::future::ready(Vec::new())),
+        1 => {
+            let run = running.pop().expect("one request runs");
+            Box::pin(async move { run.await.into_iter().collect() })
+        }
+        _ => Box::pin(async move { join_all(running).await.into_iter().flatten().collect() }),
+    };
+    if session.is_some() {
+        // A session's requests finish even if the client goes away before they do: a
+        // disconnection is not a cancellation. Without a session nothing could take the reply
+        // later, so the requests run in this response's own task and stop with it.
+        let task = tokio::spawn(work);
+        work = Box::pin(async move { task.await.unwrap_or_default() });
+    }
     if !always_stream {
-        let finished = tokio::select! {
+        let mut replies = tokio::select! {
             finished = &mut work => finished,
             event = events.recv() => match event {
                 Some(event) => {
-                    let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
-                    return stream_replies(http, &connection, session, events, rest, Some(event), ready).await;
+                    return stream_replies(http, &connection, session, events, work, Some(event), ready).await;
                 }
                 // Every sink is gone: the handlers can send nothing more.
                 None => (&mut work).await,
             },
         };
-        let mut replies = finished.unwrap_or_default();
         return match events.try_recv() {
             // Nothing was sent: one JSON body.
             Err(_) => {
@@ -411,8 +419,7 @@ async fn respond(
             }
         };
     }
-    let rest: Replies = Box::pin(async move { work.await.unwrap_or_default() });
-    stream_replies(http, &connection, session, events, rest, None, ready).await
+    stream_replies(http, &connection, session, events, work, None, ready).await
 }
 
 fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
