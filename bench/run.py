@@ -56,6 +56,9 @@ TARGETS = [
     ("stdio-32", "rmcp", 2.0, "rps"),
     ("memory", "rmcp", 2.0, "memory"),  # ours at most half of rmcp's: rmcp/ours >= 2
 ]
+# The in-process target, read from the criterion micro-benchmarks.
+IN_PROCESS_BENCH = "handle_raw/tools/call add (2025-11-25 session)"
+IN_PROCESS_TARGET_NS = 2000
 
 
 def log(*args):
@@ -261,6 +264,11 @@ def report(results, args, started):
         met = "–" if ratio is None else ("yes" if ratio >= factor else "**no**")
         add(f"| {name} | {shown} | {met} |")
     micro = criterion_medians()
+    in_process = dict(micro).get(IN_PROCESS_BENCH)
+    if in_process is not None:
+        met = "yes" if in_process <= IN_PROCESS_TARGET_NS else "**no**"
+        add(f"| in-process `tools/call add` (criterion `{IN_PROCESS_BENCH}`): ≤ {fmt_ns(IN_PROCESS_TARGET_NS)} median "
+            f"| {fmt_ns(in_process)} | {met} |")
     if micro:
         add("")
         add("## Micro-benchmarks (criterion, in process)")

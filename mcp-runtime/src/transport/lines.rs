@@ -20,8 +20,8 @@ use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::server::{
     ConnectionState, McpServer, MessageSink, Outbound, PeerGone, RequestTask, SharedSink,
@@ -182,7 +182,7 @@ where
         output_broken.clone(),
     ));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
-    let mut requests = JoinSet::new();
+    let requests = TaskTracker::new();
     let shutdown = server.shutdown_token().clone();
     let mut outcome = Ok(());
     loop {
@@ -209,16 +209,16 @@ where
             }
             Line::Complete(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
             Line::Complete(bytes) => {
-                dispatch(&server, &connection, &sink, &frames, &mut requests, &bytes).await;
+                dispatch(&server, &connection, &sink, &frames, &requests, &bytes).await;
             }
         }
-        while requests.try_join_next().is_some() {}
     }
     // The peer is gone (or the server stops): requests to it fail at once and the handlers in
     // flight are told to stop, so nothing keeps the loop alive; replies of those that still
     // finish are written.
     connection.close();
-    while requests.join_next().await.is_some() {}
+    requests.close();
+    requests.wait().await;
     // The writer may already be gone when the output broke.
     let _ = frames.send(Frame::Close);
     if writer_task.await.is_err() {
@@ -245,7 +245,7 @@ async fn dispatch(
     connection: &Arc<ConnectionState>,
     sink: &SharedSink,
     frames: &mpsc::UnboundedSender<Frame>,
-    requests: &mut JoinSet<()>,
+    requests: &TaskTracker,
     bytes: &[u8],
 ) {
     let reply_to = |frames: &mpsc::UnboundedSender<Frame>, text: String| {
