@@ -37,6 +37,8 @@ SERVERS = {
     "bare": BENCH / "target/release/bare-server",
 }
 MCP_BENCH = BENCH / "target/release/mcp-bench"
+SAVED = BENCH / "target/last-results.json"
+SAVED_INSTRUCTIONS = BENCH / "target/last-instructions.json"
 
 # (key, title, kind, server flags, mcp-bench arguments)
 SCENARIOS = [
@@ -93,14 +95,14 @@ def pinned(cpu, command):
 class HttpServer:
     """A server started on a free port; its endpoint is read from its stderr."""
 
-    def __init__(self, binary, flags):
+    def __init__(self, binary, flags, wrapper=()):
         self.log = tempfile.NamedTemporaryFile(prefix="bench-server-", suffix=".log", delete=False)
-        command = pinned(SERVER_CPU, [binary, "http", "127.0.0.1:0", *flags])
+        command = pinned(SERVER_CPU, [*wrapper, binary, "http", "127.0.0.1:0", *flags])
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
         self.url = self._endpoint()
 
     def _endpoint(self):
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             text = Path(self.log.name).read_text(errors="replace")
             found = re.search(r"MCP endpoint: (http://\S+)", text)
@@ -114,7 +116,7 @@ class HttpServer:
     def stop(self):
         self.process.terminate()
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -141,6 +143,30 @@ def measure(kind, binary, flags, extra, load):
         return mcp_bench(["sessions", "--url", server.url, "--pid", str(server.process.pid), *load, *extra])
     finally:
         server.stop()
+
+
+def instructions_per_request(kind, binary):
+    """Instructions the server executes per request (valgrind's callgrind, which counts rather
+    than times: the same for the same binary and load, whatever else the machine does), over
+    4 HTTP connections or 32 requests in flight on stdio, for 5 s."""
+    out = tempfile.NamedTemporaryFile(prefix="callgrind-", delete=False).name
+    valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+    load = ["--duration", "5", "--warmup", "0"]
+    if kind == "stdio":
+        server = pinned(SERVER_CPU, [*valgrind, binary, "stdio"])
+        result = mcp_bench(["stdio", "--wire", "session", "--in-flight", "32", *load, "--", *server])
+    else:
+        server = HttpServer(binary, [], wrapper=valgrind)
+        try:
+            result = mcp_bench(["http", "--url", server.url, "--wire", "modern", "--connections", "4", *load])
+        finally:
+            # A terminating signal, so that callgrind writes its counts.
+            server.stop()
+    time.sleep(1)
+    summary = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True).stdout
+    os.unlink(out)
+    total = int(re.search(r"([\d,]+) \(100.0%\)\s+PROGRAM TOTALS", summary).group(1).replace(",", ""))
+    return total / result["requests"]
 
 
 def figure(result, what):
@@ -189,7 +215,7 @@ def fmt_ratio(a, b):
     return "–" if not a or not b else f"{a / b:.2f}×"
 
 
-def report(results, args, started):
+def report(results, instructions, args, started):
     lines = []
     add = lines.append
     add("# Benchmarks")
@@ -269,6 +295,19 @@ def report(results, args, started):
         met = "yes" if in_process <= IN_PROCESS_TARGET_NS else "**no**"
         add(f"| in-process `tools/call add` (criterion `{IN_PROCESS_BENCH}`): ≤ {fmt_ns(IN_PROCESS_TARGET_NS)} median "
             f"| {fmt_ns(in_process)} | {met} |")
+    if instructions:
+        add("")
+        add("## Instructions per request (callgrind)")
+        add("")
+        add("Counted, not timed, so these do not vary with the machine's load: everything the server "
+            "executed during 5 s of load (start-up included) divided by the requests answered. HTTP: "
+            "2026-07-28 stateless `tools/call add`, 4 connections; stdio: 2025-11-25, 32 in flight.")
+        add("")
+        add("| transport | ours | rmcp | bare | rmcp/ours |")
+        add("|---|---|---|---|---|")
+        for kind, counts in instructions.items():
+            shown = " | ".join("–" if counts[s] is None else f"{counts[s]:,.0f}" for s in SERVERS)
+            add(f"| {kind} | {shown} | {fmt_ratio(counts['rmcp'], counts['ours'])} |")
     if micro:
         add("")
         add("## Micro-benchmarks (criterion, in process)")
@@ -338,6 +377,8 @@ def main():
     parser.add_argument("--only", help="comma-separated scenario keys: " + ", ".join(k for k, *_ in SCENARIOS))
     parser.add_argument("--micro", action="store_true", help="also run the criterion micro-benchmarks first")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--reuse", action="store_true", help="report the figures of the last run instead of measuring")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions per request with callgrind")
     parser.add_argument("--quick", action="store_true", help="1 round of 2 s")
     parser.add_argument("--output", type=Path, default=OUT)
     args = parser.parse_args()
@@ -350,8 +391,12 @@ def main():
     only = set(args.only.split(",")) if args.only else None
     started = datetime.datetime.now()
     results = {}
+    if args.reuse:
+        saved = json.loads(SAVED.read_text())
+        results = saved["results"]
+        args.rounds, args.duration, args.warmup = (saved["run"][k] for k in ("rounds", "duration", "warmup"))
     for key, title, kind, flags, load in SCENARIOS:
-        if only and key not in only:
+        if (only and key not in only) or args.reuse:
             continue
         results[key] = {s: [] for s in SERVERS}
         timing = [] if kind == "sessions" else ["--duration", str(args.duration), "--warmup", str(args.warmup)]
@@ -361,7 +406,25 @@ def main():
                 results[key][name].append(result)
                 what = "memory" if kind == "sessions" else "rps"
                 log(f"{title} | round {round_ + 1} | {name}: {figure(result, what)} ({result.get('errors')} errors)")
-    text = report(results, args, started)
+        # Kept as measured, so that a later failure loses nothing: `--reuse` reports from it.
+        run = {"rounds": args.rounds, "duration": args.duration, "warmup": args.warmup}
+        SAVED.write_text(json.dumps({"run": run, "results": results}))
+    instructions = {}
+    if args.reuse and not args.instructions and SAVED_INSTRUCTIONS.exists():
+        instructions = json.loads(SAVED_INSTRUCTIONS.read_text())
+    if args.instructions:
+        for kind in ("http", "stdio"):
+            instructions[kind] = {}
+            for name, binary in SERVERS.items():
+                try:
+                    instructions[kind][name] = instructions_per_request(kind, binary)
+                except (RuntimeError, AttributeError, KeyError, TypeError) as error:
+                    log(f"instructions per request | {kind} | {name}: not counted: {error}")
+                    instructions[kind][name] = None
+                    continue
+                log(f"instructions per request | {kind} | {name}: {instructions[kind][name]:,.0f}")
+        SAVED_INSTRUCTIONS.write_text(json.dumps(instructions))
+    text = report(results, instructions, args, started)
     kept = kept_section()
     args.output.write_text(text + ("\n" + kept if kept else ""))
     log(f"wrote {args.output}")
