@@ -439,21 +439,13 @@ async fn connection(plan: std::sync::Arc<Plan>) -> Tally {
             &answer.body,
             id,
         );
-        let counted = window.contains(sent, done);
-        match verdict {
-            Ok(()) if counted => tally.success(done - sent),
-            Ok(()) => {}
-            Err(kind) => {
-                if counted {
-                    tally.failure(kind);
-                }
-                show_first_error(kind, || {
-                    format!("tools/call: {}", http_details(answer.status, &answer.body))
-                });
-                // A session the server no longer knows answers 404: open a new one.
-                if plan.wire == Wire::Session && answer.status == 404 {
-                    live = None;
-                }
+        if let Err(kind) = tally.record(&window, sent, done, verdict) {
+            show_first_error(kind, || {
+                format!("tools/call: {}", http_details(answer.status, &answer.body))
+            });
+            // A session the server no longer knows answers 404: open a new one.
+            if plan.wire == Wire::Session && answer.status == 404 {
+                live = None;
             }
         }
     }

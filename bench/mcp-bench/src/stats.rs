@@ -78,6 +78,25 @@ impl Tally {
         self.errors[kind.index()] += 1;
     }
 
+    /// Records the answer to a call sent at `sent` and read at `done`, if it falls within
+    /// `window`: a success with its latency, or a failure of the kind `verdict` names. The
+    /// verdict is returned, so that the caller can report a failure (counted or not).
+    pub fn record(
+        &mut self,
+        window: &Window,
+        sent: Instant,
+        done: Instant,
+        verdict: Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        if window.contains(sent, done) {
+            match verdict {
+                Ok(()) => self.success(done - sent),
+                Err(kind) => self.failure(kind),
+            }
+        }
+        verdict
+    }
+
     /// Adds another tally to this one.
     pub fn merge(&mut self, other: &Tally) {
         self.ok += other.ok;
@@ -385,5 +404,27 @@ mod tests {
         assert!(window.contains(now, now + Duration::from_millis(10)));
         assert!(!window.contains(now - Duration::from_millis(1), now));
         assert!(!window.contains(now, now + Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn only_answers_within_the_window_are_recorded() {
+        let now = Instant::now();
+        let window = Window {
+            start: now,
+            end: now + Duration::from_secs(1),
+        };
+        let mut tally = Tally::default();
+        let inside = now + Duration::from_millis(2);
+        assert_eq!(tally.record(&window, now, inside, Ok(())), Ok(()));
+        let failed = Err(ErrorKind::ToolError);
+        assert_eq!(tally.record(&window, now, inside, failed), failed);
+        // Sent during the warm-up: reported to the caller, not counted.
+        let early = now - Duration::from_millis(1);
+        assert_eq!(tally.record(&window, early, inside, failed), failed);
+        assert_eq!(tally.record(&window, early, inside, Ok(())), Ok(()));
+        let summary = Summary::new("http", "modern", None, 1, Duration::from_secs(1), &tally);
+        assert_eq!(summary.requests, 2);
+        assert_eq!(summary.errors, 1);
+        assert_eq!(summary.p50_us, Some(2000));
     }
 }

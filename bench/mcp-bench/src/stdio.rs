@@ -283,21 +283,13 @@ async fn read_answers(
                 continue;
             };
             shared.slots.add_permits(1);
-            let counted = window.contains(sent, done);
-            match reply.verdict() {
-                Ok(()) if counted => tally.success(done - sent),
-                Ok(()) => {}
-                Err(kind) => {
-                    if counted {
-                        tally.failure(kind);
-                    }
-                    show_first_error(kind, || {
-                        format!(
-                            "tools/call: {}",
-                            String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end()
-                        )
-                    });
-                }
+            if let Err(kind) = tally.record(&window, sent, done, reply.verdict()) {
+                show_first_error(kind, || {
+                    format!(
+                        "tools/call: {}",
+                        String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end()
+                    )
+                });
             }
         }
     };
