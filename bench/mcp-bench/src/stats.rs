@@ -394,13 +394,19 @@ mod tests {
         assert!(!empty.succeeded());
     }
 
-    #[test]
-    fn window() {
+    /// A window of one second that starts now.
+    fn one_second_window() -> (Instant, Window) {
         let now = Instant::now();
         let window = Window {
             start: now,
             end: now + Duration::from_secs(1),
         };
+        (now, window)
+    }
+
+    #[test]
+    fn window() {
+        let (now, window) = one_second_window();
         assert!(window.contains(now, now + Duration::from_millis(10)));
         assert!(!window.contains(now - Duration::from_millis(1), now));
         assert!(!window.contains(now, now + Duration::from_secs(2)));
@@ -408,11 +414,7 @@ mod tests {
 
     #[test]
     fn only_answers_within_the_window_are_recorded() {
-        let now = Instant::now();
-        let window = Window {
-            start: now,
-            end: now + Duration::from_secs(1),
-        };
+        let (now, window) = one_second_window();
         let mut tally = Tally::default();
         let inside = now + Duration::from_millis(2);
         assert_eq!(tally.record(&window, now, inside, Ok(())), Ok(()));
