@@ -10,6 +10,16 @@
 use serde::de::{DeserializeOwned, Error};
 use serde_json::Value;
 
+/// Deserializes `value` as `T`, describing a failure with the path of the offending field (see
+/// [`describe`]).
+pub(crate) fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
+    // Tracking the path costs on every field, so it is done only to describe a failure.
+    match T::deserialize(&value) {
+        Ok(decoded) => Ok(decoded),
+        Err(_) => serde_path_to_error::deserialize(value).map_err(describe),
+    }
+}
+
 /// Deserializes `value` as `T` inside a `Deserialize` impl, describing a failure with the path of
 /// the offending field relative to `value` (see [`describe`]).
 pub(crate) fn nested<T: DeserializeOwned, E: Error>(value: Value) -> Result<T, E> {

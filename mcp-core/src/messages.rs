@@ -20,7 +20,8 @@
 //! assert_eq!(wire, serde_json::json!(
 //!     {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "add"}}));
 //!
-//! let decoded = ClientRequest::decode("tools/call", Some(serde_json::json!({"arguments": {}})));
+//! let params = serde_json::json!({"arguments": {}}).into();
+//! let decoded = ClientRequest::decode("tools/call", Some(&params));
 //! assert_eq!(decoded.unwrap_err().to_string(), "Invalid params for tools/call: missing field `name`");
 //! ```
 
@@ -35,7 +36,7 @@ use crate::completion::CompleteResult;
 use crate::elicitation::ElicitResult;
 use crate::error::{ErrorCode, ErrorObject};
 use crate::input::InputRequiredResult;
-use crate::jsonrpc::RawCall;
+use crate::jsonrpc::{Params, RawCall};
 use crate::lifecycle::{DiscoverResult, InitializeResult};
 use crate::methods::{self, Notification, Request};
 use crate::prompts::{GetPromptResult, ListPromptsResult};
@@ -88,36 +89,25 @@ impl From<DecodeError> for ErrorObject {
     }
 }
 
-/// Deserializes `value` as `T`, describing a failure with the path of the offending field.
-fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    // Tracking the path costs on every field, so it is done only to describe a failure.
-    match T::deserialize(&value) {
-        Ok(decoded) => Ok(decoded),
-        Err(_) => serde_path_to_error::deserialize(value).map_err(crate::de::describe),
-    }
-}
-
 /// Decodes the params of `method`; absent params count as an empty object, so that methods whose
 /// params are all optional accept them missing.
 fn decode_params<T: DeserializeOwned>(
     method: &'static str,
-    params: Option<Value>,
+    params: Option<&Params>,
 ) -> Result<T, DecodeError> {
-    let value = params.unwrap_or_else(|| Value::Object(Map::new()));
-    if !value.is_object() {
-        return Err(DecodeError::InvalidParams {
-            method,
-            detail: "params must be an object".into(),
-        });
-    }
-    decode_value(value).map_err(|detail| DecodeError::InvalidParams { method, detail })
+    let decoded = match params {
+        None => crate::de::from_value(Value::Object(Map::new())),
+        Some(params) if !params.is_object() => Err("params must be an object".into()),
+        Some(params) => params.decode(),
+    };
+    decoded.map_err(|detail| DecodeError::InvalidParams { method, detail })
 }
 
 fn decode_result<T: DeserializeOwned>(
     method: &'static str,
     value: Value,
 ) -> Result<T, DecodeError> {
-    decode_value(value).map_err(|detail| DecodeError::InvalidResult { method, detail })
+    crate::de::from_value(value).map_err(|detail| DecodeError::InvalidResult { method, detail })
 }
 
 /// The `method` and `params` members of a request or notification.
@@ -169,7 +159,7 @@ macro_rules! call_enum {
             }
 
             /// Decodes a received `method` and its `params`.
-            pub fn decode(method: &str, params: Option<Value>) -> Result<Self, DecodeError> {
+            pub fn decode(method: &str, params: Option<&Params>) -> Result<Self, DecodeError> {
                 $(
                     if method == <methods::$marker as $kind>::METHOD {
                         return decode_params(<methods::$marker as $kind>::METHOD, params)
@@ -180,8 +170,8 @@ macro_rules! call_enum {
             }
 
             /// Decodes a received call.
-            pub fn from_raw(call: RawCall) -> Result<Self, DecodeError> {
-                Self::decode(&call.method, call.params)
+            pub fn from_raw(call: &RawCall) -> Result<Self, DecodeError> {
+                Self::decode(&call.method, call.params.as_ref())
             }
         }
 
@@ -571,7 +561,8 @@ mod tests {
     fn requests_decode_by_method() {
         let ping = ClientRequest::decode("ping", None).unwrap();
         assert_eq!(ping.method(), "ping");
-        let list = ClientRequest::decode("tools/list", Some(json!({"cursor": "c2"}))).unwrap();
+        let list =
+            ClientRequest::decode("tools/list", Some(&json!({"cursor": "c2"}).into())).unwrap();
         let ClientRequest::ListTools(params) = list else {
             panic!("tools/list")
         };
@@ -619,7 +610,7 @@ mod tests {
             ),
         ];
         for (method, params, message) in cases {
-            let err = ClientRequest::decode(method, Some(params)).unwrap_err();
+            let err = ClientRequest::decode(method, Some(&params.into())).unwrap_err();
             assert_eq!(err.to_string(), message);
             assert_eq!(ErrorObject::from(err).code, ErrorCode::INVALID_PARAMS);
         }
@@ -629,7 +620,9 @@ mod tests {
     fn unknown_fields_are_ignored() {
         let call = ClientRequest::decode(
             "tools/call",
-            Some(json!({"name": "add", "arguments": {"a": 1}, "futureField": {"x": [1, 2]}})),
+            Some(
+                &json!({"name": "add", "arguments": {"a": 1}, "futureField": {"x": [1, 2]}}).into(),
+            ),
         )
         .unwrap();
         assert_eq!(
@@ -731,8 +724,8 @@ mod tests {
             (
                 ServerRequest::decode(
                     "sampling/createMessage",
-                    Some(json!({"messages": [{"role": "user", "content": {"type": "text"}}],
-                                "maxTokens": 5})),
+                    Some(&json!({"messages": [{"role": "user", "content": {"type": "text"}}],
+                                "maxTokens": 5}).into()),
                 )
                 .map(drop),
                 "Invalid params for sampling/createMessage: messages[0].content: missing field `text`",
@@ -740,9 +733,9 @@ mod tests {
             (
                 ServerRequest::decode(
                     "sampling/createMessage",
-                    Some(json!({"messages": [{"role": "user", "content": [
+                    Some(&json!({"messages": [{"role": "user", "content": [
                         {"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png"}]}],
-                                "maxTokens": 5})),
+                                "maxTokens": 5}).into()),
                 )
                 .map(drop),
                 "Invalid params for sampling/createMessage: messages[0].content[1]: missing field `data`",
@@ -750,8 +743,8 @@ mod tests {
             (
                 ServerRequest::decode(
                     "elicitation/create",
-                    Some(json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
-                        "c": {"type": "string", "oneOf": [{"const": "r"}]}}}})),
+                    Some(&json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+                        "c": {"type": "string", "oneOf": [{"const": "r"}]}}}}).into()),
                 )
                 .map(drop),
                 "Invalid params for elicitation/create: requestedSchema.properties.c.oneOf[0]: missing field `title`",
@@ -759,7 +752,7 @@ mod tests {
             (
                 ClientRequest::decode(
                     "tools/call",
-                    Some(json!({"name": "t", "inputResponses": {"k": {"roots": [{}]}}})),
+                    Some(&json!({"name": "t", "inputResponses": {"k": {"roots": [{}]}}}).into()),
                 )
                 .map(drop),
                 "Invalid params for tools/call: inputResponses.k.roots[0]: missing field `uri`",

@@ -36,6 +36,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use mcp_core::ErrorObject;
+use mcp_core::jsonrpc::Params;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -86,12 +87,15 @@ impl From<RequestStateError> for ErrorObject {
 }
 
 /// What a token is bound to: the subject it was issued to and the request it belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Two bindings are equal when their subjects, methods and canonical params are.
+#[derive(Clone, Debug)]
 pub struct RequestBinding {
     subject: Option<String>,
-    /// The method and the canonical params: hashed only when a token is sealed or opened, which
-    /// most requests never need.
-    canonical: Vec<u8>,
+    method: String,
+    /// Made canonical and hashed only when a token is sealed or opened, which most requests
+    /// never need.
+    params: Option<Params>,
 }
 
 impl RequestBinding {
@@ -100,25 +104,45 @@ impl RequestBinding {
     /// `requestState` are left out, and objects are compared whatever their key order, so that
     /// the original request and its retries have the same binding.
     pub fn new(subject: Option<&str>, method: &str, params: &Value) -> Self {
-        let mut canonical = Vec::with_capacity(256);
-        canonical.extend_from_slice(method.as_bytes());
-        canonical.push(0);
-        let skipped = |key: &str| matches!(key, "_meta" | "inputResponses" | "requestState");
-        match params {
-            Value::Object(map) => write_canonical_object(map, &skipped, &mut canonical),
-            other => write_canonical(other, &mut canonical),
-        }
+        Self::from_params(subject, method, Some(Params::from_value(params)))
+    }
+
+    /// Like [`new`](Self::new), for params as received.
+    pub fn from_params(subject: Option<&str>, method: &str, params: Option<Params>) -> Self {
         RequestBinding {
             subject: subject.map(str::to_owned),
-            canonical,
+            method: method.to_owned(),
+            params,
         }
+    }
+
+    /// The method and the params written with the keys of every object sorted, without the
+    /// members that change between rounds.
+    fn canonical(&self) -> Vec<u8> {
+        let mut canonical = Vec::with_capacity(256);
+        canonical.extend_from_slice(self.method.as_bytes());
+        canonical.push(0);
+        let skipped = |key: &str| matches!(key, "_meta" | "inputResponses" | "requestState");
+        match self.params.as_ref().map(Params::to_value) {
+            Some(Value::Object(map)) => write_canonical_object(&map, &skipped, &mut canonical),
+            other => write_canonical(&other.unwrap_or(Value::Null), &mut canonical),
+        }
+        canonical
     }
 
     /// The SHA-256 of the method and the canonical params.
     fn digest(&self) -> [u8; 32] {
-        Sha256::digest(&self.canonical).into()
+        Sha256::digest(self.canonical()).into()
     }
 }
+
+impl PartialEq for RequestBinding {
+    fn eq(&self, other: &Self) -> bool {
+        self.subject == other.subject && self.canonical() == other.canonical()
+    }
+}
+
+impl Eq for RequestBinding {}
 
 /// Writes `value` as JSON with the keys of every object sorted.
 fn write_canonical(value: &Value, out: &mut Vec<u8>) {

@@ -41,7 +41,7 @@ fn client_request(value: Value, version: ProtocolVersion) -> Result<Value, Strin
     let JsonRpcMessage::Request(request) = message(value)? else {
         return Err("not a request".into());
     };
-    let typed = ClientRequest::from_raw(request.request).map_err(|e| e.to_string())?;
+    let typed = ClientRequest::from_raw(&request.request).map_err(|e| e.to_string())?;
     mcp::render::to_value(&JsonRpcRequest::new(request.id, typed), version)
         .map_err(|e| e.to_string())
 }
@@ -50,7 +50,7 @@ fn server_notification(value: Value, version: ProtocolVersion) -> Result<Value, 
     let JsonRpcMessage::Notification(note) = message(value)? else {
         return Err("not a notification".into());
     };
-    let typed = ServerNotification::from_raw(note.notification).map_err(|e| e.to_string())?;
+    let typed = ServerNotification::from_raw(&note.notification).map_err(|e| e.to_string())?;
     mcp::render::to_value(&JsonRpcNotification::new(typed), version).map_err(|e| e.to_string())
 }
 

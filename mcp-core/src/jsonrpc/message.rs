@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::id::RequestId;
+use super::params::Params;
 use crate::error::ErrorObject;
 use crate::render;
 use crate::version::ProtocolVersion;
@@ -15,20 +16,21 @@ use crate::version::ProtocolVersion;
 /// The value of the `jsonrpc` member of every message.
 pub const JSONRPC_VERSION: &str = "2.0";
 
-/// A method name with untyped params: the body of a request or notification before dispatch.
+/// A method name with its params as received: the body of a request or notification before
+/// dispatch decodes it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct RawCall {
     /// The method, e.g. `"tools/call"`.
     pub method: String,
-    /// The params, if any (MCP params are always objects).
+    /// The params, if any (MCP params are always objects), as JSON text.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub params: Option<Value>,
+    pub params: Option<Params>,
 }
 
 impl RawCall {
     /// A call of `method` with `params`.
-    pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
+    pub fn new(method: impl Into<String>, params: Option<Params>) -> Self {
         RawCall {
             method: method.into(),
             params,
@@ -175,7 +177,7 @@ mod tests {
         );
         let note = JsonRpcNotification::new(RawCall::new(
             "notifications/progress",
-            Some(json!({"progressToken": "t", "progress": 1})),
+            Some(json!({"progressToken": "t", "progress": 1}).into()),
         ));
         assert_eq!(
             serde_json::to_value(&note).unwrap(),

@@ -21,12 +21,14 @@
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::id::RequestId;
 use super::message::{
     JSONRPC_VERSION, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
     JsonRpcResponse, RawCall,
 };
+use super::params::Params;
 use crate::error::{ErrorCode, ErrorObject};
 
 /// What one piece of wire text holds.
@@ -122,7 +124,8 @@ pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
 }
 
 /// The members of a message object that JSON-RPC gives a meaning; others are ignored. Each is
-/// `None` when absent and `Some(Value::Null)` when `null`.
+/// `None` when absent and `Some(Value::Null)` when `null`, but `params`, which is kept as text
+/// until the method's decoder reads it, and is `None` when absent or `null`.
 #[derive(Default, Deserialize)]
 struct Envelope {
     #[serde(default, deserialize_with = "present")]
@@ -131,8 +134,8 @@ struct Envelope {
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    #[serde(default)]
+    params: Option<Box<RawValue>>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -156,7 +159,11 @@ pub fn message_from_value(value: Value) -> Result<JsonRpcMessage, EnvelopeError>
         jsonrpc: object.remove("jsonrpc"),
         id: object.remove("id"),
         method: object.remove("method"),
-        params: object.remove("params"),
+        params: object
+            .remove("params")
+            .map(|params| serde_json::value::to_raw_value(&params))
+            .transpose()
+            .map_err(|e| EnvelopeError::Parse(e.to_string()))?,
         result: object.remove("result"),
         error: object.remove("error"),
     })
@@ -197,7 +204,9 @@ fn classify(envelope: Envelope) -> Result<JsonRpcMessage, EnvelopeError> {
         // Absent and `null` params mean none. Params of any other type are left for the method's
         // decoder to refuse, so that every wrong type (a string, a number, an array) gets the same
         // invalid-params error (`-32602`).
-        let params = params.filter(|params| !params.is_null());
+        let params = params
+            .map(Params::from_raw)
+            .filter(|params| !params.is_null());
         let call = RawCall::new(method, params);
         return Ok(match id {
             Some(id) => JsonRpcMessage::Request(JsonRpcRequest::new(id, call)),
@@ -246,7 +255,7 @@ mod tests {
             single(r#"{"jsonrpc":"2.0","id":0,"method":"tools/list","params":{"cursor":"c"}}"#),
             Ok(JsonRpcMessage::Request(JsonRpcRequest::new(
                 0,
-                RawCall::new("tools/list", Some(json!({"cursor": "c"})))
+                RawCall::new("tools/list", Some(json!({"cursor": "c"}).into()))
             )))
         );
         assert_eq!(

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
+use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId, members};
 use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::meta::keys;
 use mcp_core::progress::ProgressNotificationParams;
@@ -191,12 +191,12 @@ impl Peer {
             }
             JsonRpcMessage::Notification(notification) => {
                 let call = notification.notification;
-                let subscription = call
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("_meta")?.get(keys::SUBSCRIPTION_ID).cloned())
-                    .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
-                let decoded = ServerNotification::decode(&call.method, call.params);
+                let subscription = call.params.as_ref().and_then(|p| {
+                    let [meta] = p.members(["_meta"])?;
+                    let [id] = members(meta?, [keys::SUBSCRIPTION_ID])?;
+                    serde_json::from_str::<RequestId>(id?.get()).ok()
+                });
+                let decoded = ServerNotification::decode(&call.method, call.params.as_ref());
                 if let (Some(id), Ok(notification)) = (&subscription, &decoded) {
                     let sink = lock(&self.subscriptions).get(id).cloned();
                     if let Some(sink) = sink {
@@ -226,7 +226,7 @@ impl Peer {
                 let peer = self.clone();
                 let handlers = self.handlers.clone();
                 tokio::spawn(async move {
-                    let answer = match ServerRequest::decode(&call.method, call.params) {
+                    let answer = match ServerRequest::decode(&call.method, call.params.as_ref()) {
                         Ok(request) => handlers.answer(request, peer.version()).await,
                         Err(error) => Err(ErrorObject::from(error)),
                     };

@@ -257,11 +257,11 @@ impl McpServer {
         let RawCall { method, params, .. } = call;
         // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
         // whatever the connection (a stdio client of that revision sends no `initialize`).
-        let modern =
-            modern::is_modern(params.as_ref()) || connection.version().era() == Era::Modern;
+        let meta = modern::Meta::of(params.as_ref());
+        let modern = meta.is_modern() || connection.version().era() == Era::Modern;
         let version = if modern {
-            let checked = modern::requested_version(params.as_ref()).and_then(|requested| {
-                modern::check_version_and_method(requested, &method, self.supported_versions())
+            let checked = meta.requested_version().and_then(|requested| {
+                modern::check_version_and_method(&requested, &method, self.supported_versions())
             });
             match checked {
                 Ok(version) => version,
@@ -276,15 +276,10 @@ impl McpServer {
         if let Some(error) = self.gate(&method, connection).filter(|_| !modern) {
             return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
         }
-        // The input-required rounds are bound to the request as first sent: its method and params.
-        let binding = (version.era() == Era::Modern
-            && matches!(
-                method.as_str(),
-                "tools/call" | "prompts/get" | "resources/read"
-            ))
-        .then(|| RequestBinding::new(None, &method, params.as_ref().unwrap_or(&Value::Null)));
-        let request = match ClientRequest::decode(&method, params) {
-            Ok(request) => request,
+        // Boxed: the request travels through the handler's future, which would otherwise hold it
+        // (the largest variant is ~1 KB) at every level.
+        let request = match ClientRequest::decode(&method, params.as_ref()) {
+            Ok(request) => Box::new(request),
             Err(error) => {
                 return RequestTask::Answered(Box::new(Reply::error(
                     version,
@@ -293,7 +288,14 @@ impl McpServer {
                 )));
             }
         };
-        let slot = if matches!(request, ClientRequest::Initialize(_)) {
+        // The input-required rounds are bound to the request as first sent: its method and params.
+        let binding = (version.era() == Era::Modern
+            && matches!(
+                method.as_str(),
+                "tools/call" | "prompts/get" | "resources/read"
+            ))
+        .then(|| RequestBinding::from_params(None, &method, params));
+        let slot = if matches!(*request, ClientRequest::Initialize(_)) {
             // A client must not cancel `initialize`; a cancellation naming it finds nothing.
             Ok(connection.untracked_request())
         } else {
@@ -385,7 +387,7 @@ impl McpServer {
 
     async fn route(
         &self,
-        request: ClientRequest,
+        request: Box<ClientRequest>,
         ctx: &RequestContext,
     ) -> Result<ServerResult, ErrorObject> {
         let outcome = self.answer(request, ctx).await;
@@ -421,11 +423,11 @@ impl McpServer {
     /// The result of `request`, from its handler.
     async fn answer(
         &self,
-        request: ClientRequest,
+        request: Box<ClientRequest>,
         ctx: &RequestContext,
     ) -> Result<ServerResult, ErrorObject> {
         let connection = ctx.connection();
-        Ok(match request {
+        Ok(match *request {
             ClientRequest::Initialize(params) => self.initialize(params, connection)?.into(),
             ClientRequest::Ping(_) => EmptyResult::default().into(),
             ClientRequest::Discover(_) => self.discover().into(),
@@ -909,7 +911,7 @@ impl McpServer {
         connection: &Arc<ConnectionState>,
     ) {
         let RawCall { method, params, .. } = notification.notification;
-        let notification = match ClientNotification::decode(&method, params) {
+        let notification = match ClientNotification::decode(&method, params.as_ref()) {
             Ok(notification) => notification,
             Err(error) => {
                 tracing::debug!(%error, "ignored a notification");

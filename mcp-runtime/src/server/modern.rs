@@ -2,9 +2,10 @@
 //! carries its protocol version and the client's capabilities in `_meta`, names a version the
 //! server speaks, and calls a method the revision has.
 
+use mcp_core::jsonrpc::{Params, members};
 use mcp_core::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use mcp_core::{ErrorObject, ProtocolVersion, SupportedVersions};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// The requests a 2026-07-28 client may send (the `ClientRequest` union of its schema).
 /// `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are gone.
@@ -21,35 +22,60 @@ const METHODS: [&str; 10] = [
     "subscriptions/listen",
 ];
 
-/// Whether the params of a request mark it as a 2026-07-28 one (their `_meta` names a protocol
-/// version).
-pub(crate) fn is_modern(params: Option<&Value>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .is_some_and(|meta| meta.get(PROTOCOL_VERSION).is_some())
+/// The members of a request's `_meta` that mark a 2026-07-28 request and describe it: its
+/// protocol version and the client's capabilities, as JSON text.
+pub(crate) struct Meta<'a>(Option<[Option<&'a RawValue>; 2]>);
+
+impl<'a> Meta<'a> {
+    /// Reads them from `params`.
+    pub(crate) fn of(params: Option<&'a Params>) -> Self {
+        Meta(
+            params
+                .filter(|p| may_have_meta(p.get()))
+                .and_then(|params| {
+                    let [meta] = params.members(["_meta"])?;
+                    members(meta?, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])
+                }),
+        )
+    }
+
+    /// Whether they mark a 2026-07-28 request (`_meta` names a protocol version).
+    pub(crate) fn is_modern(&self) -> bool {
+        self.0.is_some_and(|[version, _]| version.is_some())
+    }
+
+    /// The protocol version a 2026-07-28 request names; `-32602` when `_meta`, the version or
+    /// the client capabilities are missing.
+    pub(crate) fn requested_version(&self) -> Result<String, ErrorObject> {
+        let Some([version, capabilities]) = self.0 else {
+            return Err(ErrorObject::invalid_params(
+                "Invalid params: a 2026-07-28 request needs _meta",
+            ));
+        };
+        for (key, member) in [
+            (PROTOCOL_VERSION, version),
+            (CLIENT_CAPABILITIES, capabilities),
+        ] {
+            if member.is_none() {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: _meta lacks {key}"
+                )));
+            }
+        }
+        version
+            .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+            .ok_or_else(|| {
+                ErrorObject::invalid_params(format!(
+                    "Invalid params: _meta {PROTOCOL_VERSION} is not a string"
+                ))
+            })
+    }
 }
 
-/// The protocol version a 2026-07-28 request names in its `_meta`; `-32602` when `_meta`, the
-/// version or the client capabilities are missing.
-pub(crate) fn requested_version(params: Option<&Value>) -> Result<&str, ErrorObject> {
-    let meta = params.and_then(|p| p.get("_meta"));
-    let Some(meta) = meta.and_then(Value::as_object) else {
-        return Err(ErrorObject::invalid_params(
-            "Invalid params: a 2026-07-28 request needs _meta",
-        ));
-    };
-    for key in [PROTOCOL_VERSION, CLIENT_CAPABILITIES] {
-        if !meta.contains_key(key) {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid params: _meta lacks {key}"
-            )));
-        }
-    }
-    meta[PROTOCOL_VERSION].as_str().ok_or_else(|| {
-        ErrorObject::invalid_params(format!(
-            "Invalid params: _meta {PROTOCOL_VERSION} is not a string"
-        ))
-    })
+/// Whether JSON text may have a `_meta` member: it names one, or has escapes that could spell
+/// one. Text without either is not read member by member.
+fn may_have_meta(text: &str) -> bool {
+    text.contains("_meta") || text.contains("\\u")
 }
 
 /// Checks that the server speaks `requested` (`-32022`, listing every version the server
@@ -65,4 +91,70 @@ pub(crate) fn check_version_and_method(
         return Err(ErrorObject::method_not_found(method));
     }
     Ok(version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, parse};
+
+    /// The params of a request, as received (escapes kept).
+    fn params(text: &str) -> Params {
+        let wire =
+            format!(r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {text}}}"#);
+        match parse(wire.as_bytes()) {
+            Ok(Incoming::Message(JsonRpcMessage::Request(request))) => {
+                request.request.params.expect("params")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn is_modern(text: &str) -> bool {
+        Meta::of(Some(&params(text))).is_modern()
+    }
+
+    fn requested_version(text: &str) -> Result<String, String> {
+        Meta::of(Some(&params(text)))
+            .requested_version()
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_version_in_meta_marks_a_modern_request_however_the_key_is_spelled() {
+        let modern = r#"{"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {}}}"#;
+        assert!(is_modern(modern));
+        assert_eq!(requested_version(modern).unwrap(), "2026-07-28");
+        assert!(is_modern(
+            r#"{"\u005fmeta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}"#
+        ));
+        assert!(!is_modern(r#"{"name": "t", "arguments": {"meta": 1}}"#));
+        assert!(!is_modern(r#"{"_meta": {"progressToken": 1}}"#));
+        assert!(!is_modern("[1]"));
+        assert!(!Meta::of(None).is_modern());
+    }
+
+    #[test]
+    fn what_a_modern_request_lacks_is_named() {
+        assert_eq!(
+            requested_version(r#"{"name": "t"}"#).unwrap_err(),
+            "Invalid params: a 2026-07-28 request needs _meta"
+        );
+        assert_eq!(
+            requested_version(
+                r#"{"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}"#
+            )
+            .unwrap_err(),
+            "Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities"
+        );
+        assert_eq!(
+            requested_version(
+                r#"{"_meta": {"io.modelcontextprotocol/protocolVersion": 7,
+                              "io.modelcontextprotocol/clientCapabilities": {}}}"#
+            )
+            .unwrap_err(),
+            "Invalid params: _meta io.modelcontextprotocol/protocolVersion is not a string"
+        );
+    }
 }

@@ -16,7 +16,7 @@
 //!    HTTP 400; see [`headers`](super::headers)).
 
 use axum::http::{HeaderMap, StatusCode};
-use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, RequestId};
+use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, Params, RequestId};
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ pub(crate) fn is_modern(
     if header_version.is_some_and(|v| v.era() == Era::Modern) {
         return true;
     }
-    modern::is_modern(message_parts(incoming).and_then(|(_, _, params)| params))
+    modern::Meta::of(message_parts(incoming).and_then(|(_, _, params)| params)).is_modern()
 }
 
 /// Whether a GET or DELETE comes from a 2026-07-28 client (no session, a 2026-07-28
@@ -73,7 +73,7 @@ pub(crate) struct Refused {
 }
 
 /// The id (for requests), method and params of a single message.
-fn message_parts(incoming: &Incoming) -> Option<(Option<&RequestId>, &str, Option<&Value>)> {
+fn message_parts(incoming: &Incoming) -> Option<(Option<&RequestId>, &str, Option<&Params>)> {
     match incoming {
         Incoming::Message(JsonRpcMessage::Request(request)) => Some((
             Some(&request.id),
@@ -109,18 +109,20 @@ pub(crate) fn check(
             "Header mismatch: the MCP-Protocol-Version header is missing",
         )));
     };
+    let name = headers::name_field(method).and_then(|field| params?.member::<String>(field));
     // Responses and notifications carry no per-request metadata.
     if id.is_none() {
-        return headers::check_standard(headers, method, params).map_err(|e| bad(e.into()));
+        return headers::check_standard(headers, method, name.as_deref())
+            .map_err(|e| bad(e.into()));
     }
-    let requested = modern::requested_version(params).map_err(bad)?;
+    let requested = modern::Meta::of(params).requested_version().map_err(bad)?;
     if requested != header {
         return Err(bad(ErrorObject::header_mismatch(format!(
             "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
         ))));
     }
     if let Err(error) =
-        modern::check_version_and_method(requested, method, server.supported_versions())
+        modern::check_version_and_method(&requested, method, server.supported_versions())
     {
         let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
             StatusCode::NOT_FOUND
@@ -129,9 +131,9 @@ pub(crate) fn check(
         };
         return Err(refuse(status, error));
     }
-    headers::check_standard(headers, method, params).map_err(|e| bad(e.into()))?;
+    headers::check_standard(headers, method, name.as_deref()).map_err(|e| bad(e.into()))?;
     if method == "tools/call" {
-        check_tool_params(server, headers, params).map_err(|e| bad(e.into()))?;
+        check_tool_params(server, headers, name.as_deref(), params).map_err(|e| bad(e.into()))?;
     }
     Ok(())
 }
@@ -140,14 +142,18 @@ pub(crate) fn check(
 fn check_tool_params(
     server: &McpServer,
     headers: &HeaderMap,
-    params: Option<&Value>,
+    name: Option<&str>,
+    params: Option<&Params>,
 ) -> Result<(), headers::HeaderMismatch> {
-    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
     let Some(tool) = name.and_then(|name| server.registered_tool(name)) else {
         // An unknown tool is the dispatcher's to report.
         return Ok(());
     };
     // A tool whose annotations are invalid is not listed, and its calls carry no param headers.
     let annotated = tool.header_params.as_deref().unwrap_or_default();
-    headers::check_params(headers, annotated, params.and_then(|p| p.get("arguments")))
+    if annotated.is_empty() {
+        return Ok(());
+    }
+    let arguments = params.and_then(|p| p.member::<Value>("arguments"));
+    headers::check_params(headers, annotated, arguments.as_ref())
 }

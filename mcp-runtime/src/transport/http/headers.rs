@@ -62,12 +62,23 @@ fn decode(name: &str, value: &str) -> Result<String, HeaderMismatch> {
         .ok_or_else(|| HeaderMismatch(format!("the {name} header is not valid Base64 of UTF-8")))
 }
 
+/// The member of a request's params that its `Mcp-Name` header repeats: the `name` of a
+/// `tools/call` or `prompts/get`, the `uri` of a `resources/read`.
+pub(crate) fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
 /// Checks `Mcp-Method` (every request and notification) and `Mcp-Name` (`tools/call`,
-/// `prompts/get`, `resources/read`) against the body's `method` and `params`.
+/// `prompts/get`, `resources/read`) against the body's `method` and the params' member that
+/// [`name_field`] names, `body` (when a string).
 pub(crate) fn check_standard(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&Value>,
+    body: Option<&str>,
 ) -> Result<(), HeaderMismatch> {
     let sent = header(headers, METHOD_HEADER)?
         .ok_or_else(|| HeaderMismatch("the Mcp-Method header is missing".into()))?;
@@ -77,12 +88,9 @@ pub(crate) fn check_standard(
             "Mcp-Method header value {sent:?} does not match body value {method:?}"
         )));
     }
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
-    };
-    let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+    if name_field(method).is_none() {
+        return Ok(());
+    }
     let sent = header(headers, NAME_HEADER)?
         .ok_or_else(|| HeaderMismatch(format!("the Mcp-Name header is missing for {method}")))?;
     let sent = decode("Mcp-Name", sent)?;
@@ -149,7 +157,8 @@ mod tests {
     fn standard_headers_must_match_the_body() {
         let call = json!({"name": "echo", "arguments": {}});
         let ok = |pairs: &[(&str, &str)], method: &str, params: &Value| {
-            check_standard(&headers(pairs), method, Some(params))
+            let name = name_field(method).and_then(|field| params.get(field)?.as_str());
+            check_standard(&headers(pairs), method, name)
         };
         assert_eq!(
             ok(&[("Mcp-Method", "tools/list")], "tools/list", &json!({})),
