@@ -6,7 +6,11 @@
 //! sends is lost. Entities (tools, resources, content blocks, ...) carry a plain
 //! [`JsonObject`](crate::JsonObject) as their `_meta`.
 
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::JsonObject;
 use crate::capabilities::ClientCapabilities;
@@ -36,11 +40,82 @@ pub mod keys {
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 }
 
+/// Implements `Deserialize` for a `_meta` struct whose protocol keys are `Option` fields and
+/// whose other keys go to `extra`, reading the object in one pass (serde's `flatten` would first
+/// copy every member into a buffer). As with a JSON object read as a value, the last of a
+/// repeated key counts, and `null` leaves a protocol key unset.
+macro_rules! deserialize_open_meta {
+    ($meta:ident { $($field:ident: $key:path),* $(,)? }) => {
+        impl<'de> Deserialize<'de> for $meta {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct MetaVisitor;
+
+                impl<'de> Visitor<'de> for MetaVisitor {
+                    type Value = $meta;
+
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a _meta object")
+                    }
+
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$meta, A::Error> {
+                        let mut meta = $meta::default();
+                        while let Some(MemberName(name)) = map.next_key()? {
+                            match name.as_ref() {
+                                $($key => meta.$field = map.next_value()?,)*
+                                _ => {
+                                    meta.extra.insert(name.into_owned(), map.next_value()?);
+                                }
+                            }
+                        }
+                        Ok(meta)
+                    }
+                }
+
+                deserializer.deserialize_map(MetaVisitor)
+            }
+        }
+    };
+}
+
+/// A member name, borrowed from the input when it can be.
+struct MemberName<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for MemberName<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+
+        impl<'de> Visitor<'de> for NameVisitor {
+            type Value = MemberName<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                name: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Borrowed(name)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Owned(name.to_owned())))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Owned(name)))
+            }
+        }
+
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
 /// The `_meta` of a request's params.
 ///
 /// The client's capabilities and info are boxed: they are large and present only on modern
 /// requests, and `_meta` travels inside every request's params.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// Asks for `notifications/progress` about this request, tagged with this token.
@@ -90,6 +165,15 @@ pub struct RequestMeta {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+deserialize_open_meta!(RequestMeta {
+    progress_token: keys::PROGRESS_TOKEN,
+    protocol_version: keys::PROTOCOL_VERSION,
+    client_capabilities: keys::CLIENT_CAPABILITIES,
+    client_info: keys::CLIENT_INFO,
+    log_level: keys::LOG_LEVEL,
+    related_task: keys::RELATED_TASK,
+});
 
 impl RequestMeta {
     /// Meta that only asks for progress with `token`.
@@ -144,7 +228,7 @@ impl From<MissingMeta> for crate::ErrorObject {
 }
 
 /// The `_meta` of a notification's params.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct NotificationMeta {
     /// The `subscriptions/listen` request whose stream carries this notification (2026-07-28).
@@ -166,6 +250,11 @@ pub struct NotificationMeta {
     pub extra: JsonObject,
 }
 
+deserialize_open_meta!(NotificationMeta {
+    subscription_id: keys::SUBSCRIPTION_ID,
+    related_task: keys::RELATED_TASK,
+});
+
 impl NotificationMeta {
     /// Meta that marks a notification as delivered on the listen stream `subscription_id`.
     pub fn for_subscription(subscription_id: RequestId) -> Self {
@@ -177,7 +266,7 @@ impl NotificationMeta {
 }
 
 /// The `_meta` of a result.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ResultMeta {
     /// The server's self-description (2026-07-28).
@@ -205,6 +294,12 @@ pub struct ResultMeta {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+deserialize_open_meta!(ResultMeta {
+    server_info: keys::SERVER_INFO,
+    subscription_id: keys::SUBSCRIPTION_ID,
+    related_task: keys::RELATED_TASK,
+});
 
 impl ResultMeta {
     /// Meta that names the server.
@@ -239,6 +334,55 @@ mod tests {
         let (version, caps) = meta.require_modern().unwrap();
         assert_eq!(version, "2026-07-28");
         assert!(caps.elicitation.is_some());
+    }
+
+    #[test]
+    fn every_meta_reads_its_keys_in_one_pass() {
+        let wire = json!({
+            "io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"},
+            "io.modelcontextprotocol/subscriptionId": "listen-1",
+            "io.modelcontextprotocol/related-task": {"taskId": "t1"},
+            "vendor/x": [1, 2],
+        });
+        let result: ResultMeta = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(
+            result.server_info.as_deref().map(|i| i.name.as_str()),
+            Some("s")
+        );
+        assert_eq!(result.subscription_id, Some(RequestId::from("listen-1")));
+        assert_eq!(
+            result.related_task.as_ref().map(|t| t.task_id.as_str()),
+            Some("t1")
+        );
+        assert_eq!(result.extra.len(), 1);
+        assert_eq!(serde_json::to_value(&result).unwrap(), wire);
+
+        let text = r#"{"io.modelcontextprotocol/subscriptionId": 7, "k": null}"#;
+        let notification: NotificationMeta = serde_json::from_str(text).unwrap();
+        assert_eq!(notification.subscription_id, Some(RequestId::Number(7)));
+        assert_eq!(notification.extra.get("k"), Some(&serde_json::Value::Null));
+
+        // The last of a repeated key counts, null leaves a protocol key unset, and an escaped
+        // name is the name it spells.
+        let text = r#"{"progressToken": 1, "progressToken": "two",
+                       "io.modelcontextprotocol/logLevel": null,
+                       "io.modelcontextprotocol/protocol\u0056ersion": "2026-07-28"}"#;
+        let request: RequestMeta = serde_json::from_str(text).unwrap();
+        assert_eq!(request.progress_token, Some(RequestId::from("two")));
+        assert_eq!(request.log_level, None);
+        assert_eq!(request.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(request.extra.is_empty());
+
+        let err = serde_json::from_str::<RequestMeta>(r#""not an object""#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: string \"not an object\", expected a _meta object at line 1 column 15"
+        );
+        let err = serde_json::from_str::<RequestMeta>(r#"{"progressToken": true}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: boolean `true`, expected a string or an integer at line 1 column 22"
+        );
     }
 
     #[test]

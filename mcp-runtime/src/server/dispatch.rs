@@ -11,7 +11,7 @@ use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionRefe
 use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{
     self, EnvelopeError, Incoming, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
-    JsonRpcRequest, JsonRpcResponse, RawCall, RequestId,
+    JsonRpcRequest, JsonRpcResponse, Params, RawCall, RequestId,
 };
 use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
 use mcp_core::logging::SetLevelRequestParams;
@@ -251,34 +251,39 @@ impl McpServer {
         connection: &Arc<ConnectionState>,
         sink: Option<SharedSink>,
     ) -> RequestTask {
+        self.start_checked_request(request, connection, sink, None)
+    }
+
+    /// [`start_request`](Self::start_request) for a request whose transport may already have
+    /// checked it as a 2026-07-28 request of revision `checked` (its `_meta` and its method), so
+    /// that its `_meta` is not read again.
+    pub(crate) fn start_checked_request(
+        &self,
+        request: JsonRpcRequest,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+        checked: Option<ProtocolVersion>,
+    ) -> RequestTask {
         let JsonRpcRequest {
             id, request: call, ..
         } = request;
         let RawCall { method, params, .. } = call;
-        // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
-        // whatever the connection (a stdio client of that revision sends no `initialize`).
-        let meta = modern::Meta::of(params.as_ref());
-        let modern = meta.is_modern() || connection.version().era() == Era::Modern;
-        let version = if modern {
-            let checked = meta.requested_version().and_then(|requested| {
-                modern::check_version_and_method(&requested, &method, self.supported_versions())
-            });
-            match checked {
-                Ok(version) => version,
+        let (modern, version) = match checked {
+            Some(version) => (true, version),
+            None => match self.revision_of(&method, params.as_ref(), connection) {
+                Ok(revision) => revision,
                 Err(error) => {
                     let reply = Reply::error(ProtocolVersion::V2026_07_28, Some(id), error);
                     return RequestTask::Answered(Box::new(reply));
                 }
-            }
-        } else {
-            connection.version()
+            },
         };
         if let Some(error) = self.gate(&method, connection).filter(|_| !modern) {
             return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
         }
         // Boxed: the request travels through the handler's future, which would otherwise hold it
         // (the largest variant is ~1 KB) at every level.
-        let request = match ClientRequest::decode(&method, params.as_ref()) {
+        let mut request = match ClientRequest::decode(&method, params.as_ref()) {
             Ok(request) => Box::new(request),
             Err(error) => {
                 return RequestTask::Answered(Box::new(Reply::error(
@@ -319,7 +324,7 @@ impl McpServer {
             connection: connection.clone(),
             request_id: id.clone(),
             version,
-            meta: request_meta(&request),
+            meta: take_request_meta(&mut request),
             cancellation: slot.token().clone(),
             sink,
             rounds,
@@ -369,6 +374,27 @@ impl McpServer {
                 Err(error) => Reply::error(version, Some(id), error),
             })
         }))
+    }
+
+    /// Whether a request follows the 2026-07-28 rules, and the revision it is answered in; the
+    /// error of a 2026-07-28 request whose `_meta` or method that revision refuses.
+    fn revision_of(
+        &self,
+        method: &str,
+        params: Option<&Params>,
+        connection: &ConnectionState,
+    ) -> Result<(bool, ProtocolVersion), ErrorObject> {
+        // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
+        // whatever the connection (a stdio client of that revision sends no `initialize`).
+        let meta = modern::Meta::of(params);
+        if meta.is_modern() || connection.version().era() == Era::Modern {
+            let requested = meta.requested_version()?;
+            let version =
+                modern::check_version_and_method(&requested, method, self.supported_versions())?;
+            Ok((true, version))
+        } else {
+            Ok((false, connection.version()))
+        }
     }
 
     /// The error for a request the lifecycle does not allow yet, if any.
@@ -973,22 +999,24 @@ fn refused(version: ProtocolVersion, id: RequestId, refusal: Refusal) -> Reply {
 /// The server error (`-32000`) for a request beyond the in-flight cap of its connection.
 pub const TOO_MANY_REQUESTS: ErrorCode = ErrorCode(-32000);
 
-/// The `_meta` of a request's params.
-fn request_meta(request: &ClientRequest) -> Option<mcp_core::meta::RequestMeta> {
+/// The `_meta` of a request's params, for its context: moved out of the params, which no handler
+/// reads it from, except those of `completion/complete`, which a custom completion handler
+/// receives whole.
+fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_core::meta::RequestMeta> {
     match request {
-        ClientRequest::Initialize(p) => p.meta.clone(),
-        ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.clone(),
+        ClientRequest::Initialize(p) => p.meta.take(),
+        ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.take(),
         ClientRequest::ListResources(p)
         | ClientRequest::ListResourceTemplates(p)
         | ClientRequest::ListPrompts(p)
         | ClientRequest::ListTools(p)
-        | ClientRequest::ListTasks(p) => p.meta.clone(),
-        ClientRequest::ReadResource(p) => p.meta.clone(),
-        ClientRequest::Subscribe(p) | ClientRequest::Unsubscribe(p) => p.meta.clone(),
-        ClientRequest::SubscriptionsListen(p) => p.meta.clone(),
-        ClientRequest::GetPrompt(p) => p.meta.clone(),
-        ClientRequest::CallTool(p) => p.meta.clone(),
-        ClientRequest::SetLevel(p) => p.meta.clone(),
+        | ClientRequest::ListTasks(p) => p.meta.take(),
+        ClientRequest::ReadResource(p) => p.meta.take(),
+        ClientRequest::Subscribe(p) | ClientRequest::Unsubscribe(p) => p.meta.take(),
+        ClientRequest::SubscriptionsListen(p) => p.meta.take(),
+        ClientRequest::GetPrompt(p) => p.meta.take(),
+        ClientRequest::CallTool(p) => p.meta.take(),
+        ClientRequest::SetLevel(p) => p.meta.take(),
         ClientRequest::Complete(p) => p.meta.clone(),
         _ => None,
     }

@@ -29,14 +29,16 @@ pub(crate) struct Meta<'a>(Option<[Option<&'a RawValue>; 2]>);
 impl<'a> Meta<'a> {
     /// Reads them from `params`.
     pub(crate) fn of(params: Option<&'a Params>) -> Self {
-        Meta(
-            params
-                .filter(|p| may_have_meta(p.get()))
-                .and_then(|params| {
-                    let [meta] = params.members(["_meta"])?;
-                    members(meta?, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])
-                }),
-        )
+        let meta = params
+            .filter(|p| may_have_meta(p.get()))
+            .and_then(|params| params.members(["_meta"]))
+            .and_then(|[meta]| meta);
+        Meta::in_member(meta)
+    }
+
+    /// Reads them from the `_meta` member of a request's params, when the caller found it.
+    pub(crate) fn in_member(meta: Option<&'a RawValue>) -> Self {
+        Meta(meta.and_then(|meta| members(meta, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
     }
 
     /// Whether they mark a 2026-07-28 request (`_meta` names a protocol version).

@@ -140,13 +140,10 @@ async fn write_frames<W: AsyncWrite + Unpin>(
             };
             writer.write_all(line.as_bytes()).await?;
             writer.write_all(b"\n").await?;
-            // Lines queued together go out in one write. Before writing, the handlers that are
-            // ready run first (one yield), so that replies finished together leave together.
+            // Lines queued together go out in one write; otherwise each line leaves as soon as
+            // it is written, so that the peer can answer it while the next is being made.
             if frames.is_empty() {
-                tokio::task::yield_now().await;
-                if frames.is_empty() {
-                    writer.flush().await?;
-                }
+                writer.flush().await?;
             }
         }
         writer.flush().await

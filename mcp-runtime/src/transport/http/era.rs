@@ -89,14 +89,16 @@ fn message_parts(incoming: &Incoming) -> Option<(Option<&RequestId>, &str, Optio
     }
 }
 
-/// Checks a 2026-07-28 POST (see the module docs for what and in which order).
+/// Checks a 2026-07-28 POST (see the module docs for what and in which order). A request that
+/// passes gets the revision it is answered in, for the dispatcher, which then need not read its
+/// `_meta` again.
 pub(crate) fn check(
     server: &McpServer,
     headers: &HeaderMap,
     incoming: &Incoming,
-) -> Result<(), Refused> {
+) -> Result<Option<ProtocolVersion>, Refused> {
     let Some((id, method, params)) = message_parts(incoming) else {
-        return Ok(());
+        return Ok(None);
     };
     let refuse = |status, error| Refused {
         status,
@@ -109,33 +111,46 @@ pub(crate) fn check(
             "Header mismatch: the MCP-Protocol-Version header is missing",
         )));
     };
-    let name = headers::name_field(method).and_then(|field| params?.member::<String>(field));
+    // The member `Mcp-Name` names and `_meta`, in one reading of the params.
+    let (name, meta) = match (params, headers::name_field(method)) {
+        (None, _) => (None, None),
+        (Some(params), Some(field)) => params
+            .members([field, "_meta"])
+            .map_or((None, None), |[name, meta]| (name, meta)),
+        (Some(params), None) => (None, params.members(["_meta"]).and_then(|[meta]| meta)),
+    };
+    let name = name.and_then(|name| serde_json::from_str::<String>(name.get()).ok());
     // Responses and notifications carry no per-request metadata.
     if id.is_none() {
         return headers::check_standard(headers, method, name.as_deref())
+            .map(|()| None)
             .map_err(|e| bad(e.into()));
     }
-    let requested = modern::Meta::of(params).requested_version().map_err(bad)?;
+    let requested = modern::Meta::in_member(meta)
+        .requested_version()
+        .map_err(bad)?;
     if requested != header {
         return Err(bad(ErrorObject::header_mismatch(format!(
             "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
         ))));
     }
-    if let Err(error) =
-        modern::check_version_and_method(&requested, method, server.supported_versions())
-    {
-        let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
-            StatusCode::NOT_FOUND
-        } else {
-            StatusCode::BAD_REQUEST
+    let version =
+        match modern::check_version_and_method(&requested, method, server.supported_versions()) {
+            Ok(version) => version,
+            Err(error) => {
+                let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
+                    StatusCode::NOT_FOUND
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
+                return Err(refuse(status, error));
+            }
         };
-        return Err(refuse(status, error));
-    }
     headers::check_standard(headers, method, name.as_deref()).map_err(|e| bad(e.into()))?;
     if method == "tools/call" {
         check_tool_params(server, headers, name.as_deref(), params).map_err(|e| bad(e.into()))?;
     }
-    Ok(())
+    Ok(Some(version))
 }
 
 /// Checks the `Mcp-Param-*` headers of a `tools/call` against the tool's annotated arguments.

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::join_all;
 use mcp_core::jsonrpc::{
@@ -119,16 +118,11 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, String
     }
 }
 
-/// Rejects requests with a bad `Host` or `Origin` before anything else.
-pub(crate) async fn check_host(
-    State(http): State<Arc<HttpState>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match http.options.host_policy.check(request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err((status, message)) => refuse(status, message),
-    }
+/// The refusal of a request with a bad `Host` or `Origin`, which every handler checks before
+/// anything else.
+fn bad_host(http: &HttpState, headers: &HeaderMap) -> Option<Response> {
+    let (status, message) = http.options.host_policy.check(headers).err()?;
+    Some(refuse(status, message))
 }
 
 /// The session a request names: 400 without the header, 404 for an unknown or ended session.
@@ -208,6 +202,9 @@ fn split(incoming: Incoming, version: ProtocolVersion) -> Result<Posted, Refusal
 pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
+    if let Some(refusal) = bad_host(&http, &headers) {
+        return refusal;
+    }
     if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -260,14 +257,18 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
             format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
         );
     }
-    if modern && let Err(refusal) = era::check(&http.server, &headers, &incoming) {
-        return error_response(
-            refusal.status,
-            refusal.id,
-            *refusal.error,
-            ProtocolVersion::V2026_07_28,
-        );
-    }
+    let checked = match modern.then(|| era::check(&http.server, &headers, &incoming)) {
+        Some(Err(refusal)) => {
+            return error_response(
+                refusal.status,
+                refusal.id,
+                *refusal.error,
+                ProtocolVersion::V2026_07_28,
+            );
+        }
+        Some(Ok(checked)) => checked,
+        None => None,
+    };
     let (connection, session, new_session) = match http.server.mode() {
         // A 2026-07-28 request is served on its own, whatever the mode: that era has no session.
         _ if modern => (
@@ -298,11 +299,11 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
             false,
         ),
     };
-    let posted = match split(incoming, connection.version()) {
+    let mut posted = match split(incoming, connection.version()) {
         Ok(posted) => posted,
         Err(refusal) => return refusal.into_response(),
     };
-    for message in posted.others {
+    for message in std::mem::take(&mut posted.others) {
         http.server.handle(message, &connection, None).await;
     }
     if posted.requests.is_empty() && posted.invalid.is_empty() {
@@ -310,16 +311,7 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
     }
     // `initialize` is answered in one piece, so that its session id goes out only once it succeeded.
     let stream = http.options.always_stream && !new_session;
-    let mut response = respond(
-        &http,
-        connection,
-        session.clone(),
-        posted.requests,
-        posted.invalid,
-        posted.batch,
-        stream,
-    )
-    .await;
+    let mut response = respond(&http, connection, session.clone(), posted, checked, stream).await;
     if let (true, Some(session)) = (new_session, session) {
         if response.status().is_success() && session.connection.handshake().is_some() {
             if let Ok(value) = HeaderValue::from_str(&session.id) {
@@ -356,25 +348,30 @@ impl MessageSink for PostSink {
 
 type Replies = Pin<Box<dyn Future<Output = Vec<Reply>> + Send>>;
 
-/// Runs the requests of a POST and answers: with one JSON body when they finish without sending
-/// anything, otherwise (or when the server always streams) with an SSE stream that carries what
-/// they send and then their replies.
+/// Runs the requests of a POST (those of a 2026-07-28 POST `checked` by [`era::check`]) and
+/// answers: with one JSON body when they finish without sending anything, otherwise (or when the
+/// server always streams) with an SSE stream that carries what they send and then their replies.
 async fn respond(
     http: &Arc<HttpState>,
     connection: Arc<ConnectionState>,
     session: Option<Arc<Session>>,
-    requests: Vec<JsonRpcRequest>,
-    mut ready: Vec<Reply>,
-    batch: bool,
+    posted: Posted,
+    checked: Option<ProtocolVersion>,
     always_stream: bool,
 ) -> Response {
+    let Posted {
+        requests,
+        invalid: mut ready,
+        batch,
+        ..
+    } = posted;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink: SharedSink = Arc::new(PostSink(tx));
     let mut running = Vec::new();
     for request in requests {
         match http
             .server
-            .start_request(request, &connection, Some(sink.clone()))
+            .start_checked_request(request, &connection, Some(sink.clone()), checked)
         {
             RequestTask::Answered(reply) => ready.push(*reply),
             RequestTask::Running(run) => running.push(run),
@@ -516,6 +513,9 @@ async fn pump(
 /// The GET handler: the standalone SSE stream, or the resumption of a stream after
 /// `Last-Event-ID`.
 pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = bad_host(&http, &headers) {
+        return refusal;
+    }
     if !accepts(&headers, "text/event-stream") {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -563,6 +563,9 @@ fn method_not_allowed(message: &str) -> Response {
 
 /// The DELETE handler: ends a session.
 pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = bad_host(&http, &headers) {
+        return refusal;
+    }
     if era::is_modern_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
@@ -580,7 +583,13 @@ pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMa
 }
 
 /// Answers anything else.
-pub(crate) async fn other_method() -> Response {
+pub(crate) async fn other_method(
+    State(http): State<Arc<HttpState>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refusal) = bad_host(&http, &headers) {
+        return refusal;
+    }
     let mut response = refuse(
         StatusCode::METHOD_NOT_ALLOWED,
         "Method Not Allowed: use POST, GET or DELETE",

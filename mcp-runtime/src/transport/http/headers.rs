@@ -9,6 +9,8 @@
 //! (SEP-2243 names the code `-32001`; the 2026-07-28 schema, which this follows, has
 //! `HeaderMismatch` at `-32020`.)
 
+use std::borrow::Cow;
+
 use axum::http::HeaderMap;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -48,17 +50,18 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Hea
 
 /// Decodes a header value: `=?base64?…?=` is the Base64 of the UTF-8 value, anything else is
 /// the value itself.
-fn decode(name: &str, value: &str) -> Result<String, HeaderMismatch> {
+fn decode<'a>(name: &str, value: &'a str) -> Result<Cow<'a, str>, HeaderMismatch> {
     let Some(encoded) = value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
     else {
-        return Ok(value.to_owned());
+        return Ok(Cow::Borrowed(value));
     };
     STANDARD
         .decode(encoded)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map(Cow::Owned)
         .ok_or_else(|| HeaderMismatch(format!("the {name} header is not valid Base64 of UTF-8")))
 }
 
@@ -94,7 +97,7 @@ pub(crate) fn check_standard(
     let sent = header(headers, NAME_HEADER)?
         .ok_or_else(|| HeaderMismatch(format!("the Mcp-Name header is missing for {method}")))?;
     let sent = decode("Mcp-Name", sent)?;
-    if Some(sent.as_str()) != body {
+    if Some(sent.as_ref()) != body {
         return Err(HeaderMismatch(format!(
             "Mcp-Name header value {sent:?} does not match body value {:?}",
             body.unwrap_or_default()
@@ -120,7 +123,7 @@ pub(crate) fn check_params(
             sent.ok_or_else(|| HeaderMismatch(format!("the {display} header is missing")))?;
         let sent = decode(&display, sent)?;
         let matches = match value {
-            Value::String(s) => &sent == s,
+            Value::String(s) => sent == s.as_str(),
             Value::Bool(b) => sent == b.to_string(),
             Value::Number(n) => sent.parse::<f64>().ok() == n.as_f64(),
             _ => false,

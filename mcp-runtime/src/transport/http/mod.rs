@@ -174,18 +174,19 @@ impl HttpTransport {
 
     /// The router of the MCP endpoint, answering at its root: nest it at the path of your choice.
     pub fn router(&self) -> Router {
+        self.endpoint("/")
+    }
+
+    /// A router answering MCP at `path` (each handler checks `Host` and `Origin` first).
+    fn endpoint(&self, path: &str) -> Router {
         let router = Router::new()
             .route(
-                "/",
+                path,
                 any(handlers::other_method)
                     .post(handlers::post)
                     .get(handlers::get)
                     .delete(handlers::delete),
             )
-            .layer(axum::middleware::from_fn_with_state(
-                self.state.clone(),
-                handlers::check_host,
-            ))
             .with_state(self.state.clone());
         match &self.state.options.cors {
             Some(cors) => router.layer(cors.clone()),
@@ -275,7 +276,9 @@ impl HttpTransport {
         let local: SocketAddr = listener.local_addr()?;
         tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
         let shutdown = self.server().shutdown_token().clone();
-        let app = Router::new().nest("/mcp", self.router());
+        // Routed at `/mcp` directly rather than nested: a nested router costs every request a
+        // second routing and a copy of its path.
+        let app = self.endpoint("/mcp");
         let listener = listener.tap_io(|stream| {
             if let Err(error) = stream.set_nodelay(true) {
                 tracing::debug!(%error, "could not set TCP_NODELAY");
