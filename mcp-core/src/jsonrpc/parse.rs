@@ -106,8 +106,14 @@ pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
     // (a batch, a non-object, duplicate members, invalid JSON) is read as a JSON value first, so
     // that every error is told the same way.
     if text.trim_ascii_start().first() == Some(&b'{')
-        && let Ok(envelope) = serde_json::from_slice::<Envelope>(text)
+        && let Ok(members) = serde_json::from_slice::<Members>(text)
     {
+        if let Some(message) = members.usual() {
+            return Ok(Incoming::Message(message));
+        }
+        let envelope = members
+            .into_envelope()
+            .map_err(|e| EnvelopeError::Parse(e.to_string()))?;
         return classify(envelope).map(Incoming::Message);
     }
     let value: Value =
@@ -123,28 +129,86 @@ pub fn parse(text: &[u8]) -> Result<Incoming, EnvelopeError> {
     }
 }
 
-/// The members of a message object that JSON-RPC gives a meaning; others are ignored. Each is
-/// `None` when absent and `Some(Value::Null)` when `null`, but `params`, which is kept as text
-/// until the method's decoder reads it, and is `None` when absent or `null`.
-#[derive(Default, Deserialize)]
-struct Envelope {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
-    #[serde(default)]
-    params: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+/// The members of a message object that JSON-RPC gives a meaning, as their JSON text borrowed
+/// from the input (others are ignored); each is `None` when absent and `Some` when there, `null`
+/// included. This is the one pass over a single message: a request or notification of the usual
+/// shape is built from it directly, anything else is read as an [`Envelope`] and classified.
+#[derive(Deserialize)]
+struct Members<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
 }
 
 /// A member that is there, `null` included.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+impl Members<'_> {
+    /// The request or notification these members make when they have the usual shape: version
+    /// `"2.0"` as written, a string method, a valid id or none, and neither `result` nor `error`.
+    fn usual(&self) -> Option<JsonRpcMessage> {
+        if self.jsonrpc?.get() != r#""2.0""# || self.result.is_some() || self.error.is_some() {
+            return None;
+        }
+        let method: String = serde_json::from_str(self.method?.get()).ok()?;
+        let id = match self.id {
+            Some(id) => Some(serde_json::from_str::<RequestId>(id.get()).ok()?),
+            None => None,
+        };
+        let call = RawCall::new(
+            method,
+            self.params().map(ToOwned::to_owned).map(Params::from_raw),
+        );
+        Some(match id {
+            Some(id) => JsonRpcMessage::Request(JsonRpcRequest::new(id, call)),
+            None => JsonRpcMessage::Notification(JsonRpcNotification::new(call)),
+        })
+    }
+
+    /// The params: absent and `null` mean none.
+    fn params(&self) -> Option<&RawValue> {
+        self.params.filter(|params| params.get() != "null")
+    }
+
+    /// The members read as JSON values, to be classified.
+    fn into_envelope(self) -> Result<Envelope, serde_json::Error> {
+        let value = |member: Option<&RawValue>| {
+            member
+                .map(|raw| serde_json::from_str::<Value>(raw.get()))
+                .transpose()
+        };
+        Ok(Envelope {
+            jsonrpc: value(self.jsonrpc)?,
+            id: value(self.id)?,
+            method: value(self.method)?,
+            params: self.params.map(ToOwned::to_owned),
+            result: value(self.result)?,
+            error: value(self.error)?,
+        })
+    }
+}
+
+/// The members of a message object that JSON-RPC gives a meaning, as JSON values: each is
+/// `None` when absent and `Some(Value::Null)` when `null`, but `params`, which is kept as text
+/// until the method's decoder reads it, and is `None` when absent or `null`.
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Box<RawValue>>,
+    result: Option<Value>,
+    error: Option<Value>,
 }
 
 /// Classifies one JSON value as a JSON-RPC message.
@@ -247,6 +311,30 @@ mod tests {
             id,
             reason: reason.into(),
         }
+    }
+
+    #[test]
+    fn unusual_spellings_read_as_the_usual_ones() {
+        let usual = single(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
+        assert!(matches!(usual, Ok(JsonRpcMessage::Request(_))));
+        for text in [
+            r#"{"jsonrpc":"2\u002e0","id":"a","method":"ping"}"#,
+            r#"{ "method" : "p\u0069ng" , "id" : "a" , "jsonrpc" : "2.0" , "params" : null }"#,
+            r#"{"jsonrpc":"2.0","id":"b","id":"a","method":"ping","extra":[1,{"x":2}]}"#,
+        ] {
+            assert_eq!(single(text), usual, "{text}");
+        }
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            Err(invalid(
+                None,
+                "the id must be a string or an integer from -2^63 to 2^63-1"
+            ))
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#),
+            single(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! }
 //! ```
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::elicitation::{
@@ -63,7 +63,6 @@ struct ContextInner {
     request_id: RequestId,
     version: ProtocolVersion,
     meta: Option<RequestMeta>,
-    client_capabilities: ClientCapabilities,
     cancellation: CancellationToken,
     sink: Option<SharedSink>,
     rounds: Option<Arc<Rounds>>,
@@ -96,16 +95,6 @@ pub(crate) struct ContextParts {
 
 impl RequestContext {
     pub(crate) fn new(parts: ContextParts) -> Self {
-        // A 2026-07-28 request declares the client's capabilities itself; older ones inherit
-        // those of the handshake.
-        let client_capabilities = match parts
-            .meta
-            .as_ref()
-            .and_then(|m| m.client_capabilities.as_deref())
-        {
-            Some(declared) if parts.version.era() == Era::Modern => declared.clone(),
-            _ => parts.connection.client_capabilities(),
-        };
         RequestContext {
             inner: Arc::new(ContextInner {
                 server: parts.server,
@@ -113,7 +102,6 @@ impl RequestContext {
                 request_id: parts.request_id,
                 version: parts.version,
                 meta: parts.meta,
-                client_capabilities,
                 cancellation: parts.cancellation,
                 sink: parts.sink,
                 rounds: parts.rounds,
@@ -149,7 +137,17 @@ impl RequestContext {
 
     /// What the client supports.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.client_capabilities
+        // A 2026-07-28 request declares the client's capabilities itself; older ones inherit
+        // those of the handshake.
+        static NONE: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
+        match self.meta().and_then(|m| m.client_capabilities.as_deref()) {
+            Some(declared) if self.is_modern() => declared,
+            _ => self
+                .inner
+                .connection
+                .handshake()
+                .map_or(&NONE, |h| &h.client_capabilities),
+        }
     }
 
     /// Who the client says it is.
