@@ -373,6 +373,36 @@ mod tests {
         assert_eq!(request.protocol_version.as_deref(), Some("2026-07-28"));
         assert!(request.extra.is_empty());
 
+        // Every protocol key lands in its field, none in `extra`.
+        let every = json!({
+            "progressToken": 3,
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "2"},
+            "io.modelcontextprotocol/logLevel": "debug",
+            "io.modelcontextprotocol/related-task": {"taskId": "t2"},
+        });
+        let request: RequestMeta = serde_json::from_value(every.clone()).unwrap();
+        assert!(request.extra.is_empty());
+        assert_eq!(request.progress_token, Some(RequestId::Number(3)));
+        assert_eq!(request.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(request.client_capabilities.unwrap().roots.is_some());
+        assert_eq!(request.client_info.map(|i| i.name), Some("c".to_owned()));
+        assert_eq!(request.log_level, Some(LoggingLevel::Debug));
+        assert_eq!(
+            request.related_task.map(|t| t.task_id),
+            Some("t2".to_owned())
+        );
+        let notification: NotificationMeta = serde_json::from_value(json!({
+            "io.modelcontextprotocol/related-task": {"taskId": "t3"},
+        }))
+        .unwrap();
+        assert!(notification.extra.is_empty());
+        assert_eq!(
+            notification.related_task.map(|t| t.task_id),
+            Some("t3".to_owned())
+        );
+
         let err = serde_json::from_str::<RequestMeta>(r#""not an object""#).unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -80,6 +80,18 @@ impl Params {
     pub fn members<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<&RawValue>; N]> {
         members(&self.0, keys)
     }
+
+    /// The members named `keys` of the params' `_meta` object, as [`members`](Self::members)
+    /// reads them; `None` when there is no `_meta` object. Params whose text names no `_meta`
+    /// and has no escape that could spell one are not read at all.
+    pub fn meta_members<const N: usize>(&self, keys: [&str; N]) -> Option<[Option<&RawValue>; N]> {
+        let text = self.get();
+        if !text.contains("_meta") && !text.contains("\\u") {
+            return None;
+        }
+        let [meta] = self.members(["_meta"])?;
+        members(meta?, keys)
+    }
 }
 
 /// The members named `keys` of the JSON object `raw` (see [`Params::members`]).
@@ -186,6 +198,24 @@ mod tests {
             p.member::<Vec<serde_json::Value>>("b").map(|b| b.len()),
             Some(2)
         );
+    }
+
+    #[test]
+    fn meta_members_are_read_from_meta_however_it_is_spelled() {
+        let p = params(r#"{"name": "t", "_meta": {"k": 1, "other": [2]}}"#);
+        assert_eq!(p.meta_members(["k", "x"]).unwrap()[0].unwrap().get(), "1");
+        assert!(p.meta_members(["k", "x"]).unwrap()[1].is_none());
+        let escaped = params(r#"{"\u005fmeta": {"k": "v"}}"#);
+        assert_eq!(
+            escaped.meta_members(["k"]).unwrap()[0].unwrap().get(),
+            r#""v""#
+        );
+        assert!(
+            params(r#"{"name": "t", "meta": {"k": 1}}"#)
+                .meta_members(["k"])
+                .is_none()
+        );
+        assert!(params(r#"{"_meta": 3}"#).meta_members(["k"]).is_none());
     }
 
     #[test]

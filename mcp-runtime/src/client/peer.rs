@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId, members};
+use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
 use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::meta::keys;
 use mcp_core::progress::ProgressNotificationParams;
@@ -192,8 +192,7 @@ impl Peer {
             JsonRpcMessage::Notification(notification) => {
                 let call = notification.notification;
                 let subscription = call.params.as_ref().and_then(|p| {
-                    let [meta] = p.members(["_meta"])?;
-                    let [id] = members(meta?, [keys::SUBSCRIPTION_ID])?;
+                    let [id] = p.meta_members([keys::SUBSCRIPTION_ID])?;
                     serde_json::from_str::<RequestId>(id?.get()).ok()
                 });
                 let decoded = ServerNotification::decode(&call.method, call.params.as_ref());

@@ -29,11 +29,7 @@ pub(crate) struct Meta<'a>(Option<[Option<&'a RawValue>; 2]>);
 impl<'a> Meta<'a> {
     /// Reads them from `params`.
     pub(crate) fn of(params: Option<&'a Params>) -> Self {
-        let meta = params
-            .filter(|p| may_have_meta(p.get()))
-            .and_then(|params| params.members(["_meta"]))
-            .and_then(|[meta]| meta);
-        Meta::in_member(meta)
+        Meta(params.and_then(|p| p.meta_members([PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
     }
 
     /// Reads them from the `_meta` member of a request's params, when the caller found it.
@@ -72,12 +68,6 @@ impl<'a> Meta<'a> {
                 ))
             })
     }
-}
-
-/// Whether JSON text may have a `_meta` member: it names one, or has escapes that could spell
-/// one. Text without either is not read member by member.
-fn may_have_meta(text: &str) -> bool {
-    text.contains("_meta") || text.contains("\\u")
 }
 
 /// Checks that the server speaks `requested` (`-32022`, listing every version the server
