@@ -42,9 +42,9 @@ SAVED_INSTRUCTIONS = BENCH / "target/last-instructions.json"
 
 # (key, title, kind, server flags, mcp-bench arguments)
 SCENARIOS = [
-    ("http-1", "HTTP stateless (2026-07-28), 1 connection", "http", [], ["--wire", "modern", "--connections", "1"]),
-    ("http-16", "HTTP stateless (2026-07-28), 16 connections", "http", [], ["--wire", "modern", "--connections", "16"]),
-    ("http-64", "HTTP stateless (2026-07-28), 64 connections", "http", [], ["--wire", "modern", "--connections", "64"]),
+    ("http-1", "HTTP stateless (2026-07-28), 1 connection", "http", [], ["--wire", "stateless", "--connections", "1"]),
+    ("http-16", "HTTP stateless (2026-07-28), 16 connections", "http", [], ["--wire", "stateless", "--connections", "16"]),
+    ("http-64", "HTTP stateless (2026-07-28), 64 connections", "http", [], ["--wire", "stateless", "--connections", "64"]),
     ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", "http", ["--stateful"], ["--wire", "session", "--connections", "16"]),
     ("stdio-1", "stdio (2025-11-25), 1 in flight", "stdio", [], ["--wire", "session", "--in-flight", "1"]),
     ("stdio-32", "stdio (2025-11-25), 32 in flight", "stdio", [], ["--wire", "session", "--in-flight", "32"]),
@@ -158,7 +158,7 @@ def instructions_per_request(kind, binary):
     else:
         server = HttpServer(binary, [], wrapper=valgrind)
         try:
-            result = mcp_bench(["http", "--url", server.url, "--wire", "modern", "--connections", "4", *load])
+            result = mcp_bench(["http", "--url", server.url, "--wire", "stateless", "--connections", "4", *load])
         finally:
             # A terminating signal, so that callgrind writes its counts.
             server.stop()

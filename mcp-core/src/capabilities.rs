@@ -1,6 +1,6 @@
 //! What each side supports: `ClientCapabilities` and `ServerCapabilities`.
 //!
-//! In the legacy era they are exchanged once, in `initialize`; in 2026-07-28 the client declares
+//! In the handshake era they are exchanged once, in `initialize`; in 2026-07-28 the client declares
 //! its capabilities on every request (`_meta["io.modelcontextprotocol/clientCapabilities"]`) and the
 //! server publishes its own in `server/discover`. A capability is present when its object is
 //! present; an empty object (`{}`) means "supported, no settings".

@@ -1,6 +1,6 @@
 //! Multi-round-trip requests (2026-07-28, SEP-2322).
 //!
-//! A modern server never sends requests to the client. When `tools/call`, `prompts/get` or
+//! A stateless server never sends requests to the client. When `tools/call`, `prompts/get` or
 //! `resources/read` needs something from the client (a sampled message, the roots, the user's
 //! input), the server answers with an [`InputRequiredResult`] naming what it needs; the client
 //! gathers the answers and sends the original request again with `inputResponses` (keyed like the

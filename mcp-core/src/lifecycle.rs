@@ -1,4 +1,4 @@
-//! How a conversation starts: `initialize` (legacy era) and `server/discover` (2026-07-28).
+//! How a conversation starts: `initialize` (handshake era) and `server/discover` (2026-07-28).
 
 use serde::{Deserialize, Serialize};
 

@@ -56,7 +56,7 @@ impl fmt::Display for LoggingLevel {
     }
 }
 
-/// The params of `logging/setLevel` (legacy era).
+/// The params of `logging/setLevel` (handshake era).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SetLevelRequestParams {

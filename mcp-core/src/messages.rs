@@ -239,7 +239,7 @@ call_enum! {
 }
 
 call_enum! {
-    /// A request from server to client (legacy era).
+    /// A request from server to client (handshake era).
     ServerRequest: Request {
         /// `ping`.
         Ping(Ping, optional),
@@ -443,7 +443,7 @@ impl ServerResult {
     }
 }
 
-/// A result from client to server (legacy era).
+/// A result from client to server (handshake era).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]

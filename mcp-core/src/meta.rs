@@ -113,7 +113,7 @@ impl<'de> Deserialize<'de> for MemberName<'de> {
 
 /// The `_meta` of a request's params.
 ///
-/// The client's capabilities and info are boxed: they are large and present only on modern
+/// The client's capabilities and info are boxed: they are large and present only on stateless
 /// requests, and `_meta` travels inside every request's params.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -125,7 +125,7 @@ pub struct RequestMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub progress_token: Option<ProgressToken>,
-    /// The protocol revision of this request (2026-07-28; its presence marks a modern request).
+    /// The protocol revision of this request (2026-07-28; its presence marks a stateless request).
     #[serde(
         rename = "io.modelcontextprotocol/protocolVersion",
         default,
@@ -184,9 +184,9 @@ impl RequestMeta {
         }
     }
 
-    /// The meta of a modern (2026-07-28) request: `version` and `capabilities` as the two required
+    /// The meta of a stateless (2026-07-28) request: `version` and `capabilities` as the two required
     /// keys.
-    pub fn modern(version: impl Into<String>, capabilities: ClientCapabilities) -> Self {
+    pub fn stateless(version: impl Into<String>, capabilities: ClientCapabilities) -> Self {
         RequestMeta {
             protocol_version: Some(version.into()),
             client_capabilities: Some(Box::new(capabilities)),
@@ -194,9 +194,9 @@ impl RequestMeta {
         }
     }
 
-    /// Checks that the keys a modern request must carry are present, and returns the requested
+    /// Checks that the keys a stateless request must carry are present, and returns the requested
     /// revision and the declared capabilities.
-    pub fn require_modern(&self) -> Result<(&str, &ClientCapabilities), MissingMeta> {
+    pub fn require_stateless(&self) -> Result<(&str, &ClientCapabilities), MissingMeta> {
         match (&self.protocol_version, &self.client_capabilities) {
             (Some(version), Some(capabilities)) => Ok((version, capabilities)),
             (version, capabilities) => Err(MissingMeta {
@@ -212,7 +212,7 @@ impl RequestMeta {
     }
 }
 
-/// A modern request lacks `_meta` keys it must carry (`-32602`; HTTP 400).
+/// A stateless request lacks `_meta` keys it must carry (`-32602`; HTTP 400).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("Missing required _meta field(s): {}", keys.join(", "))]
 pub struct MissingMeta {
@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(meta.log_level, Some(LoggingLevel::Warning));
         assert_eq!(meta.extra.get("traceparent"), Some(&json!("00-abc-def-01")));
         assert_eq!(serde_json::to_value(&meta).unwrap(), wire);
-        let (version, caps) = meta.require_modern().unwrap();
+        let (version, caps) = meta.require_stateless().unwrap();
         assert_eq!(version, "2026-07-28");
         assert!(caps.elicitation.is_some());
     }
@@ -417,7 +417,7 @@ mod tests {
 
     #[test]
     fn missing_modern_keys_are_named() {
-        let err = RequestMeta::default().require_modern().unwrap_err();
+        let err = RequestMeta::default().require_stateless().unwrap_err();
         assert_eq!(
             err.to_string(),
             "Missing required _meta field(s): io.modelcontextprotocol/protocolVersion, \
@@ -430,7 +430,7 @@ mod tests {
             ..RequestMeta::default()
         };
         assert_eq!(
-            partial.require_modern().unwrap_err().keys,
+            partial.require_stateless().unwrap_err().keys,
             vec![keys::CLIENT_CAPABILITIES]
         );
     }

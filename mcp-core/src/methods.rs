@@ -112,9 +112,9 @@ macro_rules! notifications {
 }
 
 requests! {
-    /// `initialize` (legacy era): open a session.
+    /// `initialize` (handshake era): open a session.
     Initialize = "initialize" [V2024_11_05 ..= V2025_11_25], InitializeRequestParams => InitializeResult;
-    /// `ping` (legacy era, both directions): check the peer is alive.
+    /// `ping` (handshake era, both directions): check the peer is alive.
     Ping = "ping" [V2024_11_05 ..= V2025_11_25], RequestParams => EmptyResult;
     /// `server/discover` (2026-07-28): what the server is and supports.
     Discover = "server/discover" [V2026_07_28 ..= V2026_07_28], RequestParams => DiscoverResult;
@@ -124,9 +124,9 @@ requests! {
     ListResourceTemplates = "resources/templates/list", PaginatedRequestParams => ListResourceTemplatesResult;
     /// `resources/read`.
     ReadResource = "resources/read", ReadResourceRequestParams => ReadResourceResult;
-    /// `resources/subscribe` (legacy era).
+    /// `resources/subscribe` (handshake era).
     Subscribe = "resources/subscribe" [V2024_11_05 ..= V2025_11_25], SubscribeRequestParams => EmptyResult;
-    /// `resources/unsubscribe` (legacy era).
+    /// `resources/unsubscribe` (handshake era).
     Unsubscribe = "resources/unsubscribe" [V2024_11_05 ..= V2025_11_25], SubscribeRequestParams => EmptyResult;
     /// `subscriptions/listen` (2026-07-28).
     SubscriptionsListen = "subscriptions/listen" [V2026_07_28 ..= V2026_07_28], SubscriptionsListenRequestParams => SubscriptionsListenResult;
@@ -138,7 +138,7 @@ requests! {
     ListTools = "tools/list", PaginatedRequestParams => ListToolsResult;
     /// `tools/call`.
     CallTool = "tools/call", CallToolRequestParams => CallToolResult;
-    /// `logging/setLevel` (legacy era).
+    /// `logging/setLevel` (handshake era).
     SetLevel = "logging/setLevel" [V2024_11_05 ..= V2025_11_25], SetLevelRequestParams => EmptyResult;
     /// `completion/complete`.
     Complete = "completion/complete", CompleteRequestParams => CompleteResult;
@@ -161,11 +161,11 @@ requests! {
 notifications! {
     /// `notifications/cancelled`.
     Cancelled = "notifications/cancelled", CancelledNotificationParams;
-    /// `notifications/initialized` (legacy era).
+    /// `notifications/initialized` (handshake era).
     Initialized = "notifications/initialized" [V2024_11_05 ..= V2025_11_25], NotificationParams;
     /// `notifications/progress`.
     Progress = "notifications/progress", ProgressNotificationParams;
-    /// `notifications/roots/list_changed` (legacy era).
+    /// `notifications/roots/list_changed` (handshake era).
     RootsListChanged = "notifications/roots/list_changed" [V2024_11_05 ..= V2025_11_25], NotificationParams;
     /// `notifications/tasks/status` (2025-11-25).
     TaskStatus = "notifications/tasks/status" [V2025_11_25 ..= V2025_11_25], TaskStatusNotificationParams;

@@ -10,7 +10,7 @@
 //! What the target cannot carry at all is refused with a serialization error rather than sent
 //! invalid: a method the target's schema does not define (`tasks/*` outside 2025-11-25,
 //! `server/discover` and `subscriptions/listen` before 2026-07-28, `initialize`, `ping`,
-//! `logging/setLevel`, resource subscriptions and the legacy notifications in 2026-07-28), URL-mode
+//! `logging/setLevel`, resource subscriptions and the handshake-era notifications in 2026-07-28), URL-mode
 //! elicitation before 2025-11-25, a field the target requires and the value lacks (`requestId` of a
 //! cancellation outside 2025-11-25, `elicitationId` in 2025-11-25), and floats or `null` inside the
 //! fields 2026-07-28 types as `JSONObject`.

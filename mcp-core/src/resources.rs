@@ -356,7 +356,7 @@ impl ReadResourceResult {
     }
 }
 
-/// The params of `resources/subscribe` and `resources/unsubscribe` (legacy era).
+/// The params of `resources/subscribe` and `resources/unsubscribe` (handshake era).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscribeRequestParams {

@@ -1,21 +1,21 @@
 //! Protocol revisions, their eras, and version negotiation.
 //!
-//! MCP has five released revisions. The first four (the *legacy* era) agree on a version once, in the
-//! `initialize` handshake; `2026-07-28` (the *modern* era) carries the version on every request in
+//! MCP has five released revisions. The first four (the *handshake* era) agree on a version once, in the
+//! `initialize` handshake; `2026-07-28` (the *stateless* era) carries the version on every request in
 //! `_meta["io.modelcontextprotocol/protocolVersion"]` and has no handshake.
 //!
 //! ```
 //! use mcp_core::{Era, ProtocolVersion, SupportedVersions};
 //!
 //! let supported = SupportedVersions::ALL;
-//! // A legacy client asking for a revision we speak gets it...
+//! // A handshake client asking for a revision we speak gets it...
 //! assert_eq!(supported.negotiate_initialize("2025-06-18"), Ok(ProtocolVersion::V2025_06_18));
-//! // ...and one asking for anything else gets our newest legacy revision.
+//! // ...and one asking for anything else gets our newest handshake revision.
 //! assert_eq!(supported.negotiate_initialize("1999-01-01"), Ok(ProtocolVersion::V2025_11_25));
-//! // A modern request naming an unknown revision is refused with -32022.
-//! let err = supported.check_modern("1999-01-01").unwrap_err();
+//! // A stateless request naming an unknown revision is refused with -32022.
+//! let err = supported.check_stateless("1999-01-01").unwrap_err();
 //! assert_eq!(err.requested, "1999-01-01");
-//! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Modern);
+//! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
 //! ```
 
 use std::fmt;
@@ -51,10 +51,10 @@ pub enum ProtocolVersion {
 pub enum Era {
     /// Revisions up to `2025-11-25`: an `initialize` handshake opens a session whose version and
     /// capabilities hold for every later message.
-    Legacy,
+    Handshake,
     /// Revisions from `2026-07-28` on: every request carries its version, client capabilities and
     /// client info in `_meta`; there is no session.
-    Modern,
+    Stateless,
 }
 
 impl ProtocolVersion {
@@ -70,8 +70,8 @@ impl ProtocolVersion {
     /// The newest revision.
     pub const LATEST: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
-    /// The newest revision of the legacy (handshake) era.
-    pub const LATEST_LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
+    /// The newest revision of the handshake era.
+    pub const LATEST_HANDSHAKE: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
     /// The revision's name as it appears on the wire, e.g. `"2025-06-18"`.
     pub const fn as_str(self) -> &'static str {
@@ -94,8 +94,8 @@ impl ProtocolVersion {
     /// The era this revision belongs to.
     pub const fn era(self) -> Era {
         match self {
-            ProtocolVersion::V2026_07_28 => Era::Modern,
-            _ => Era::Legacy,
+            ProtocolVersion::V2026_07_28 => Era::Stateless,
+            _ => Era::Handshake,
         }
     }
 
@@ -107,8 +107,8 @@ impl ProtocolVersion {
     /// The error code for "resource not found": `-32002` up to `2025-11-25`, `-32602` after.
     pub const fn resource_not_found_code(self) -> ErrorCode {
         match self.era() {
-            Era::Legacy => ErrorCode::RESOURCE_NOT_FOUND,
-            Era::Modern => ErrorCode::INVALID_PARAMS,
+            Era::Handshake => ErrorCode::RESOURCE_NOT_FOUND,
+            Era::Stateless => ErrorCode::INVALID_PARAMS,
         }
     }
 
@@ -121,8 +121,8 @@ impl Era {
     /// The newest revision of this era.
     pub const fn latest(self) -> ProtocolVersion {
         match self {
-            Era::Legacy => ProtocolVersion::LATEST_LEGACY,
-            Era::Modern => ProtocolVersion::LATEST,
+            Era::Handshake => ProtocolVersion::LATEST_HANDSHAKE,
+            Era::Stateless => ProtocolVersion::LATEST,
         }
     }
 }
@@ -174,7 +174,7 @@ impl<'de> Deserialize<'de> for ProtocolVersion {
 
 /// A set of revisions that one side is willing to speak.
 ///
-/// The default is every revision. A server that wants to serve only some (say, only the modern
+/// The default is every revision. A server that wants to serve only some (say, only the stateless
 /// era) narrows it with [`SupportedVersions::only`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SupportedVersions {
@@ -219,27 +219,27 @@ impl SupportedVersions {
 
     /// Chooses the revision to answer an `initialize` request with.
     ///
-    /// A client asking for a legacy revision in the set gets it; otherwise the answer is the newest
-    /// legacy revision in the set (the client then decides whether it can speak that). The only
-    /// failure is a set without any legacy revision.
+    /// A client asking for a handshake revision in the set gets it; otherwise the answer is the newest
+    /// handshake revision in the set (the client then decides whether it can speak that). The only
+    /// failure is a set without any handshake revision.
     pub fn negotiate_initialize(
         self,
         requested: &str,
     ) -> Result<ProtocolVersion, UnsupportedVersion> {
         match ProtocolVersion::from_name(requested) {
-            Some(v) if v.era() == Era::Legacy && self.contains(v) => Ok(v),
+            Some(v) if v.era() == Era::Handshake && self.contains(v) => Ok(v),
             _ => self
-                .latest(Era::Legacy)
-                .ok_or_else(|| UnsupportedVersion::new(requested, self, Era::Legacy)),
+                .latest(Era::Handshake)
+                .ok_or_else(|| UnsupportedVersion::new(requested, self, Era::Handshake)),
         }
     }
 
-    /// Checks the revision named in a modern request's `_meta`: it must be a modern revision in the
+    /// Checks the revision named in a stateless request's `_meta`: it must be a stateless revision in the
     /// set, otherwise the request gets an [`UnsupportedVersion`] error (`-32022`).
-    pub fn check_modern(self, requested: &str) -> Result<ProtocolVersion, UnsupportedVersion> {
+    pub fn check_stateless(self, requested: &str) -> Result<ProtocolVersion, UnsupportedVersion> {
         match ProtocolVersion::from_name(requested) {
-            Some(v) if v.era() == Era::Modern && self.contains(v) => Ok(v),
-            _ => Err(UnsupportedVersion::new(requested, self, Era::Modern)),
+            Some(v) if v.era() == Era::Stateless && self.contains(v) => Ok(v),
+            _ => Err(UnsupportedVersion::new(requested, self, Era::Stateless)),
         }
     }
 }
@@ -260,9 +260,9 @@ impl fmt::Debug for SupportedVersions {
 
 /// A request named a protocol revision the receiver does not serve.
 ///
-/// The error code follows the era of the exchange that was refused: an `initialize` request (legacy
+/// The error code follows the era of the exchange that was refused: an `initialize` request (handshake
 /// era) gets `-32602`, as the 2025 lifecycle docs show ("Unsupported protocol version"; `-32022`
-/// does not exist before 2026-07-28), and a modern request gets `-32022`
+/// does not exist before 2026-07-28), and a stateless request gets `-32022`
 /// (`UnsupportedProtocolVersionError`, `basic/versioning` of 2026-07-28). Both carry the supported
 /// and requested revisions in `data`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -278,7 +278,7 @@ pub struct UnsupportedVersion {
 
 impl UnsupportedVersion {
     /// The error for `requested`, listing the revisions in `supported`, refused in an exchange of
-    /// `era` (`initialize` is legacy, a request carrying its version in `_meta` is modern).
+    /// `era` (`initialize` belongs to the handshake era, a request carrying its version in `_meta` to the stateless one).
     pub fn new(requested: &str, supported: SupportedVersions, era: Era) -> Self {
         UnsupportedVersion {
             requested: requested.to_owned(),
@@ -287,11 +287,11 @@ impl UnsupportedVersion {
         }
     }
 
-    /// The error code: `-32602` in the legacy era, `-32022` in the modern one.
+    /// The error code: `-32602` in the handshake era, `-32022` in the stateless one.
     pub const fn code(&self) -> ErrorCode {
         match self.era {
-            Era::Legacy => ErrorCode::INVALID_PARAMS,
-            Era::Modern => ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            Era::Handshake => ErrorCode::INVALID_PARAMS,
+            Era::Stateless => ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
         }
     }
 }
@@ -367,11 +367,11 @@ mod tests {
         let all = SupportedVersions::ALL;
         for v in ProtocolVersion::ALL
             .into_iter()
-            .filter(|v| v.era() == Era::Legacy)
+            .filter(|v| v.era() == Era::Handshake)
         {
             assert_eq!(all.negotiate_initialize(v.as_str()), Ok(v));
         }
-        // A modern revision is not negotiable through initialize.
+        // A stateless revision is not negotiable through initialize.
         assert_eq!(
             all.negotiate_initialize("2026-07-28"),
             Ok(ProtocolVersion::V2025_11_25)
@@ -383,18 +383,22 @@ mod tests {
             narrow.negotiate_initialize("2025-06-18"),
             Ok(ProtocolVersion::V2025_03_26)
         );
-        let modern_only = SupportedVersions::only([ProtocolVersion::V2026_07_28]).unwrap();
+        let stateless_only = SupportedVersions::only([ProtocolVersion::V2026_07_28]).unwrap();
         assert_eq!(
-            modern_only.negotiate_initialize("2025-06-18"),
+            stateless_only.negotiate_initialize("2025-06-18"),
             Err(UnsupportedVersion {
                 requested: "2025-06-18".into(),
                 supported: vec!["2026-07-28".into()],
-                era: Era::Legacy,
+                era: Era::Handshake,
             })
         );
-        // The legacy era has no -32022: initialize is refused with -32602 (2025-11-25
+        // The handshake era has no -32022: initialize is refused with -32602 (2025-11-25
         // basic/lifecycle, "Unsupported protocol version").
-        let obj = ErrorObject::from(modern_only.negotiate_initialize("2025-06-18").unwrap_err());
+        let obj = ErrorObject::from(
+            stateless_only
+                .negotiate_initialize("2025-06-18")
+                .unwrap_err(),
+        );
         assert_eq!(
             serde_json::to_value(&obj).unwrap(),
             serde_json::json!({"code": -32602, "message": "Unsupported protocol version",
@@ -403,14 +407,14 @@ mod tests {
     }
 
     #[test]
-    fn modern_check_and_error_object() {
+    fn stateless_check_and_error_object() {
         let all = SupportedVersions::ALL;
         assert_eq!(
-            all.check_modern("2026-07-28"),
+            all.check_stateless("2026-07-28"),
             Ok(ProtocolVersion::V2026_07_28)
         );
-        let err = all.check_modern("2025-11-25").unwrap_err();
-        assert_eq!(err.era, Era::Modern);
+        let err = all.check_stateless("2025-11-25").unwrap_err();
+        assert_eq!(err.era, Era::Stateless);
         let obj = ErrorObject::from(err);
         assert_eq!(obj.code.0, -32022);
         assert_eq!(obj.message, "Unsupported protocol version");

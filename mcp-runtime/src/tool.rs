@@ -560,23 +560,23 @@ mod tests {
     use mcp_core::ProtocolVersion;
     use serde_json::json;
 
-    fn legacy(result: &CallToolResult) -> Value {
+    fn rendered(result: &CallToolResult) -> Value {
         mcp_core::render::to_value(result, ProtocolVersion::V2025_11_25).unwrap()
     }
 
     #[test]
     fn returned_values_become_results() {
         assert_eq!(
-            legacy(&"hi".into_tool_result()),
+            rendered(&"hi".into_tool_result()),
             json!({"content": [{"type": "text", "text": "hi"}]})
         );
         assert_eq!(
-            legacy(&42_i64.into_tool_result()),
+            rendered(&42_i64.into_tool_result()),
             json!({"content": [{"type": "text", "text": "42"}]})
         );
         let failed: Result<String, ToolError> = Err(ToolError::new("no such file"));
         assert_eq!(
-            legacy(&failed.into_tool_result()),
+            rendered(&failed.into_tool_result()),
             json!({"content": [{"type": "text", "text": "no such file"}], "isError": true})
         );
         let io: Result<(), ToolError> = Err(std::io::Error::other("disk full").into());
@@ -595,7 +595,7 @@ mod tests {
     fn json_results_are_structured() {
         let result = Json(Sum { sum: 3 }).into_tool_result();
         assert_eq!(
-            legacy(&result),
+            rendered(&result),
             json!({"content": [{"type": "text", "text": "{\"sum\":3}"}],
                    "structuredContent": {"sum": 3}})
         );

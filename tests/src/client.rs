@@ -31,7 +31,7 @@ impl TestClient {
         TestClient {
             peer: in_process::connect(server),
             next_id: 1,
-            version: ProtocolVersion::LATEST_LEGACY,
+            version: ProtocolVersion::LATEST_HANDSHAKE,
             notifications: VecDeque::new(),
             other_responses: Vec::new(),
             server_requests: Vec::new(),

@@ -316,14 +316,14 @@ async fn the_client_detects_a_2026_07_28_server_and_runs_the_input_rounds() {
     };
     assert_eq!(error.code, ErrorCode(-32601));
     // A server that does not speak 2026-07-28 is detected and spoken to with the handshake.
-    let legacy = McpServer::from_module(server_info!(), module_path!())
+    let handshake = McpServer::from_module(server_info!(), module_path!())
         .supported_versions(
             mcp_runtime::protocol::SupportedVersions::only([ProtocolVersion::V2025_11_25]).unwrap(),
         )
         .state(Arc::new(Notify::new()))
         .build()
         .unwrap();
-    let fallback = client_of(legacy, None).await;
+    let fallback = client_of(handshake, None).await;
     assert_eq!(fallback.protocol_version(), ProtocolVersion::V2025_11_25);
     let result = fallback
         .call_tool("add", json!({"a": 1, "b": 1}))
@@ -363,37 +363,43 @@ async fn the_client_speaks_streamable_http_on_both_eras() {
     };
     // 2025-11-25: a session; the server's requests come on the POST's stream and are answered
     // with POSTs; a stream closed early is resumed.
-    let legacy = with_handlers(Some(ProtocolVersion::V2025_11_25))
+    let handshake = with_handlers(Some(ProtocolVersion::V2025_11_25))
         .connect_http(http.url.clone())
         .await
         .unwrap();
     assert_eq!(http.transport.session_count(), 1);
-    let answer = legacy.call_tool("ask_everything", json!({})).await.unwrap();
+    let answer = handshake
+        .call_tool("ask_everything", json!({}))
+        .await
+        .unwrap();
     assert_eq!(
         answer.content[0].as_text(),
         Some("Hello / Ada / file:///work")
     );
-    let resumed = legacy.call_tool("interrupted", json!({})).await.unwrap();
+    let resumed = handshake.call_tool("interrupted", json!({})).await.unwrap();
     assert_eq!(resumed.content[0].as_text(), Some("resumed"));
     // 2026-07-28, detected: no session, input-required rounds, Mcp-Method and Mcp-Name checked.
-    let modern = with_handlers(None)
+    let stateless = with_handlers(None)
         .connect_http(http.url.clone())
         .await
         .unwrap();
-    assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
-    let answer = modern.call_tool("ask_everything", json!({})).await.unwrap();
+    assert_eq!(stateless.protocol_version(), ProtocolVersion::V2026_07_28);
+    let answer = stateless
+        .call_tool("ask_everything", json!({}))
+        .await
+        .unwrap();
     assert_eq!(
         answer.content[0].as_text(),
         Some("Hello / Ada / file:///work")
     );
-    let read = modern.read_resource("test://value").await.unwrap();
+    let read = stateless.read_resource("test://value").await.unwrap();
     assert_eq!(
         serde_json::to_value(&read.contents[0]).unwrap()["text"],
         "42"
     );
     assert_eq!(http.transport.session_count(), 1);
-    // Closing the legacy client ends its session.
-    legacy.close().await.unwrap();
+    // Closing the handshake client ends its session.
+    handshake.close().await.unwrap();
     for _ in 0..100 {
         if http.transport.session_count() == 0 {
             break;

@@ -120,7 +120,7 @@ async fn an_unsupported_version_answer_is_retried_with_a_listed_version_never_th
     assert_eq!(methods(&seen).await, ["server/discover", "server/discover"]);
     assert_eq!(*refusals.lock().unwrap(), 0);
 
-    // A modern error that names no revision the client speaks is final: no handshake.
+    // A stateless error that names no revision the client speaks is final: no handshake.
     let (client, seen) = scripted(McpClient::builder(server_info!()), |method, _| {
         (method == "server/discover").then(|| {
             Err(

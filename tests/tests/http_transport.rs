@@ -724,7 +724,7 @@ async fn many_sessions_under_load_each_get_their_own_answers() {
 }
 
 /// A 2026-07-28 POST: the version header, the mirrored headers, and `_meta` in the params.
-fn modern_post(url: &str, headers: &[(&str, &str)], body: &Value) -> reqwest::RequestBuilder {
+fn stateless_post(url: &str, headers: &[(&str, &str)], body: &Value) -> reqwest::RequestBuilder {
     let mut request = post(url, None, body).header("mcp-protocol-version", "2026-07-28");
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -733,11 +733,15 @@ fn modern_post(url: &str, headers: &[(&str, &str)], body: &Value) -> reqwest::Re
 }
 
 /// Sends a 2026-07-28 POST and returns the status and the JSON answer.
-async fn modern_exchange(url: &str, headers: &[(&str, &str)], body: &Value) -> (StatusCode, Value) {
-    json_body(modern_post(url, headers, body).send().await.unwrap()).await
+async fn stateless_exchange(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (StatusCode, Value) {
+    json_body(stateless_post(url, headers, body).send().await.unwrap()).await
 }
 
-fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
+fn stateless_call(id: i64, name: &str, arguments: Value) -> Value {
     let mut request = call(id, name, arguments);
     request["params"]["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -747,17 +751,17 @@ fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
 }
 
 #[tokio::test]
-async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
+async fn stateless_requests_skip_sessions_and_their_headers_must_match_the_body() {
     let (http, _) = start(true, HttpOptions::default()).await;
     let url = &http.url;
-    let body = modern_call(7, "regional", json!({"region": "us-west1"}));
+    let body = stateless_call(7, "regional", json!({"region": "us-west1"}));
     let call_headers = [
         ("mcp-method", "tools/call"),
         ("mcp-name", "regional"),
         ("mcp-param-region", "us-west1"),
     ];
     // A stateful server serves it without a session.
-    let (status, answer) = modern_exchange(url, &call_headers, &body).await;
+    let (status, answer) = stateless_exchange(url, &call_headers, &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["id"], 7);
     assert_eq!(answer["result"]["content"][0]["text"], "us-west1");
@@ -768,11 +772,11 @@ async fn modern_requests_skip_sessions_and_their_headers_must_match_the_body() {
         ("Mcp-Name", "=?base64?cmVnaW9uYWw=?="),
         ("Mcp-Param-Region", "=?base64?dXMtd2VzdDE=?="),
     ];
-    let (status, _) = modern_exchange(url, &encoded, &body).await;
+    let (status, _) = stateless_exchange(url, &encoded, &body).await;
     assert_eq!(status, StatusCode::OK);
 
     let refused = |headers: &'static [(&'static str, &'static str)]| {
-        let request = modern_post(url, headers, &body);
+        let request = stateless_post(url, headers, &body);
         async move { json_body(request.send().await.unwrap()).await }
     };
     for (headers, message) in [
@@ -829,7 +833,7 @@ const ALL_VERSIONS: [&str; 5] = [
 ];
 
 #[tokio::test]
-async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
+async fn stateless_requests_are_checked_in_the_order_the_revision_gives() {
     let (http, _) = start(true, HttpOptions::default()).await;
     let url = &http.url;
     let meta = |version: &str| {
@@ -903,7 +907,7 @@ async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
             json!({"jsonrpc": "2.0", "id": body["id"], "error": error})
         );
     }
-    // Without the version header, a request whose _meta is modern is refused.
+    // Without the version header, a request whose _meta is stateless is refused.
     let (status, answer) = exchange(
         url,
         None,
@@ -912,8 +916,8 @@ async fn modern_requests_are_checked_in_the_order_the_revision_gives() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(answer["error"]["code"], -32020);
-    // A modern request that passes is answered with a result for its revision.
-    let (status, answer) = modern_exchange(
+    // A stateless request that passes is answered with a result for its revision.
+    let (status, answer) = stateless_exchange(
         url,
         &[("mcp-method", "server/discover")],
         &request(8, "server/discover", Some(meta("2026-07-28"))),
@@ -982,32 +986,32 @@ async fn the_endpoint_mounts_at_any_path_of_an_app_with_cors() {
 }
 
 #[tokio::test]
-async fn modern_requests_bring_their_own_capabilities_and_log_level() {
+async fn stateless_requests_bring_their_own_capabilities_and_log_level() {
     let (http, _) = start(false, HttpOptions::default()).await;
     let url = &http.url;
     let headers = |name: &'static str| [("mcp-method", "tools/call"), ("mcp-name", name)];
     // Capabilities come from the request's _meta: without sampling, -32021 and HTTP 400.
-    let body = modern_call(1, "needs_sampling", json!({}));
-    let (status, answer) = modern_exchange(url, &headers("needs_sampling"), &body).await;
+    let body = stateless_call(1, "needs_sampling", json!({}));
+    let (status, answer) = stateless_exchange(url, &headers("needs_sampling"), &body).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer["error"],
         json!({"code": -32021, "message": "Missing required client capability",
             "data": {"requiredCapabilities": {"sampling": {}}}})
     );
-    let mut body = modern_call(2, "needs_sampling", json!({}));
+    let mut body = stateless_call(2, "needs_sampling", json!({}));
     body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
-    let (status, answer) = modern_exchange(url, &headers("needs_sampling"), &body).await;
+    let (status, answer) = stateless_exchange(url, &headers("needs_sampling"), &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["result"]["content"][0]["text"], "sampling declared");
     // Without logLevel in _meta, no log message; with it, the log comes on the request's stream.
-    let body = modern_call(3, "chatty", json!({}));
-    let (status, answer) = modern_exchange(url, &headers("chatty"), &body).await;
+    let body = stateless_call(3, "chatty", json!({}));
+    let (status, answer) = stateless_exchange(url, &headers("chatty"), &body).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["result"]["content"][0]["text"], "done");
-    let mut body = modern_call(4, "chatty", json!({}));
+    let mut body = stateless_call(4, "chatty", json!({}));
     body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
-    let events = sse(modern_post(url, &headers("chatty"), &body)
+    let events = sse(stateless_post(url, &headers("chatty"), &body)
         .send()
         .await
         .unwrap())
@@ -1030,8 +1034,8 @@ async fn listen_streams_carry_what_they_asked_for_until_closed() {
     let listen = |id: i64, filter: Value| {
         let mut body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
             "params": {"notifications": filter}});
-        body["params"]["_meta"] = modern_call(0, "", json!({}))["params"]["_meta"].clone();
-        modern_post(url, &[("mcp-method", "subscriptions/listen")], &body)
+        body["params"]["_meta"] = stateless_call(0, "", json!({}))["params"]["_meta"].clone();
+        stateless_post(url, &[("mcp-method", "subscriptions/listen")], &body)
     };
     // The server announces tool list changes and resource updates, not prompt list changes.
     let mut tools = SseReader::new(
@@ -1115,9 +1119,9 @@ fn without_server_info(mut answer: Value) -> Value {
     answer
 }
 
-/// A modern `tools/call` of `greet` with `capabilities`, and `extra` params (answers, state).
+/// A stateless `tools/call` of `greet` with `capabilities`, and `extra` params (answers, state).
 fn greet_call(id: i64, capabilities: Value, extra: Value) -> Value {
-    let mut body = modern_call(id, "greet", json!({"style": "kind"}));
+    let mut body = stateless_call(id, "greet", json!({"style": "kind"}));
     body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
     for (key, value) in extra.as_object().unwrap() {
         body["params"][key] = value.clone();
@@ -1131,7 +1135,7 @@ async fn a_handler_written_once_asks_for_input_on_both_eras() {
     let url = &http.url;
     let headers = [("mcp-method", "tools/call"), ("mcp-name", "greet")];
     let send = |body: Value| {
-        let request = modern_post(url, &headers, &body);
+        let request = stateless_post(url, &headers, &body);
         async move { without_server_info(json_body(request.send().await.unwrap()).await.1) }
     };
     let both = json!({"elicitation": {"form": {}}, "sampling": {}});
@@ -1188,7 +1192,7 @@ async fn a_handler_written_once_asks_for_input_on_both_eras() {
     // Nothing is asked of a client that did not declare the capability: the request fails
     // with the error that names it (and HTTP 400).
     let (status, answer) =
-        modern_exchange(url, &headers, &greet_call(6, json!({}), json!({}))).await;
+        stateless_exchange(url, &headers, &greet_call(6, json!({}), json!({}))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer["error"],

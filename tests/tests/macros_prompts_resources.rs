@@ -256,16 +256,16 @@ async fn resources_and_templates_are_listed() {
     );
     old.close().await;
     // A 2026-07-28 read of it may be reused for 90 s by anyone; 2025 reads carry no hints.
-    let mut modern = TestClient::connect(
+    let mut stateless = TestClient::connect(
         McpServer::from_module(server_info!(), module_path!())
             .build()
             .unwrap(),
     );
-    modern.expect_version(ProtocolVersion::V2026_07_28);
+    stateless.expect_version(ProtocolVersion::V2026_07_28);
     let read = json!({"uri": "file:///project/GUIDE.md", "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}});
-    let read = modern.request("resources/read", read).await.unwrap();
+    let read = stateless.request("resources/read", read).await.unwrap();
     assert_eq!(
         (read["ttlMs"].clone(), read["cacheScope"].clone()),
         (json!(90_000), json!("public"))

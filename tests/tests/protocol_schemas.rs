@@ -91,9 +91,9 @@ fn server_capabilities() -> ServerCapabilities {
     .unwrap()
 }
 
-/// `_meta` of a modern request (valid for every revision: `_meta` is open in the older ones).
+/// `_meta` of a stateless request (valid for every revision: `_meta` is open in the older ones).
 fn request_meta() -> Option<RequestMeta> {
-    let mut meta = RequestMeta::modern("2026-07-28", client_capabilities());
+    let mut meta = RequestMeta::stateless("2026-07-28", client_capabilities());
     meta.progress_token = Some(RequestId::from("progress-1"));
     meta.client_info = Some(Box::new(implementation("client")));
     meta.log_level = Some(LoggingLevel::Info);
@@ -565,9 +565,9 @@ fn sample(
 
 fn catalogue() -> Vec<Sample> {
     use Kind::*;
-    let legacy_end = V::V2025_11_25;
+    let handshake_end = V::V2025_11_25;
     let tasks = V::V2025_11_25;
-    let modern = V::V2026_07_28;
+    let stateless = V::V2026_07_28;
     let elicit_from = V::V2025_06_18;
     let mut initialize = InitializeResult::new(
         "2025-11-25",
@@ -743,7 +743,7 @@ fn catalogue() -> Vec<Sample> {
     });
     let unsupported = mcp::ErrorObject::from(
         mcp::SupportedVersions::ALL
-            .check_modern("1999-01-01")
+            .check_stateless("1999-01-01")
             .unwrap_err(),
     );
     let batch_requests = vec![
@@ -770,7 +770,7 @@ fn catalogue() -> Vec<Sample> {
             "InitializeRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::Initialize(initialize_params)),
         ),
@@ -778,7 +778,7 @@ fn catalogue() -> Vec<Sample> {
             "PingRequest",
             "client",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::Ping(bare())),
         ),
@@ -786,14 +786,14 @@ fn catalogue() -> Vec<Sample> {
             "PingRequest",
             "bare",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::Ping(RequestParams::default())),
         ),
         sample(
             "DiscoverRequest",
             "full",
-            modern,
+            stateless,
             LAST,
             Request,
             request(ClientRequest::Discover(bare())),
@@ -826,7 +826,7 @@ fn catalogue() -> Vec<Sample> {
             "SubscribeRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::Subscribe(subscribe.clone())),
         ),
@@ -834,14 +834,14 @@ fn catalogue() -> Vec<Sample> {
             "UnsubscribeRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::Unsubscribe(subscribe)),
         ),
         sample(
             "SubscriptionsListenRequest",
             "full",
-            modern,
+            stateless,
             LAST,
             Request,
             request(ClientRequest::SubscriptionsListen(listen)),
@@ -874,7 +874,7 @@ fn catalogue() -> Vec<Sample> {
             "ListToolsRequest",
             "first page",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::ListTools(PaginatedRequestParams::default())),
         ),
@@ -890,7 +890,7 @@ fn catalogue() -> Vec<Sample> {
             "CallToolRequest",
             "minimal",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::CallTool(CallToolRequestParams::new(
                 "bare", None,
@@ -900,7 +900,7 @@ fn catalogue() -> Vec<Sample> {
             "SetLevelRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ClientRequest::SetLevel(set_level)),
         ),
@@ -952,12 +952,12 @@ fn catalogue() -> Vec<Sample> {
             Request,
             request(ClientRequest::ListTasks(paginated())),
         ),
-        // Server requests (legacy era) and their 2026-07-28 form, input requests.
+        // Server requests (handshake era) and their 2026-07-28 form, input requests.
         sample(
             "PingRequest",
             "server",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ServerRequest::Ping(RequestParams::default())),
         ),
@@ -965,14 +965,14 @@ fn catalogue() -> Vec<Sample> {
             "CreateMessageRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ServerRequest::CreateMessage(sampling_params())),
         ),
         sample(
             "CreateMessageRequest",
             "input request",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputRequest::CreateMessage(sampling_params())),
@@ -981,14 +981,14 @@ fn catalogue() -> Vec<Sample> {
             "ListRootsRequest",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Request,
             request(ServerRequest::ListRoots(bare())),
         ),
         sample(
             "ListRootsRequest",
             "input request",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputRequest::ListRoots(RequestParams::default())),
@@ -997,7 +997,7 @@ fn catalogue() -> Vec<Sample> {
             "ElicitRequest",
             "form",
             elicit_from,
-            legacy_end,
+            handshake_end,
             Request,
             request(ServerRequest::Elicit(elicit_form())),
         ),
@@ -1005,7 +1005,7 @@ fn catalogue() -> Vec<Sample> {
             "ElicitRequest",
             "url",
             tasks,
-            legacy_end,
+            handshake_end,
             Request,
             request(ServerRequest::Elicit(
                 ElicitRequestParams::Url(elicit_url()),
@@ -1014,7 +1014,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "ElicitRequest",
             "form input request",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputRequest::Elicit(elicit_form())),
@@ -1022,7 +1022,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "ElicitRequest",
             "url input request",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputRequest::Elicit(ElicitRequestParams::Url(elicit_url()))),
@@ -1072,7 +1072,7 @@ fn catalogue() -> Vec<Sample> {
             "InitializedNotification",
             "bare",
             FIRST,
-            legacy_end,
+            handshake_end,
             Notification,
             notification(ClientNotification::Initialized(
                 NotificationParams::default(),
@@ -1082,7 +1082,7 @@ fn catalogue() -> Vec<Sample> {
             "InitializedNotification",
             "meta",
             FIRST,
-            legacy_end,
+            handshake_end,
             Notification,
             notification(ClientNotification::Initialized(notification_params())),
         ),
@@ -1098,7 +1098,7 @@ fn catalogue() -> Vec<Sample> {
             "RootsListChangedNotification",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Notification,
             notification(ClientNotification::RootsListChanged(notification_params())),
         ),
@@ -1198,7 +1198,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "SubscriptionsAcknowledgedNotification",
             "full",
-            modern,
+            stateless,
             LAST,
             Notification,
             notification(ServerNotification::SubscriptionsAcknowledged(acknowledged)),
@@ -1216,14 +1216,14 @@ fn catalogue() -> Vec<Sample> {
             "InitializeResult",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Result,
             response(ServerResult::from(initialize)),
         ),
         sample(
             "DiscoverResult",
             "full",
-            modern,
+            stateless,
             LAST,
             Result,
             response(ServerResult::from(discover)),
@@ -1313,7 +1313,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "SubscriptionsListenResult",
             "full",
-            modern,
+            stateless,
             LAST,
             Result,
             response(ServerResult::SubscriptionsListen(listen_result)),
@@ -1321,7 +1321,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "InputRequiredResult",
             "full",
-            modern,
+            stateless,
             LAST,
             Result,
             response(ServerResult::InputRequired(input_required)),
@@ -1366,12 +1366,12 @@ fn catalogue() -> Vec<Sample> {
             Result,
             response(ServerResult::ListTasks(list_tasks.clone())),
         ),
-        // Client results (legacy era), and their 2026-07-28 form, input responses.
+        // Client results (handshake era), and their 2026-07-28 form, input responses.
         sample(
             "CreateMessageResult",
             "text",
             FIRST,
-            legacy_end,
+            handshake_end,
             Result,
             response(ClientResult::CreateMessage(sampling_result())),
         ),
@@ -1379,14 +1379,14 @@ fn catalogue() -> Vec<Sample> {
             "CreateMessageResult",
             "tool use",
             FIRST,
-            legacy_end,
+            handshake_end,
             Result,
             response(ClientResult::CreateMessage(tool_use_sampling_result())),
         ),
         sample(
             "CreateMessageResult",
             "input response",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputResponse::CreateMessage(tool_use_sampling_result())),
@@ -1395,14 +1395,14 @@ fn catalogue() -> Vec<Sample> {
             "ListRootsResult",
             "full",
             FIRST,
-            legacy_end,
+            handshake_end,
             Result,
             response(ClientResult::ListRoots(roots_result())),
         ),
         sample(
             "ListRootsResult",
             "input response",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputResponse::ListRoots(roots_result())),
@@ -1411,7 +1411,7 @@ fn catalogue() -> Vec<Sample> {
             "ElicitResult",
             "accept",
             elicit_from,
-            legacy_end,
+            handshake_end,
             Result,
             response(ClientResult::Elicit(elicit_result())),
         ),
@@ -1419,14 +1419,14 @@ fn catalogue() -> Vec<Sample> {
             "ElicitResult",
             "decline",
             elicit_from,
-            legacy_end,
+            handshake_end,
             Result,
             response(ClientResult::Elicit(ElicitResult::decline())),
         ),
         sample(
             "ElicitResult",
             "input response",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(InputResponse::Elicit(elicit_result())),
@@ -1475,7 +1475,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "InputResponses",
             "full",
-            modern,
+            stateless,
             LAST,
             Plain,
             plain(input_responses()),
@@ -1503,7 +1503,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "ParseError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(mcp::ErrorObject::parse_error("Parse error: EOF")),
@@ -1511,7 +1511,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "InvalidRequestError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(mcp::ErrorObject::invalid_request(
@@ -1521,7 +1521,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "MethodNotFoundError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(mcp::ErrorObject::method_not_found("initialize")),
@@ -1529,15 +1529,18 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "InvalidParamsError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
-            error(mcp::ErrorObject::resource_not_found("file:///gone", modern)),
+            error(mcp::ErrorObject::resource_not_found(
+                "file:///gone",
+                stateless,
+            )),
         ),
         sample(
             "InternalError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(mcp::ErrorObject::internal_error("boom")),
@@ -1545,7 +1548,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "UnsupportedProtocolVersionError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(unsupported),
@@ -1553,7 +1556,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "MissingRequiredClientCapabilityError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(missing_capability),
@@ -1561,7 +1564,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "HeaderMismatchError",
             "full",
-            modern,
+            stateless,
             LAST,
             Error,
             error(mcp::ErrorObject::header_mismatch(
@@ -1600,7 +1603,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "ParseError",
             "unknown id",
-            modern,
+            stateless,
             LAST,
             Error,
             error_without_id(mcp::ErrorObject::parse_error("Parse error: EOF")),
@@ -1608,7 +1611,7 @@ fn catalogue() -> Vec<Sample> {
         sample(
             "InvalidRequestError",
             "unknown id",
-            modern,
+            stateless,
             LAST,
             Error,
             error_without_id(mcp::ErrorObject::invalid_request(
@@ -1876,9 +1879,9 @@ fn values_a_revision_cannot_carry_are_refused() {
         assert_eq!(result.unwrap_err().to_string(), message);
     }
     // In 2026-07-28 it travels as an input request, without `elicitationId`.
-    let modern = rendered(&elicit, V::V2026_07_28);
+    let stateless = rendered(&elicit, V::V2026_07_28);
     assert_eq!(
-        spec_schema(V::V2026_07_28).check("ElicitRequest", &modern),
+        spec_schema(V::V2026_07_28).check("ElicitRequest", &stateless),
         Ok(())
     );
     let tasks = ClientRequest::ListTasks(paginated());

@@ -265,8 +265,8 @@ pub struct HttpArgs {
     /// Tokio worker threads of the generator (1: a single-threaded runtime).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: u64,
-    /// The MCP wire: `modern` (2026-07-28, stateless) or `session` (2025-11-25, initialize).
-    #[arg(long, value_enum, default_value_t = Wire::Modern)]
+    /// The MCP wire: `stateless` (2026-07-28) or `session` (2025-11-25, initialize).
+    #[arg(long, value_enum, default_value_t = Wire::Stateless)]
     pub wire: Wire,
     #[command(flatten)]
     pub load: LoadOptions,
@@ -286,12 +286,12 @@ struct Plan {
 /// Runs the HTTP mode on the current runtime.
 pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
     let target = Target::resolve(&args.url).await?;
-    let modern = args.wire == Wire::Modern;
+    let stateless = args.wire == Wire::Stateless;
     let mut call_headers = target.post_headers();
-    if modern {
+    if stateless {
         call_headers.insert(
             PROTOCOL_VERSION,
-            HeaderValue::from_static(protocol::MODERN_VERSION),
+            HeaderValue::from_static(protocol::STATELESS_VERSION),
         );
         call_headers.insert(MCP_METHOD, HeaderValue::from_static("tools/call"));
         call_headers.insert(
@@ -309,7 +309,7 @@ pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
     let plan = std::sync::Arc::new(Plan {
         target,
         wire: args.wire,
-        template: CallTemplate::new(&args.load.tool, &args.load.args, modern),
+        template: CallTemplate::new(&args.load.tool, &args.load.args, stateless),
         call_headers,
         initialize: Bytes::from(protocol::initialize_body()),
         window,
@@ -349,7 +349,7 @@ async fn open(plan: &Plan) -> Result<Live, ErrorKind> {
     })?;
     let mut headers = plan.call_headers.clone();
     let session = match plan.wire {
-        Wire::Modern => None,
+        Wire::Stateless => None,
         Wire::Session => {
             let session = open_session(&mut sender, &plan.target, &plan.initialize)
                 .await

@@ -4,7 +4,7 @@
 //!
 //! - `http`: closed-loop `tools/call` over keep-alive HTTP/1.1 connections to a Streamable HTTP
 //!   endpoint, one request in flight per connection, with the stateless wire of revision
-//!   2026-07-28 (`--wire modern`: no `initialize`, `Mcp-Method`/`Mcp-Name` headers, `_meta` in
+//!   2026-07-28 (`--wire stateless`: no `initialize`, `Mcp-Method`/`Mcp-Name` headers, `_meta` in
 //!   the params) or the session wire of 2025-11-25 (`--wire session`: `initialize`, then calls
 //!   with `Mcp-Session-Id`). Answers may be `application/json` or `text/event-stream`.
 //! - `stdio`: spawns the server and keeps `--in-flight` calls outstanding over its stdin and
@@ -17,8 +17,8 @@
 //!
 //! ```sh
 //! mcp-bench http --url http://127.0.0.1:8000/mcp [--connections 16] [--threads 1] \
-//!     [--wire modern|session] [--duration 10] [--warmup 2] [--tool add] [--args '{"a":1,"b":2}']
-//! mcp-bench stdio [--in-flight 32] [--wire session|modern] [--duration 10] [--warmup 2] \
+//!     [--wire stateless|session] [--duration 10] [--warmup 2] [--tool add] [--args '{"a":1,"b":2}']
+//! mcp-bench stdio [--in-flight 32] [--wire session|stateless] [--duration 10] [--warmup 2] \
 //!     [--tool add] [--args '{"a":1,"b":2}'] -- ./my-server --stdio
 //! mcp-bench sessions --url http://127.0.0.1:8000/mcp --sessions 1000 --pid 12345 \
 //!     [--settle 1] [--connections 8] [--delete]
@@ -71,7 +71,7 @@ enum Mode {
 pub enum Wire {
     /// Revision 2026-07-28: stateless, no `initialize`, protocol version and client info in
     /// every request (`_meta`, and headers over HTTP).
-    Modern,
+    Stateless,
     /// Revision 2025-11-25: `initialize` and `notifications/initialized` first, then the calls
     /// (with `Mcp-Session-Id` over HTTP).
     Session,
@@ -81,7 +81,7 @@ impl Wire {
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
-            Wire::Modern => "modern",
+            Wire::Stateless => "stateless",
             Wire::Session => "session",
         }
     }

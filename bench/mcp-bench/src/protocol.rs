@@ -11,7 +11,7 @@ use serde::de::{self, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 
 /// The revision of the stateless wire (no `initialize`, per-request `_meta`).
-pub const MODERN_VERSION: &str = "2026-07-28";
+pub const STATELESS_VERSION: &str = "2026-07-28";
 /// The revision of the session wire (`initialize`, `Mcp-Session-Id`).
 pub const SESSION_VERSION: &str = "2025-11-25";
 /// The name the generator gives in `clientInfo`.
@@ -44,13 +44,13 @@ pub struct CallTemplate {
 impl CallTemplate {
     /// Builds the template for calling `tool` with `arguments` (a JSON object, compact).
     ///
-    /// With `modern`, the params carry the `_meta` of revision 2026-07-28 (protocol version,
+    /// With `stateless`, the params carry the `_meta` of revision 2026-07-28 (protocol version,
     /// client capabilities and client info); otherwise they carry only the name and arguments.
-    pub fn new(tool: &str, arguments: &serde_json::Value, modern: bool) -> Self {
+    pub fn new(tool: &str, arguments: &serde_json::Value, stateless: bool) -> Self {
         let name = serde_json::Value::from(tool).to_string();
-        let meta = if modern {
+        let meta = if stateless {
             format!(
-                r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}"#
+                r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}"#
             )
         } else {
             String::new()

@@ -157,7 +157,7 @@ pub fn http_details(status: u16, body: &[u8]) -> String {
 pub struct Summary {
     /// `http`, `stdio` or `sessions`.
     pub mode: &'static str,
-    /// `modern` or `session`.
+    /// `stateless` or `session`.
     pub wire: &'static str,
     /// The tool called (`null` in sessions mode).
     pub tool: Option<String>,
@@ -357,7 +357,7 @@ mod tests {
         assert_eq!(a.latency.max(), 300);
         let summary = Summary::new(
             "http",
-            "modern",
+            "stateless",
             Some("add".into()),
             2,
             Duration::from_secs(2),
@@ -368,11 +368,11 @@ mod tests {
         assert!(summary.succeeded());
         assert_eq!(
             summary.to_json(),
-            r#"{"mode":"http","wire":"modern","tool":"add","concurrency":2,"duration_s":2.0,"requests":5,"errors":2,"rps":2.5,"p50_us":200,"p99_us":300,"max_us":300,"peak_rss_kib":null,"rss_before_kib":null,"rss_after_kib":null,"rss_per_session_kib":null,"error_kinds":{"connect":1,"status":1,"tool_error":1}}"#
+            r#"{"mode":"http","wire":"stateless","tool":"add","concurrency":2,"duration_s":2.0,"requests":5,"errors":2,"rps":2.5,"p50_us":200,"p99_us":300,"max_us":300,"peak_rss_kib":null,"rss_before_kib":null,"rss_after_kib":null,"rss_per_session_kib":null,"error_kinds":{"connect":1,"status":1,"tool_error":1}}"#
         );
         assert_eq!(
             summary.to_text(),
-            "http modern add: 2 connections, 2.0 s: 5 requests, 2.5 req/s, p50 0.20 ms, p99 0.30 ms, max 0.30 ms, 2 errors (connect 1, status 1, tool_error 1)"
+            "http stateless add: 2 connections, 2.0 s: 5 requests, 2.5 req/s, p50 0.20 ms, p99 0.30 ms, max 0.30 ms, 2 errors (connect 1, status 1, tool_error 1)"
         );
     }
 
@@ -424,7 +424,7 @@ mod tests {
         let early = now - Duration::from_millis(1);
         assert_eq!(tally.record(&window, early, inside, failed), failed);
         assert_eq!(tally.record(&window, early, inside, Ok(())), Ok(()));
-        let summary = Summary::new("http", "modern", None, 1, Duration::from_secs(1), &tally);
+        let summary = Summary::new("http", "stateless", None, 1, Duration::from_secs(1), &tally);
         assert_eq!(summary.requests, 2);
         assert_eq!(summary.errors, 1);
         assert_eq!(summary.p50_us, Some(2000));

@@ -31,7 +31,7 @@ pub struct StdioArgs {
     /// Requests kept outstanding.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
     pub in_flight: u64,
-    /// The MCP wire: `session` (2025-11-25, initialize) or `modern` (2026-07-28, `_meta`).
+    /// The MCP wire: `session` (2025-11-25, initialize) or `stateless` (2026-07-28, `_meta`).
     #[arg(long, value_enum, default_value_t = Wire::Session)]
     pub wire: Wire,
     #[command(flatten)]
@@ -85,7 +85,11 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
         slots: Semaphore::new(in_flight),
     });
     let window = Window::after_warmup(args.load.warmup(), args.load.duration());
-    let template = CallTemplate::new(&args.load.tool, &args.load.args, args.wire == Wire::Modern);
+    let template = CallTemplate::new(
+        &args.load.tool,
+        &args.load.args,
+        args.wire == Wire::Stateless,
+    );
     let writer = tokio::spawn(write_requests(stdin, template, shared.clone(), window));
     let reader = tokio::spawn(read_answers(stdout, shared, window));
 

@@ -9,7 +9,8 @@ use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::schema::CompiledSchema;
 use mcp_runtime::transport::http::sse;
 use micro::{
-    CALL_ADD, CALL_ADD_MODERN, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server, server_with_tools,
+    CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
+    server_with_tools,
 };
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
@@ -50,7 +51,7 @@ fn handle_raw(c: &mut Criterion) {
         b.to_async(&rt).iter(|| async {
             let connection = ConnectionState::transient(ProtocolVersion::V2026_07_28);
             server
-                .handle_raw(black_box(CALL_ADD_MODERN), &connection, None)
+                .handle_raw(black_box(CALL_ADD_STATELESS), &connection, None)
                 .await
         })
     });

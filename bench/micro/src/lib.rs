@@ -62,7 +62,7 @@ pub const CALL_ADD: &[u8] =
     br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
 
 /// A `tools/call` of `add` as a 2026-07-28 client sends it (no handshake, `_meta` on the request).
-pub const CALL_ADD_MODERN: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-bench","version":"0.1.0"}}}}"#;
+pub const CALL_ADD_STATELESS: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-bench","version":"0.1.0"}}}}"#;
 
 /// `tools/list` (2025-11-25).
 pub const LIST_TOOLS: &[u8] = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#;

@@ -1,6 +1,6 @@
 //! Opening a connection: the builder, the transports, and the era detection of the 2026-07-28
 //! versioning page (probe with `server/discover`, fall back to the `initialize` handshake on any
-//! answer that is not a recognized modern error).
+//! answer that is not a recognized stateless error).
 
 use std::future::Future;
 use std::process::Stdio;
@@ -22,7 +22,7 @@ use tokio::io::AsyncBufReadExt;
 use super::handlers::Handlers;
 use super::peer::Peer;
 use super::tools::ToolCache;
-use super::{ClientError, EraState, Inner, McpClient, Modern, RequestOptions};
+use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless};
 use crate::server::McpServer;
 use crate::sync::lock;
 use crate::transport::lines::{LineOptions, serve_lines};
@@ -243,27 +243,33 @@ impl McpClientBuilder {
         };
         let wanted = self.version;
         let mut fallback = None;
-        if wanted.is_none_or(|v| v.era() == Era::Modern) {
+        if wanted.is_none_or(|v| v.era() == Era::Stateless) {
             let mut version = wanted.unwrap_or(ProtocolVersion::V2026_07_28);
-            // One retry: a modern server that refuses the version names those it supports.
+            // One retry: a stateless server that refuses the version names those it supports.
             let mut retried = false;
             loop {
                 let timeout = wanted.is_none().then_some(self.discovery_timeout);
                 match client.discover(version, self.log_level, timeout).await {
                     Ok(()) => return Ok(client),
-                    Err(ClientError::Server { error, .. }) if is_modern_error(&error) => {
+                    Err(ClientError::Server { error, .. }) if is_stateless_error(&error) => {
                         let supported = supported_versions(&error);
-                        let modern = supported.iter().copied().filter(|v| v.era() == Era::Modern);
-                        if let Some(next) = modern.max().filter(|_| !retried) {
+                        let stateless = supported
+                            .iter()
+                            .copied()
+                            .filter(|v| v.era() == Era::Stateless);
+                        if let Some(next) = stateless.max().filter(|_| !retried) {
                             version = next;
                             retried = true;
                             continue;
                         }
                         // A dual-era server set to the handshake era names only those revisions.
-                        let legacy = supported.iter().copied().filter(|v| v.era() == Era::Legacy);
-                        match legacy.max() {
-                            Some(legacy) if wanted.is_none() => {
-                                fallback = Some(legacy);
+                        let handshake = supported
+                            .iter()
+                            .copied()
+                            .filter(|v| v.era() == Era::Handshake);
+                        match handshake.max() {
+                            Some(handshake) if wanted.is_none() => {
+                                fallback = Some(handshake);
                                 break;
                             }
                             _ => {
@@ -288,9 +294,9 @@ impl McpClientBuilder {
             }
         }
         let version = wanted
-            .filter(|v| v.era() == Era::Legacy)
+            .filter(|v| v.era() == Era::Handshake)
             .or(fallback)
-            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         client.handshake(version).await?;
         Ok(client)
     }
@@ -328,7 +334,7 @@ impl McpClient {
         let discovered = self.send(method, &json!({"_meta": meta}), &options).await?;
         let discovered: DiscoverResult =
             serde_json::from_value(discovered).map_err(|e| protocol(e.to_string()))?;
-        *self.era_guard() = EraState::Modern(Arc::new(Modern { discovered, meta }));
+        *self.era_guard() = EraState::Stateless(Arc::new(Stateless { discovered, meta }));
         Ok(())
     }
 
@@ -351,7 +357,7 @@ impl McpClient {
         let result: InitializeResult =
             serde_json::from_value(result).map_err(|e| protocol(e.to_string()))?;
         let version = ProtocolVersion::from_name(&result.protocol_version)
-            .filter(|v| v.era() == Era::Legacy)
+            .filter(|v| v.era() == Era::Handshake)
             .ok_or_else(|| {
                 protocol(format!(
                     "the server chose a revision this client does not speak: {}",
@@ -362,14 +368,14 @@ impl McpClient {
         self.inner
             .peer
             .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        *self.era_guard() = EraState::Legacy(Arc::new(result));
+        *self.era_guard() = EraState::Handshake(Arc::new(result));
         Ok(())
     }
 }
 
-/// Whether `error` is one only a 2026-07-28 server gives: it identifies a modern server, which
+/// Whether `error` is one only a 2026-07-28 server gives: it identifies a stateless server, which
 /// the client must not take for one of the handshake era.
-fn is_modern_error(error: &ErrorObject) -> bool {
+fn is_stateless_error(error: &ErrorObject) -> bool {
     [
         ErrorCode::HEADER_MISMATCH,
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,

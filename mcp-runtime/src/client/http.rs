@@ -99,10 +99,10 @@ impl HttpChannel {
                     }
                     // On 2026-07-28 closing the stream is the cancellation; before, the server
                     // hears of it in a notification.
-                    let legacy = peer
+                    let handshake = peer
                         .upgrade()
-                        .is_some_and(|p| p.version().era() == Era::Legacy);
-                    if legacy {
+                        .is_some_and(|p| p.version().era() == Era::Handshake);
+                    if handshake {
                         self.post(line, message, None, peer.clone()).await;
                     }
                 }
@@ -197,7 +197,7 @@ impl HttpChannel {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return headers;
         };
-        if version.era() != Era::Modern {
+        if version.era() != Era::Stateless {
             return headers;
         }
         let mut add = |name: &str, value: &str| {
@@ -233,7 +233,7 @@ impl HttpChannel {
     async fn post(&self, line: String, message: Value, id: Option<RequestId>, peer: Weak<Peer>) {
         let Some(live) = peer.upgrade() else { return };
         let headers = self.headers(&message, &live);
-        let legacy = live.version().era() == Era::Legacy;
+        let handshake = live.version().era() == Era::Handshake;
         drop(live);
         let sent_session = headers.contains_key(SESSION_HEADER);
         let id = id.as_ref();
@@ -256,7 +256,7 @@ impl HttpChannel {
             *lock(&self.session) = Some(session.to_owned());
         }
         let status = response.status();
-        if status == StatusCode::NOT_FOUND && sent_session && legacy {
+        if status == StatusCode::NOT_FOUND && sent_session && handshake {
             // The server forgot the session: the request goes again after a fresh handshake.
             *lock(&self.session) = None;
             if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
@@ -265,7 +265,7 @@ impl HttpChannel {
             return;
         }
         if is_event_stream(&response) {
-            return self.follow(response, &peer, id, legacy).await;
+            return self.follow(response, &peer, id, handshake).await;
         }
         let body = response.text().await.unwrap_or_default();
         let Some(live) = peer.upgrade() else { return };

@@ -120,14 +120,14 @@ enum EraState {
     /// Neither the probe nor the handshake has succeeded yet.
     Unsettled,
     /// A handshake-era session, and what the server said in `initialize`.
-    Legacy(Arc<InitializeResult>),
+    Handshake(Arc<InitializeResult>),
     /// 2026-07-28.
-    Modern(Arc<Modern>),
+    Stateless(Arc<Stateless>),
 }
 
 /// What a 2026-07-28 connection knows: what the server said in `server/discover`, and the
 /// `_meta` every request carries.
-struct Modern {
+struct Stateless {
     discovered: DiscoverResult,
     meta: serde_json::Map<String, Value>,
 }
@@ -165,9 +165,9 @@ impl McpClient {
         lock(&self.inner.era)
     }
 
-    fn modern(&self) -> Option<Arc<Modern>> {
+    fn stateless(&self) -> Option<Arc<Stateless>> {
         match &*self.era_guard() {
-            EraState::Modern(modern) => Some(modern.clone()),
+            EraState::Stateless(stateless) => Some(stateless.clone()),
             _ => None,
         }
     }
@@ -180,14 +180,14 @@ impl McpClient {
     /// What the server said of itself in the handshake (2025 revisions).
     pub fn server(&self) -> Option<Arc<InitializeResult>> {
         match &*self.era_guard() {
-            EraState::Legacy(result) => Some(result.clone()),
+            EraState::Handshake(result) => Some(result.clone()),
             _ => None,
         }
     }
 
     /// What the server said of itself in `server/discover` (2026-07-28).
     pub fn discovered(&self) -> Option<DiscoverResult> {
-        self.modern().map(|m| m.discovered.clone())
+        self.stateless().map(|m| m.discovered.clone())
     }
 
     /// What a server program started with [`capture_stderr`](McpClientBuilder::capture_stderr)
@@ -249,10 +249,10 @@ impl McpClient {
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let protocol = |detail: String| ClientError::Protocol { method, detail };
-        if let (Some(modern), Value::Object(params)) = (self.modern(), &mut params) {
+        if let (Some(stateless), Value::Object(params)) = (self.stateless(), &mut params) {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Value::Object(meta) = meta {
-                meta.extend(modern.meta.clone());
+                meta.extend(stateless.meta.clone());
             }
         }
         for _ in 0..MAX_INPUT_ROUNDS {
@@ -394,8 +394,8 @@ impl McpClient {
         let mut page = self
             .request::<methods::ListTools>(page(cursor), RequestOptions::new())
             .await?;
-        let modern = self.protocol_version().era() == Era::Modern;
-        page.tools = self.inner.tools.remember(page.tools, modern);
+        let stateless = self.protocol_version().era() == Era::Stateless;
+        page.tools = self.inner.tools.remember(page.tools, stateless);
         Ok(page)
     }
 
@@ -437,7 +437,7 @@ impl McpClient {
         {
             Err(ClientError::Server { error, .. })
                 if error.code == ErrorCode::HEADER_MISMATCH
-                    && self.protocol_version().era() == Era::Modern =>
+                    && self.protocol_version().era() == Era::Stateless =>
             {
                 tracing::debug!(%error, tool = name, "header mismatch: listing the tools again");
                 self.list_all_tools().await?;
@@ -600,7 +600,7 @@ impl McpClient {
     /// for and waits for the server's acknowledgement. The subscription lasts until it is
     /// dropped (the client then cancels it) or the server ends it.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
-        let Some(modern) = self.modern() else {
+        let Some(stateless) = self.stateless() else {
             return Err(ClientError::Protocol {
                 method: "subscriptions/listen",
                 detail: "subscriptions/listen is a 2026-07-28 request; on earlier revisions use \
@@ -608,7 +608,7 @@ impl McpClient {
                     .into(),
             });
         };
-        let params = json!({"notifications": filter, "_meta": modern.meta});
+        let params = json!({"notifications": filter, "_meta": stateless.meta});
         Subscription::open(self.inner.peer.clone(), params, self.inner.timeout).await
     }
 

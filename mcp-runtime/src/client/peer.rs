@@ -75,7 +75,7 @@ impl Peer {
             next_id: AtomicI64::new(0),
             notifications,
             subscriptions: Mutex::new(HashMap::new()),
-            version: Mutex::new(ProtocolVersion::LATEST_LEGACY),
+            version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
         });
         (peer, lines)
     }

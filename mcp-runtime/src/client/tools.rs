@@ -150,9 +150,9 @@ mod tests {
             cache.param_headers("ok", &json!({"region": null})),
             Vec::<(String, String)>::new()
         );
-        let legacy = ToolCache::default();
+        let handshake = ToolCache::default();
         assert_eq!(
-            legacy
+            handshake
                 .remember(
                     vec![tool(json!({"name": "bad", "inputSchema": {"properties": {
                         "a": {"type": "string", "x-mcp-header": ""}}}}))],

@@ -126,7 +126,7 @@ impl ConnectionState {
     pub fn persistent(sink: Option<SharedSink>) -> Arc<ConnectionState> {
         Arc::new(ConnectionState::new(
             true,
-            ProtocolVersion::LATEST_LEGACY,
+            ProtocolVersion::LATEST_HANDSHAKE,
             sink,
         ))
     }

@@ -141,7 +141,7 @@ impl RequestContext {
         // those of the handshake.
         static NONE: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
         match self.meta().and_then(|m| m.client_capabilities.as_deref()) {
-            Some(declared) if self.is_modern() => declared,
+            Some(declared) if self.is_stateless() => declared,
             _ => self
                 .inner
                 .connection
@@ -153,15 +153,15 @@ impl RequestContext {
     /// Who the client says it is.
     pub fn client_info(&self) -> Option<&Implementation> {
         match self.meta().and_then(|m| m.client_info.as_deref()) {
-            Some(info) if self.is_modern() => Some(info),
+            Some(info) if self.is_stateless() => Some(info),
             _ => self.inner.connection.handshake().map(|h| &h.client_info),
         }
     }
 
     /// Whether the request follows the 2026-07-28 rules (its `_meta` carries what a session
     /// would: the client's capabilities, information and log level).
-    fn is_modern(&self) -> bool {
-        self.inner.version.era() == Era::Modern
+    fn is_stateless(&self) -> bool {
+        self.inner.version.era() == Era::Stateless
     }
 
     /// Shared state of type `T` registered on the server builder.
@@ -187,8 +187,8 @@ impl RequestContext {
 
     /// `notification` about this request, in the form of the request's revision.
     pub(crate) fn outbound(&self, notification: ServerNotification) -> Outbound {
-        if self.is_modern() {
-            Outbound::Modern(notification)
+        if self.is_stateless() {
+            Outbound::Stateless(notification)
         } else {
             Outbound::Notification(notification)
         }
@@ -256,7 +256,7 @@ impl RequestContext {
 
     fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
         // A 2026-07-28 request asks for logs with `_meta` logLevel; without it, it gets none.
-        let threshold = if self.is_modern() {
+        let threshold = if self.is_stateless() {
             self.meta().and_then(|m| m.log_level)
         } else {
             self.inner.server.log_threshold(&self.inner.connection)

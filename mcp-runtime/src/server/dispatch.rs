@@ -36,10 +36,10 @@ use serde_json::Value;
 use super::McpServer;
 use super::connection::{ConnectionState, Handshake, Refusal};
 use super::context::{ContextParts, RequestContext};
-use super::modern;
 use super::pagination::page;
 use super::rounds::Rounds;
 use super::sink::{Outbound, SharedSink};
+use super::stateless;
 use crate::caching::CachedList;
 use crate::completion::CompletionRequest;
 use crate::request_state::RequestBinding;
@@ -268,7 +268,7 @@ impl McpServer {
             id, request: call, ..
         } = request;
         let RawCall { method, params, .. } = call;
-        let (modern, version) = match checked {
+        let (stateless, version) = match checked {
             Some(version) => (true, version),
             None => match self.revision_of(&method, params.as_ref(), connection) {
                 Ok(revision) => revision,
@@ -278,7 +278,7 @@ impl McpServer {
                 }
             },
         };
-        if let Some(error) = self.gate(&method, connection).filter(|_| !modern) {
+        if let Some(error) = self.gate(&method, connection).filter(|_| !stateless) {
             return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
         }
         // Boxed: the request travels through the handler's future, which would otherwise hold it
@@ -294,7 +294,7 @@ impl McpServer {
             }
         };
         // The input-required rounds are bound to the request as first sent: its method and params.
-        let binding = (version.era() == Era::Modern
+        let binding = (version.era() == Era::Stateless
             && matches!(
                 method.as_str(),
                 "tools/call" | "prompts/get" | "resources/read"
@@ -354,7 +354,7 @@ impl McpServer {
                 return None;
             }
             // `initialize` may just have settled the version to render for.
-            let version = if modern {
+            let version = if stateless {
                 version
             } else {
                 connection.version()
@@ -362,7 +362,7 @@ impl McpServer {
             Some(match outcome {
                 Ok(mut result) => {
                     // A 2026-07-28 result names the server, since no handshake did.
-                    if modern
+                    if stateless
                         && server.inner.options.result_server_info
                         && let Some(meta) = result.meta_mut()
                     {
@@ -386,11 +386,11 @@ impl McpServer {
     ) -> Result<(bool, ProtocolVersion), ErrorObject> {
         // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
         // whatever the connection (a stdio client of that revision sends no `initialize`).
-        let meta = modern::Meta::of(params);
-        if meta.is_modern() || connection.version().era() == Era::Modern {
+        let meta = stateless::Meta::of(params);
+        if meta.is_stateless() || connection.version().era() == Era::Stateless {
             let requested = meta.requested_version()?;
             let version =
-                modern::check_version_and_method(&requested, method, self.supported_versions())?;
+                stateless::check_version_and_method(&requested, method, self.supported_versions())?;
             Ok((true, version))
         } else {
             Ok((false, connection.version()))
@@ -436,7 +436,7 @@ impl McpServer {
             Ok(_) => false,
         };
         match ctx.missing_capability() {
-            Some(capability) if failed && ctx.protocol_version().era() == Era::Modern => {
+            Some(capability) if failed && ctx.protocol_version().era() == Era::Stateless => {
                 Err(MissingClientCapability {
                     required: required_capabilities(capability),
                 }
@@ -471,7 +471,7 @@ impl McpServer {
             ClientRequest::SetLevel(params) => self.set_level(&params, connection)?.into(),
             ClientRequest::Complete(params) => self.complete(params, ctx).await?.into(),
             ClientRequest::SubscriptionsListen(params)
-                if ctx.protocol_version().era() == Era::Modern =>
+                if ctx.protocol_version().era() == Era::Stateless =>
             {
                 self.listen(params, ctx).await?.into()
             }
@@ -529,7 +529,7 @@ impl McpServer {
             subscription.clone(),
         );
         if sink
-            .send(Outbound::Modern(
+            .send(Outbound::Stateless(
                 ServerNotification::SubscriptionsAcknowledged(acknowledged),
             ))
             .is_err()
@@ -614,7 +614,7 @@ impl McpServer {
             && let Some(missing) = missing_capability(required, ctx.client_capabilities())
         {
             // 2026-07-28 has an error for it (-32021), which tells the client what to declare.
-            if ctx.protocol_version().era() == Era::Modern {
+            if ctx.protocol_version().era() == Era::Stateless {
                 return Err(MissingClientCapability {
                     required: required.clone(),
                 }

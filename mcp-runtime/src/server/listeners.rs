@@ -98,7 +98,7 @@ impl Listeners {
             .filter(|listener| listener.wants(notification))
             .filter(|listener| {
                 let stamped = stamp(notification.clone(), &listener.subscription);
-                listener.sink.send(Outbound::Modern(stamped)).is_ok()
+                listener.sink.send(Outbound::Stateless(stamped)).is_ok()
             })
             .count()
     }

@@ -36,11 +36,11 @@ mod connection;
 mod context;
 mod dispatch;
 mod listeners;
-pub(crate) mod modern;
 mod pagination;
 pub mod registry;
 mod rounds;
 mod sink;
+pub(crate) mod stateless;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

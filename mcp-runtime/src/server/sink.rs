@@ -25,14 +25,14 @@ pub enum Outbound {
     /// A notification about a 2026-07-28 request (its progress or logs, or what its listen
     /// stream carries), written in that revision's form whatever the connection negotiated: one
     /// stdio connection may serve both eras.
-    Modern(ServerNotification),
+    Stateless(ServerNotification),
 }
 
 impl Outbound {
     /// The JSON-RPC message, ready to be rendered.
     pub fn to_message(&self) -> OutboundMessage<'_> {
         match self {
-            Outbound::Notification(n) | Outbound::Modern(n) => {
+            Outbound::Notification(n) | Outbound::Stateless(n) => {
                 OutboundMessage::Notification(JsonRpcNotification::new(n))
             }
             Outbound::Request(id, r) => {
@@ -47,7 +47,7 @@ impl Outbound {
     /// requires and the message lacks, ...): the message must then not be sent.
     pub fn render(&self, version: ProtocolVersion) -> serde_json::Result<String> {
         let version = match self {
-            Outbound::Modern(_) => ProtocolVersion::V2026_07_28,
+            Outbound::Stateless(_) => ProtocolVersion::V2026_07_28,
             _ => version,
         };
         mcp_core::render::to_string(&self.to_message(), version)

@@ -5,7 +5,7 @@
 //! valgrind --tool=callgrind bench/target/release/profile call 20000
 //! ```
 //!
-//! Cases: `call` (`tools/call add`, 2025-11-25 session), `call-modern` (2026-07-28, stateless),
+//! Cases: `call` (`tools/call add`, 2025-11-25 session), `call-stateless` (2026-07-28, stateless),
 //! `list` (`tools/list` of 100 tools).
 
 use std::sync::Arc;
@@ -13,10 +13,11 @@ use std::sync::Arc;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
 use micro::{
-    CALL_ADD, CALL_ADD_MODERN, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server, server_with_tools,
+    CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
+    server_with_tools,
 };
 
-const USAGE: &str = "usage: profile call|call-modern|list ITERATIONS";
+const USAGE: &str = "usage: profile call|call-stateless|list ITERATIONS";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,16 +31,18 @@ fn main() {
         .expect("a runtime");
     rt.block_on(async {
         let (server, message) = match case {
-            "call" | "call-modern" => (add_server(), CALL_ADD),
+            "call" | "call-stateless" => (add_server(), CALL_ADD),
             "list" => (server_with_tools(100), LIST_TOOLS),
             _ => panic!("{USAGE}"),
         };
         let session = session(&server).await;
         let mut bytes = 0;
         for _ in 0..iterations {
-            let reply = if case == "call-modern" {
+            let reply = if case == "call-stateless" {
                 let connection = ConnectionState::transient(ProtocolVersion::V2026_07_28);
-                server.handle_raw(CALL_ADD_MODERN, &connection, None).await
+                server
+                    .handle_raw(CALL_ADD_STATELESS, &connection, None)
+                    .await
             } else {
                 server.handle_raw(message, &session, None).await
             };

@@ -22,10 +22,10 @@ use serde_json::Value;
 
 use super::handlers::{SESSION_HEADER, VERSION_HEADER, header_str};
 use super::headers;
-use crate::server::{McpServer, Reply, modern};
+use crate::server::{McpServer, Reply, stateless};
 
 /// Whether a POST is a 2026-07-28 request (see the module docs).
-pub(crate) fn is_modern(
+pub(crate) fn is_stateless(
     headers: &HeaderMap,
     header_version: Option<ProtocolVersion>,
     incoming: &Incoming,
@@ -33,32 +33,32 @@ pub(crate) fn is_modern(
     if header_str(headers, SESSION_HEADER).is_some() {
         return false;
     }
-    if header_version.is_some_and(|v| v.era() == Era::Modern) {
+    if header_version.is_some_and(|v| v.era() == Era::Stateless) {
         return true;
     }
-    modern::Meta::of(message_parts(incoming).and_then(|(_, _, params)| params)).is_modern()
+    stateless::Meta::of(message_parts(incoming).and_then(|(_, _, params)| params)).is_stateless()
 }
 
 /// Whether a GET or DELETE comes from a 2026-07-28 client (no session, a 2026-07-28
 /// `MCP-Protocol-Version` header): that revision has neither, so it gets 405.
-pub(crate) fn is_modern_client(headers: &HeaderMap) -> bool {
+pub(crate) fn is_stateless_client(headers: &HeaderMap) -> bool {
     header_str(headers, SESSION_HEADER).is_none()
         && header_str(headers, VERSION_HEADER)
             .and_then(ProtocolVersion::from_name)
-            .is_some_and(|v| v.era() == Era::Modern)
+            .is_some_and(|v| v.era() == Era::Stateless)
 }
 
 /// The HTTP status of a reply sent as a JSON body: a 2026-07-28 error the revision ties to a
 /// status gets it (`-32601` 404; `-32020`, `-32021` and `-32022` 400), anything else 200.
 pub(crate) fn status_of(reply: &Reply) -> StatusCode {
-    let modern = reply.version.era() == Era::Modern;
+    let stateless = reply.version.era() == Era::Stateless;
     match reply.error_object().map(|e| e.code) {
-        Some(ErrorCode::METHOD_NOT_FOUND) if modern => StatusCode::NOT_FOUND,
+        Some(ErrorCode::METHOD_NOT_FOUND) if stateless => StatusCode::NOT_FOUND,
         Some(
             ErrorCode::HEADER_MISMATCH
             | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
             | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-        ) if modern => StatusCode::BAD_REQUEST,
+        ) if stateless => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }
@@ -126,7 +126,7 @@ pub(crate) fn check(
             .map(|()| None)
             .map_err(|e| bad(e.into()));
     }
-    let requested = modern::Meta::in_member(meta)
+    let requested = stateless::Meta::in_member(meta)
         .requested_version()
         .map_err(bad)?;
     if requested != header {
@@ -134,18 +134,21 @@ pub(crate) fn check(
             "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
         ))));
     }
-    let version =
-        match modern::check_version_and_method(&requested, method, server.supported_versions()) {
-            Ok(version) => version,
-            Err(error) => {
-                let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
-                    StatusCode::NOT_FOUND
-                } else {
-                    StatusCode::BAD_REQUEST
-                };
-                return Err(refuse(status, error));
-            }
-        };
+    let version = match stateless::check_version_and_method(
+        &requested,
+        method,
+        server.supported_versions(),
+    ) {
+        Ok(version) => version,
+        Err(error) => {
+            let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return Err(refuse(status, error));
+        }
+    };
     headers::check_standard(headers, method, name.as_deref()).map_err(|e| bad(e.into()))?;
     if method == "tools/call" {
         check_tool_params(server, headers, name.as_deref(), params).map_err(|e| bad(e.into()))?;

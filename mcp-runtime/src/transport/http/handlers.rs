@@ -78,7 +78,7 @@ fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
         status,
         None,
         ErrorObject::invalid_request(message),
-        ProtocolVersion::LATEST_LEGACY,
+        ProtocolVersion::LATEST_HANDSHAKE,
     )
 }
 
@@ -250,14 +250,14 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
         }
     };
 
-    let modern = era::is_modern(&headers, header_version, &incoming);
-    if let (false, Err(name)) = (modern, &named_version) {
+    let stateless = era::is_stateless(&headers, header_version, &incoming);
+    if let (false, Err(name)) = (stateless, &named_version) {
         return refuse(
             StatusCode::BAD_REQUEST,
             format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
         );
     }
-    let checked = match modern.then(|| era::check(&http.server, &headers, &incoming)) {
+    let checked = match stateless.then(|| era::check(&http.server, &headers, &incoming)) {
         Some(Err(refusal)) => {
             return error_response(
                 refusal.status,
@@ -271,7 +271,7 @@ pub(crate) async fn post(State(http): State<Arc<HttpState>>, request: Request) -
     };
     let (connection, session, new_session) = match http.server.mode() {
         // A 2026-07-28 request is served on its own, whatever the mode: that era has no session.
-        _ if modern => (
+        _ if stateless => (
             ConnectionState::transient(ProtocolVersion::V2026_07_28),
             None,
             false,
@@ -522,7 +522,7 @@ pub(crate) async fn get(State(http): State<Arc<HttpState>>, headers: HeaderMap) 
             "Not Acceptable: the client must accept text/event-stream",
         );
     }
-    if era::is_modern_client(&headers) {
+    if era::is_stateless_client(&headers) {
         return method_not_allowed("2026-07-28 has no standalone stream: use subscriptions/listen");
     }
     if http.server.mode() != ServerMode::Stateful {
@@ -566,7 +566,7 @@ pub(crate) async fn delete(State(http): State<Arc<HttpState>>, headers: HeaderMa
     if let Some(refusal) = bad_host(&http, &headers) {
         return refusal;
     }
-    if era::is_modern_client(&headers) || http.server.mode() != ServerMode::Stateful {
+    if era::is_stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
     let Some(id) = header_str(&headers, SESSION_HEADER) else {

@@ -38,7 +38,7 @@ impl<'a> Meta<'a> {
     }
 
     /// Whether they mark a 2026-07-28 request (`_meta` names a protocol version).
-    pub(crate) fn is_modern(&self) -> bool {
+    pub(crate) fn is_stateless(&self) -> bool {
         self.0.is_some_and(|[version, _]| version.is_some())
     }
 
@@ -78,7 +78,7 @@ pub(crate) fn check_version_and_method(
     method: &str,
     supported: SupportedVersions,
 ) -> Result<ProtocolVersion, ErrorObject> {
-    let version = supported.check_modern(requested)?;
+    let version = supported.check_stateless(requested)?;
     if !METHODS.contains(&method) {
         return Err(ErrorObject::method_not_found(method));
     }
@@ -102,8 +102,8 @@ mod tests {
         }
     }
 
-    fn is_modern(text: &str) -> bool {
-        Meta::of(Some(&params(text))).is_modern()
+    fn is_stateless(text: &str) -> bool {
+        Meta::of(Some(&params(text))).is_stateless()
     }
 
     fn requested_version(text: &str) -> Result<String, String> {
@@ -114,17 +114,17 @@ mod tests {
 
     #[test]
     fn a_version_in_meta_marks_a_modern_request_however_the_key_is_spelled() {
-        let modern = r#"{"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        let stateless = r#"{"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                           "io.modelcontextprotocol/clientCapabilities": {}}}"#;
-        assert!(is_modern(modern));
-        assert_eq!(requested_version(modern).unwrap(), "2026-07-28");
-        assert!(is_modern(
+        assert!(is_stateless(stateless));
+        assert_eq!(requested_version(stateless).unwrap(), "2026-07-28");
+        assert!(is_stateless(
             r#"{"\u005fmeta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}"#
         ));
-        assert!(!is_modern(r#"{"name": "t", "arguments": {"meta": 1}}"#));
-        assert!(!is_modern(r#"{"_meta": {"progressToken": 1}}"#));
-        assert!(!is_modern("[1]"));
-        assert!(!Meta::of(None).is_modern());
+        assert!(!is_stateless(r#"{"name": "t", "arguments": {"meta": 1}}"#));
+        assert!(!is_stateless(r#"{"_meta": {"progressToken": 1}}"#));
+        assert!(!is_stateless("[1]"));
+        assert!(!Meta::of(None).is_stateless());
     }
 
     #[test]
