@@ -50,6 +50,77 @@ pub struct ClientCapabilities {
 }
 
 impl ClientCapabilities {
+    /// The capabilities named in `names`, a comma-separated list of `sampling`, `sampling.tools`,
+    /// `roots`, `elicitation` or `elicitation.form` (form mode), and `elicitation.url`: what a tool
+    /// declares it needs (`#[mcp_tool(requires = "...")]`), and what a
+    /// [`MissingClientCapability`] error tells the client to declare. Unknown names are ignored.
+    pub fn named(names: &str) -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        for name in names.split(',').map(str::trim) {
+            match name {
+                "sampling" => {
+                    capabilities
+                        .sampling
+                        .get_or_insert_with(SamplingCapability::default);
+                }
+                "sampling.tools" => {
+                    let sampling = capabilities
+                        .sampling
+                        .get_or_insert_with(SamplingCapability::default);
+                    sampling.tools = Some(JsonObject::new());
+                }
+                "roots" => capabilities.roots = Some(RootsCapability::default()),
+                "elicitation" | "elicitation.form" => {
+                    let elicitation = capabilities
+                        .elicitation
+                        .get_or_insert_with(ElicitationCapability::default);
+                    elicitation.form = Some(JsonObject::new());
+                }
+                "elicitation.url" => {
+                    let elicitation = capabilities
+                        .elicitation
+                        .get_or_insert_with(ElicitationCapability::default);
+                    elicitation.url = Some(JsonObject::new());
+                }
+                _ => {}
+            }
+        }
+        capabilities
+    }
+
+    /// The first of these capabilities (the ones a server needs) that `declared` (the client's)
+    /// lacks, by the name [`named`](Self::named) reads: `sampling`, `sampling.tools`, `roots`,
+    /// `elicitation.form` or `elicitation.url`.
+    pub fn first_missing(&self, declared: &ClientCapabilities) -> Option<&'static str> {
+        let checks = [
+            (
+                self.sampling.is_some(),
+                declared.supports_sampling(),
+                "sampling",
+            ),
+            (
+                self.supports_sampling_tools(),
+                declared.supports_sampling_tools(),
+                "sampling.tools",
+            ),
+            (self.roots.is_some(), declared.supports_roots(), "roots"),
+            (
+                self.supports_elicitation_form(),
+                declared.supports_elicitation_form(),
+                "elicitation.form",
+            ),
+            (
+                self.supports_elicitation_url(),
+                declared.supports_elicitation_url(),
+                "elicitation.url",
+            ),
+        ];
+        checks
+            .into_iter()
+            .find(|(needed, present, _)| *needed && !*present)
+            .map(|(_, _, name)| name)
+    }
+
     /// Whether the client lists roots.
     pub fn supports_roots(&self) -> bool {
         self.roots.is_some()

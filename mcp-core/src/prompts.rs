@@ -9,9 +9,8 @@ use crate::content::{ContentBlock, Role};
 use crate::implementation::Icon;
 use crate::input::InputResponses;
 use crate::meta::{RequestMeta, ResultMeta};
-use crate::params::Cursor;
 use crate::render::skip;
-use crate::result::{CacheScope, ResultType};
+use crate::result::ResultType;
 
 /// A prompt the server offers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,42 +82,9 @@ impl PromptArgument {
     }
 }
 
-/// The result of `prompts/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListPromptsResult {
-    /// One page of prompts.
-    pub prompts: Vec<Prompt>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// How long the client may cache this page, in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub ttl_ms: u64,
-    /// Who may reuse the cached page (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub cache_scope: CacheScope,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
-    /// Always complete (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub result_type: ResultType,
-}
-
-impl ListPromptsResult {
-    /// A page holding `prompts`.
-    pub fn new(prompts: Vec<Prompt>) -> Self {
-        ListPromptsResult {
-            prompts,
-            next_cursor: None,
-            ttl_ms: 0,
-            cache_scope: CacheScope::default(),
-            meta: None,
-            result_type: ResultType::Complete,
-        }
-    }
+crate::result::paginated_result! {
+    /// The result of `prompts/list`.
+    ListPromptsResult, "prompts", prompts: Prompt, "prompts"
 }
 
 /// The params of `prompts/get`.

@@ -9,7 +9,6 @@ use crate::de;
 use crate::implementation::Icon;
 use crate::input::InputResponses;
 use crate::meta::{NotificationMeta, RequestMeta, ResultMeta};
-use crate::params::Cursor;
 use crate::render::skip;
 use crate::result::{CacheScope, ResultType};
 
@@ -216,80 +215,14 @@ impl BlobResourceContents {
     }
 }
 
-/// The result of `resources/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourcesResult {
-    /// One page of resources.
-    pub resources: Vec<Resource>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// How long the client may cache this page, in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub ttl_ms: u64,
-    /// Who may reuse the cached page (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub cache_scope: CacheScope,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
-    /// Always complete (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub result_type: ResultType,
+crate::result::paginated_result! {
+    /// The result of `resources/list`.
+    ListResourcesResult, "resources", resources: Resource, "resources"
 }
 
-impl ListResourcesResult {
-    /// A page holding `resources`.
-    pub fn new(resources: Vec<Resource>) -> Self {
-        ListResourcesResult {
-            resources,
-            next_cursor: None,
-            ttl_ms: 0,
-            cache_scope: CacheScope::default(),
-            meta: None,
-            result_type: ResultType::Complete,
-        }
-    }
-}
-
-/// The result of `resources/templates/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListResourceTemplatesResult {
-    /// One page of templates.
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// How long the client may cache this page, in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub ttl_ms: u64,
-    /// Who may reuse the cached page (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub cache_scope: CacheScope,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
-    /// Always complete (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub result_type: ResultType,
-}
-
-impl ListResourceTemplatesResult {
-    /// A page holding `resource_templates`.
-    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
-        ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor: None,
-            ttl_ms: 0,
-            cache_scope: CacheScope::default(),
-            meta: None,
-            result_type: ResultType::Complete,
-        }
-    }
+crate::result::paginated_result! {
+    /// The result of `resources/templates/list`.
+    ListResourceTemplatesResult, "resources/templates", resource_templates: ResourceTemplate, "templates"
 }
 
 /// The params of `resources/read`.

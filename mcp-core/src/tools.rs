@@ -8,9 +8,8 @@ use crate::content::ContentBlock;
 use crate::implementation::Icon;
 use crate::input::InputResponses;
 use crate::meta::{RequestMeta, ResultMeta};
-use crate::params::Cursor;
 use crate::render::{self, skip};
-use crate::result::{CacheScope, ResultType};
+use crate::result::ResultType;
 use crate::tasks::TaskMetadata;
 use crate::version::ProtocolVersion;
 
@@ -131,42 +130,9 @@ pub enum TaskSupport {
     Required,
 }
 
-/// The result of `tools/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListToolsResult {
-    /// One page of tools.
-    pub tools: Vec<Tool>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// How long the client may cache this page, in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub ttl_ms: u64,
-    /// Who may reuse the cached page (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub cache_scope: CacheScope,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
-    /// Always complete (2026-07-28).
-    #[serde(default, skip_serializing_if = "skip::before_2026_07_28")]
-    pub result_type: ResultType,
-}
-
-impl ListToolsResult {
-    /// A page holding `tools`.
-    pub fn new(tools: Vec<Tool>) -> Self {
-        ListToolsResult {
-            tools,
-            next_cursor: None,
-            ttl_ms: 0,
-            cache_scope: CacheScope::default(),
-            meta: None,
-            result_type: ResultType::Complete,
-        }
-    }
+crate::result::paginated_result! {
+    /// The result of `tools/list`.
+    ListToolsResult, "tools", tools: Tool, "tools"
 }
 
 /// The params of `tools/call`.

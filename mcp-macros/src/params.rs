@@ -144,7 +144,11 @@ pub(crate) fn classify(
         typed.attrs = kept;
         let ty = (*typed.ty).clone();
         let marked_ctx = ours.iter().any(|a| a.path().is_ident("ctx"));
-        if marked_ctx || is_named(&ty, "RequestContext") || is_named(&ty, "State") {
+        if marked_ctx
+            || is_named(&ty, "RequestContext")
+            || is_named(&ty, "State")
+            || is_named(&ty, "McpServer")
+        {
             let state = if is_named(&ty, "State") {
                 generic_of(&ty, "State").map(Box::new)
             } else {

@@ -186,7 +186,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     }
     if let Some(requires) = options.string("requires")? {
         settings.push(quote! {
-            .requires_capabilities(::mcp_runtime::__private::capabilities_named(#requires))
+            .requires_capabilities(::mcp_runtime::__private::mcp_core::capabilities::ClientCapabilities::named(#requires))
         });
     }
     let states = params::state_requirements(&params);

@@ -24,30 +24,31 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`server`] | [`McpServer`](server::McpServer), its builder, per-connection state, the request context |
-//! | [`transport`] | stdio, in-process |
-//! | [`tool`], [`prompt`], [`resource`], [`completion`] | definitions of what a server offers, and what handlers return |
-//! | [`elicit`] | typed elicitation forms |
-//! | [`extract`] | handler parameters that are not arguments: the context and shared state |
-//! | [`uri_template`] | RFC 6570 templates for resource URIs |
+//! | [`handler`] | what a server offers and what its handlers see: [`tool`], [`prompt`], [`resource`] and [`completion`] definitions, the [`RequestContext`](handler::RequestContext), the [`extract`]ors, [`elicit`]ation forms |
+//! | [`server`] | [`McpServer`](server::McpServer): its builder, its registry, and the dispatcher that answers each request |
+//! | [`connection`] | what the server keeps per peer, and the messages it sends to the peer |
+//! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, the server's admission, bytes out |
+//! | [`store`] | what a deployment of several processes shares: the SSE event store |
+//! | [`auth`] | who may use the server: the `Host`/`Origin` policy |
+//! | [`client`] | the MCP client |
 //! | [`protocol`] | the protocol model (the `mcp-core` crate) |
+//!
+//! `ARCHITECTURE.md` at the repository's root walks one request through these modules.
 
 #![warn(missing_docs)]
 
-pub mod caching;
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod client;
-pub mod completion;
-pub mod elicit;
-pub mod extract;
-pub mod prompt;
-pub mod request_state;
-pub mod resource;
+pub mod connection;
+pub mod handler;
 pub mod server;
-pub(crate) mod sync;
-pub mod tool;
-pub(crate) mod tool_headers;
+pub mod store;
 pub mod transport;
-pub mod uri_template;
+
+pub use handler::resource::uri_template;
+pub use handler::{completion, elicit, extract, prompt, request_state, resource, tool};
+pub use server::caching;
 
 pub use mcp_core as protocol;
 pub use mcp_macros::{Elicit, mcp_prompt, mcp_resource, mcp_tool};
@@ -102,19 +103,20 @@ pub mod __private {
         form_schema,
     };
     pub use crate::extract::FromRequestContext;
+    pub use crate::handler::RequestContext;
+    pub use crate::handler::arguments::FromArgumentText;
     pub use crate::prompt::{
-        FromArgumentText, IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome,
-        parse_argument, require_argument,
+        IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome, parse_argument,
+        require_argument,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,
         parse_variable, require_variable,
     };
-    pub use crate::server::RequestContext;
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
     pub use crate::tool::{
         BuildInvalidTool, BuildTypedTool, IntoToolResult, ToolDefinition, TypedTool,
-        capabilities_named, extraction_failed, tool_argument,
+        extraction_failed, tool_argument,
     };
     pub use crate::uri_template::UriMatch;
 }

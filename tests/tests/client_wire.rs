@@ -301,10 +301,8 @@ async fn where_am_i(region: String) -> String {
 
 /// Announces a change of the tool list.
 #[mcp_tool]
-async fn change_tools(ctx: RequestContext) -> String {
-    let reached = ctx
-        .server()
-        .notify(ServerNotification::ToolListChanged(Default::default()));
+async fn change_tools(server: McpServer) -> String {
+    let reached = server.notify(ServerNotification::ToolListChanged(Default::default()));
     format!("told {reached}")
 }
 

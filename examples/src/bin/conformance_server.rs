@@ -293,19 +293,15 @@ async fn test_logging_tool(ctx: RequestContext) -> &'static str {
 
 /// Announces a change of the tool list to the clients listening for it.
 #[mcp_tool]
-async fn test_trigger_tool_change(ctx: RequestContext) -> String {
-    let reached = ctx
-        .server()
-        .notify(ServerNotification::ToolListChanged(Default::default()));
+async fn test_trigger_tool_change(server: McpServer) -> String {
+    let reached = server.notify(ServerNotification::ToolListChanged(Default::default()));
     format!("Announced a tool list change to {reached} listener(s).")
 }
 
 /// Announces a change of the prompt list to the clients listening for it.
 #[mcp_tool]
-async fn test_trigger_prompt_change(ctx: RequestContext) -> String {
-    let reached = ctx
-        .server()
-        .notify(ServerNotification::PromptListChanged(Default::default()));
+async fn test_trigger_prompt_change(server: McpServer) -> String {
+    let reached = server.notify(ServerNotification::PromptListChanged(Default::default()));
     format!("Announced a prompt list change to {reached} listener(s).")
 }
 

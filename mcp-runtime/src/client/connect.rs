@@ -2,10 +2,11 @@
 //! versioning page (probe with `server/discover`, fall back to the `initialize` handshake on any
 //! answer that is not a recognized stateless error).
 
+use parking_lot::Mutex;
 use std::future::Future;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
@@ -24,7 +25,6 @@ use super::peer::Peer;
 use super::tools::ToolCache;
 use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless};
 use crate::server::McpServer;
-use crate::sync::lock;
 use crate::transport::lines::{LineOptions, serve_lines};
 
 /// How long a `server/discover` probe may go unanswered before the server is taken for one of
@@ -402,7 +402,7 @@ fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
 async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String>>) {
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let mut kept = lock(&kept);
+        let mut kept = kept.lock();
         kept.push_str(&line);
         kept.push('\n');
         if kept.len() > STDERR_KEPT {

@@ -9,8 +9,9 @@
 //! `Mcp-Name` and `Mcp-Param-{Name}` headers their body mirrors, and a request is cancelled by
 //! closing its stream.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -24,8 +25,7 @@ use tokio::task::AbortHandle;
 
 use super::peer::{Failure, Peer};
 use super::tools::ToolCache;
-use crate::sync::lock;
-use crate::tool_headers::encode_header_value;
+use crate::handler::tool_headers::encode_header_value;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 /// How often a stream that closed before its response is resumed.
@@ -58,11 +58,11 @@ impl HttpChannel {
     }
 
     fn session(&self) -> Option<String> {
-        lock(&self.session).clone()
+        self.session.lock().clone()
     }
 
-    fn inflight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
-        lock(&self.inflight)
+    fn inflight(&self) -> parking_lot::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
+        self.inflight.lock()
     }
 
     /// Carries the peer's outgoing messages, each in its own POST, until the peer is gone; then
@@ -111,7 +111,7 @@ impl HttpChannel {
                 (Some("notifications/initialized"), None) => {
                     self.post(line, message, None, peer.clone()).await;
                     let task = tokio::spawn(self.clone().listen(peer.clone()));
-                    let previous = lock(&self.standalone).replace(task.abort_handle());
+                    let previous = self.standalone.lock().replace(task.abort_handle());
                     if let Some(previous) = previous {
                         previous.abort();
                     }
@@ -123,7 +123,7 @@ impl HttpChannel {
         for (_, task) in self.inflight().drain() {
             task.abort();
         }
-        if let Some(task) = lock(&self.standalone).take() {
+        if let Some(task) = self.standalone.lock().take() {
             task.abort();
         }
         if let Some(session) = self.session() {
@@ -253,12 +253,12 @@ impl HttpChannel {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
         {
-            *lock(&self.session) = Some(session.to_owned());
+            *self.session.lock() = Some(session.to_owned());
         }
         let status = response.status();
         if status == StatusCode::NOT_FOUND && sent_session && handshake {
             // The server forgot the session: the request goes again after a fresh handshake.
-            *lock(&self.session) = None;
+            *self.session.lock() = None;
             if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
                 peer.fail(id, Failure::SessionExpired);
             }

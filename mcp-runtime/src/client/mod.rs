@@ -47,8 +47,9 @@ mod peer;
 mod skills;
 mod tools;
 
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
@@ -82,7 +83,6 @@ pub use skills::{
 };
 pub use tokio_util::sync::CancellationToken;
 
-use crate::sync::lock;
 use handlers::Handlers;
 use pages::collect_pages;
 use peer::{Failure, Outstanding, Peer};
@@ -161,8 +161,8 @@ impl Attempt {
 }
 
 impl McpClient {
-    fn era_guard(&self) -> std::sync::MutexGuard<'_, EraState> {
-        lock(&self.inner.era)
+    fn era_guard(&self) -> parking_lot::MutexGuard<'_, EraState> {
+        self.inner.era.lock()
     }
 
     fn stateless(&self) -> Option<Arc<Stateless>> {
@@ -194,7 +194,7 @@ impl McpClient {
     /// wrote to its stderr so far (its last 64 KiB); `None` when it is not captured.
     pub fn captured_stderr(&self) -> Option<String> {
         let kept = self.inner.stderr.as_ref()?;
-        Some(lock(kept).clone())
+        Some(kept.lock().clone())
     }
 
     /// The server's notifications from now on (log messages, progress, list changes, resource

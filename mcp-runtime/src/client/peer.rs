@@ -2,9 +2,10 @@
 //! a writer task, a reader task that routes responses to the requests waiting for them, server
 //! requests to the application's handlers and notifications to subscribers.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
 use mcp_core::messages::{ServerNotification, ServerRequest};
@@ -17,7 +18,6 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::ClientError;
 use super::handlers::Handlers;
-use crate::sync::lock;
 
 /// What answers a request: its result, or why there is none.
 pub(crate) type Answer = Result<Value, Failure>;
@@ -97,7 +97,7 @@ impl Peer {
     /// Fails request `id` (the transport could not carry it).
     #[cfg(feature = "client-http")]
     pub(crate) fn fail(&self, id: &RequestId, failure: Failure) {
-        if let Some(waiting) = lock(&self.pending).remove(id) {
+        if let Some(waiting) = self.pending.lock().remove(id) {
             let _ = waiting.send(Err(failure));
         }
     }
@@ -105,17 +105,17 @@ impl Peer {
     /// Whether request `id` still waits for its answer.
     #[cfg(feature = "client-http")]
     pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
-        lock(&self.pending).contains_key(id)
+        self.pending.lock().contains_key(id)
     }
 
     /// The revision messages are written for.
     pub(crate) fn version(&self) -> ProtocolVersion {
-        *lock(&self.version)
+        *self.version.lock()
     }
 
     /// Settles the revision (after `initialize`).
     pub(crate) fn set_version(&self, version: ProtocolVersion) {
-        *lock(&self.version) = version;
+        *self.version.lock() = version;
     }
 
     /// A fresh request id.
@@ -133,13 +133,13 @@ impl Peer {
     /// Registers request `id` as waiting for its answer.
     pub(crate) fn expect(&self, id: RequestId) -> oneshot::Receiver<Answer> {
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
+        self.pending.lock().insert(id, tx);
         rx
     }
 
     /// Stops waiting for request `id`.
     pub(crate) fn forget(&self, id: &RequestId) -> bool {
-        lock(&self.pending).remove(id).is_some()
+        self.pending.lock().remove(id).is_some()
     }
 
     /// Routes the progress notifications of `token` to `sink` until [`unwatch`](Self::unwatch).
@@ -148,12 +148,12 @@ impl Peer {
         token: ProgressToken,
         sink: mpsc::UnboundedSender<ProgressNotificationParams>,
     ) {
-        lock(&self.progress).insert(token, sink);
+        self.progress.lock().insert(token, sink);
     }
 
     /// Stops routing the progress notifications of `token`.
     pub(crate) fn unwatch(&self, token: &ProgressToken) {
-        lock(&self.progress).remove(token);
+        self.progress.lock().remove(token);
     }
 
     /// The server's notifications, from now on.
@@ -167,24 +167,24 @@ impl Peer {
         id: RequestId,
         sink: mpsc::UnboundedSender<ServerNotification>,
     ) {
-        lock(&self.subscriptions).insert(id, sink);
+        self.subscriptions.lock().insert(id, sink);
     }
 
     /// Stops routing the notifications of the listen stream `id`.
     pub(crate) fn unroute_subscription(&self, id: &RequestId) {
-        lock(&self.subscriptions).remove(id);
+        self.subscriptions.lock().remove(id);
     }
 
     /// Routes one message from the server.
     fn receive(self: &Arc<Self>, message: JsonRpcMessage) {
         match message {
             JsonRpcMessage::Response(response) => {
-                if let Some(waiting) = lock(&self.pending).remove(&response.id) {
+                if let Some(waiting) = self.pending.lock().remove(&response.id) {
                     let _ = waiting.send(Ok(response.result));
                 }
             }
             JsonRpcMessage::Error(error) => {
-                let waiting = error.id.and_then(|id| lock(&self.pending).remove(&id));
+                let waiting = error.id.and_then(|id| self.pending.lock().remove(&id));
                 if let Some(waiting) = waiting {
                     let _ = waiting.send(Err(Failure::Server(error.error)));
                 }
@@ -197,7 +197,7 @@ impl Peer {
                 });
                 let decoded = ServerNotification::decode(&call.method, call.params.as_ref());
                 if let (Some(id), Ok(notification)) = (&subscription, &decoded) {
-                    let sink = lock(&self.subscriptions).get(id).cloned();
+                    let sink = self.subscriptions.lock().get(id).cloned();
                     if let Some(sink) = sink {
                         let _ = sink.send(notification.clone());
                         return;
@@ -205,7 +205,7 @@ impl Peer {
                 }
                 match decoded {
                     Ok(ServerNotification::Progress(progress)) => {
-                        let sink = lock(&self.progress).get(&progress.progress_token).cloned();
+                        let sink = self.progress.lock().get(&progress.progress_token).cloned();
                         if let Some(sink) = sink {
                             let _ = sink.send(progress.clone());
                         }
@@ -242,9 +242,9 @@ impl Peer {
 
     /// The connection ended: every request still waiting fails.
     pub(crate) fn close(&self) {
-        lock(&self.pending).clear();
-        lock(&self.progress).clear();
-        lock(&self.subscriptions).clear();
+        self.pending.lock().clear();
+        self.progress.lock().clear();
+        self.subscriptions.lock().clear();
     }
 }
 

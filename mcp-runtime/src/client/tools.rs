@@ -3,16 +3,16 @@
 //! schema, against which structured results are checked. Schemas are kept exactly as the
 //! server sent them; a `$ref` is never fetched.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use mcp_core::JsonObject;
 use mcp_core::schema::CompiledSchema;
 use mcp_core::tools::{CallToolResult, Tool};
 use serde_json::Value;
 
-use crate::sync::lock;
-use crate::tool_headers::{HeaderParam, header_params};
+use crate::handler::tool_headers::{HeaderParam, header_params};
 
 /// One tool as the last `tools/list` described it.
 struct KnownTool {
@@ -29,8 +29,8 @@ pub(crate) struct ToolCache {
 }
 
 impl ToolCache {
-    fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<KnownTool>>> {
-        lock(&self.tools)
+    fn guard(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<KnownTool>>> {
+        self.tools.lock()
     }
 
     /// Remembers a page of `tools/list`. With `check_headers` (2026-07-28), a tool whose
@@ -72,7 +72,7 @@ impl ToolCache {
         tool.headers
             .iter()
             .filter_map(|param| {
-                let text = crate::tool_headers::header_text(param.value_in(arguments)?)?;
+                let text = crate::handler::tool_headers::header_text(param.value_in(arguments)?)?;
                 Some((format!("Mcp-Param-{}", param.name), text))
             })
             .collect()

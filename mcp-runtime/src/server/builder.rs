@@ -2,7 +2,9 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
@@ -20,12 +22,12 @@ use super::{
     ConnectionState, McpServer, NotificationObserver, RequestContext, ServerInner, ServerMode,
     ServerOptions,
 };
-use crate::caching::{CacheHint, CachedList};
 use crate::completion::CompletionHandler;
 use crate::extract::StateRequirement;
 use crate::prompt::PromptDefinition;
 use crate::request_state::RequestStateCodec;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
+use crate::server::caching::{CacheHint, CachedList};
 use crate::tool::ToolDefinition;
 
 /// Which registry entries a server takes.

@@ -7,7 +7,7 @@
 //! for the URIs it listed, and ends when the client closes the stream (HTTP) or cancels the
 //! request (stdio), or with a final result when the server shuts down.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_core::jsonrpc::RequestId;
@@ -15,8 +15,7 @@ use mcp_core::messages::ServerNotification;
 use mcp_core::meta::NotificationMeta;
 use mcp_core::subscriptions::SubscriptionFilter;
 
-use super::sink::{Outbound, SharedSink};
-use crate::sync::lock;
+use crate::connection::{Outbound, SharedSink};
 
 /// One open stream.
 struct Listener {
@@ -65,8 +64,8 @@ impl Drop for Listening<'_> {
 }
 
 impl Listeners {
-    fn guard(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
-        lock(&self.open)
+    fn guard(&self) -> parking_lot::MutexGuard<'_, Vec<Listener>> {
+        self.open.lock()
     }
 
     /// Registers the stream of the listen request `subscription`, which gets what `filter`

@@ -31,45 +31,61 @@
 //! # }
 //! ```
 
+mod admission;
 mod builder;
-mod connection;
-mod context;
+pub mod caching;
 mod dispatch;
+mod list;
 mod listeners;
-mod pagination;
+mod options;
 pub mod registry;
-mod rounds;
-mod sink;
+mod reply;
 pub(crate) mod stateless;
 
+// The features: what the server does for each method.
+mod completion;
+mod lifecycle;
+mod logging;
+mod prompts;
+mod resources;
+mod subscriptions;
+mod tools;
+
+use parking_lot::Mutex;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use mcp_core::capabilities::{
-    CapabilityMap, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+    PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
 use mcp_core::params::NotificationParams;
 use mcp_core::resources::ResourceUpdatedNotificationParams;
-use mcp_core::{JsonObject, SupportedVersions};
+use mcp_core::{ErrorObject, JsonObject, SupportedVersions};
 use tokio_util::sync::CancellationToken;
 
+pub use crate::connection::{
+    ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
+    SharedSink,
+};
+pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use builder::{BuildError, McpServerBuilder};
-pub use connection::{ConnectionState, Handshake, PeerRequestError};
-pub use context::{ClientRequestError, NamedInput, RequestContext};
-pub use dispatch::{Reply, ReplyMessage, RequestTask, TOO_MANY_REQUESTS};
+pub use dispatch::{RequestTask, TOO_MANY_REQUESTS};
+pub use options::{DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT, DEFAULT_ROOTS_TIMEOUT};
 pub use registry::RegistryError;
-pub use sink::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
+pub use reply::{Reply, ReplyMessage};
 
-use crate::completion::CompletionHandler;
+use crate::handler::completion::CompletionHandler;
+use crate::handler::context::Host;
+use crate::handler::extract::FromRequestContext;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
-use crate::sync::lock;
 use crate::tool::ToolDefinition;
+use options::ServerOptions;
 use registry::{Origin, Registry, ResourceKind};
 
 /// Whether the server keeps state for its peers between requests.
@@ -98,105 +114,6 @@ pub enum ServerMode {
 /// A callback for notifications from clients.
 pub type NotificationObserver =
     Arc<dyn Fn(&ClientNotification, &Arc<ConnectionState>) + Send + Sync>;
-
-/// Tunables set on the builder.
-#[derive(Clone, Debug)]
-pub(crate) struct ServerOptions {
-    pub(crate) page_size: usize,
-    pub(crate) validate_input: bool,
-    pub(crate) validate_output: bool,
-    pub(crate) require_initialized: bool,
-    pub(crate) logging: bool,
-    pub(crate) default_log_level: LoggingLevel,
-    pub(crate) subscriptions: bool,
-    pub(crate) tools_list_changed: bool,
-    pub(crate) prompts_list_changed: bool,
-    pub(crate) resources_list_changed: bool,
-    pub(crate) completions: bool,
-    pub(crate) supported_versions: SupportedVersions,
-    pub(crate) extensions: CapabilityMap,
-    pub(crate) experimental: CapabilityMap,
-    pub(crate) max_requests_in_flight: usize,
-    pub(crate) timeouts: ClientRequestTimeouts,
-    /// Whether 2026-07-28 results carry `serverInfo` in their `_meta`.
-    pub(crate) result_server_info: bool,
-    /// Caching hints of `server/discover` and the lists (2026-07-28).
-    pub(crate) cache_hints: HashMap<crate::caching::CachedList, crate::caching::CacheHint>,
-}
-
-/// How long the server waits for the client's answer to each kind of server-to-client request
-/// (`None`: as long as it takes). Sampling and elicitation wait on a human by default, so they
-/// have no timeout; `ping` and `roots/list` are answered by the client program itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ClientRequestTimeouts {
-    pub(crate) ping: Option<Duration>,
-    pub(crate) roots: Option<Duration>,
-    pub(crate) sampling: Option<Duration>,
-    pub(crate) elicitation: Option<Duration>,
-}
-
-impl Default for ClientRequestTimeouts {
-    fn default() -> Self {
-        ClientRequestTimeouts {
-            ping: Some(DEFAULT_PING_TIMEOUT),
-            roots: Some(DEFAULT_ROOTS_TIMEOUT),
-            sampling: None,
-            elicitation: None,
-        }
-    }
-}
-
-impl ClientRequestTimeouts {
-    /// The timeout for `request`.
-    pub(crate) fn for_request(&self, request: &ServerRequest) -> Option<Duration> {
-        match request {
-            ServerRequest::Ping(_) => self.ping,
-            ServerRequest::ListRoots(_) => self.roots,
-            ServerRequest::CreateMessage(_) => self.sampling,
-            ServerRequest::Elicit(_) => self.elicitation,
-            _ => None,
-        }
-    }
-}
-
-/// How long [`McpServer::ping`] waits for the client by default.
-pub const DEFAULT_PING_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long `roots/list` waits for the client by default.
-pub const DEFAULT_ROOTS_TIMEOUT: Duration = Duration::from_secs(60);
-/// How many requests of one connection may be in flight at once by default.
-pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 1024;
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            page_size: 0,
-            validate_input: true,
-            validate_output: false,
-            require_initialized: false,
-            logging: false,
-            default_log_level: LoggingLevel::Info,
-            subscriptions: false,
-            tools_list_changed: false,
-            prompts_list_changed: false,
-            resources_list_changed: false,
-            completions: false,
-            supported_versions: SupportedVersions::ALL,
-            extensions: CapabilityMap::new(),
-            experimental: CapabilityMap::new(),
-            max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
-            timeouts: ClientRequestTimeouts::default(),
-            result_server_info: true,
-            cache_hints: HashMap::new(),
-        }
-    }
-}
-
-impl ServerOptions {
-    /// The caching hint of `list` (none set: not to be reused).
-    pub(crate) fn cache_hint(&self, list: crate::caching::CachedList) -> crate::caching::CacheHint {
-        self.cache_hints.get(&list).copied().unwrap_or_default()
-    }
-}
 
 /// An MCP server. Cheap to clone: clones share everything.
 #[derive(Clone)]
@@ -353,26 +270,9 @@ impl McpServer {
 
     /// Shared state of type `T` registered on the builder.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner
-            .state
-            .get(&TypeId::of::<T>())
+        Host::state(&*self.inner, TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
             .cloned()
-    }
-
-    /// How long to wait for the client's answer to `request`.
-    pub(crate) fn client_request_timeout(&self, request: &ServerRequest) -> Option<Duration> {
-        self.inner.options.timeouts.for_request(request)
-    }
-
-    /// The least severe level of log message to send on `connection`, or `None` when the server
-    /// does not log.
-    pub(crate) fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel> {
-        self.inner.options.logging.then(|| {
-            connection
-                .log_level()
-                .unwrap_or(self.inner.options.default_log_level)
-        })
     }
 
     /// Makes `connection` reachable by the server's unsolicited messages (list changes, resource
@@ -383,8 +283,8 @@ impl McpServer {
         connections.push(Arc::downgrade(connection));
     }
 
-    fn connections_guard(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ConnectionState>>> {
-        lock(&self.inner.connections)
+    fn connections_guard(&self) -> parking_lot::MutexGuard<'_, Vec<Weak<ConnectionState>>> {
+        self.inner.connections.lock()
     }
 
     /// The live connections whose client completed the handshake: `initialize` answered and
@@ -574,5 +474,40 @@ impl McpServer {
             .iter()
             .map(|t| t.definition.name().to_owned())
             .collect()
+    }
+}
+
+impl Host for ServerInner {
+    fn state(&self, type_id: TypeId) -> Option<&(dyn Any + Send + Sync)> {
+        self.state.get(&type_id).map(|value| &**value)
+    }
+
+    fn client_request_timeout(&self, request: &ServerRequest) -> Option<Duration> {
+        self.options.timeouts.for_request(request)
+    }
+
+    fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel> {
+        self.options.logging.then(|| {
+            connection
+                .log_level()
+                .unwrap_or(self.options.default_log_level)
+        })
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+/// The server running the request, as a handler parameter: `async fn f(server: McpServer)`.
+impl FromRequestContext for McpServer {
+    fn from_context(ctx: &RequestContext) -> Result<Self, ErrorObject> {
+        let inner = ctx
+            .host()
+            .clone()
+            .as_any()
+            .downcast::<ServerInner>()
+            .map_err(|_| ErrorObject::internal_error("the request is not run by an McpServer"))?;
+        Ok(McpServer { inner })
     }
 }

@@ -6,18 +6,18 @@
 //! entries named one by one. A `Registry` holds what one server offers; it may change at run time
 //! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
-use std::sync::{Arc, RwLock};
+use parking_lot::RwLock;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use mcp_core::content::ContentBlock;
 use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use serde_json::Value;
 
+use crate::handler::tool_headers::{HeaderParam, header_params};
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
-use crate::sync::{read, write};
 use crate::tool::{ToolDefinition, ToolHandler};
-use crate::tool_headers::{HeaderParam, header_params};
 
 /// A tool submitted by `#[mcp_tool]`.
 #[derive(Debug)]
@@ -268,7 +268,7 @@ impl<T> Catalog<T> {
         origin: &Origin,
         origin_of: impl Fn(&T) -> &Origin,
     ) -> Result<(), RegistryError> {
-        let mut items = write(&self.items);
+        let mut items = self.items.write();
         if let Some(existing) = items.get(&key) {
             return Err(RegistryError::Duplicate {
                 kind: self.kind,
@@ -283,25 +283,25 @@ impl<T> Catalog<T> {
 
     /// Removes the item under `key`; false when there was none.
     pub(crate) fn remove(&self, key: &str) -> bool {
-        write(&self.items).shift_remove(key).is_some()
+        self.items.write().shift_remove(key).is_some()
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
-        read(&self.items).get(key).cloned()
+        self.items.read().get(key).cloned()
     }
 
     /// Every item, in registration order.
     pub(crate) fn snapshot(&self) -> Vec<Arc<T>> {
-        read(&self.items).values().cloned().collect()
+        self.items.read().values().cloned().collect()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        read(&self.items).is_empty()
+        self.items.read().is_empty()
     }
 
     /// Whether any item satisfies `predicate`.
     pub(crate) fn any(&self, predicate: impl Fn(&T) -> bool) -> bool {
-        read(&self.items).values().any(|item| predicate(item))
+        self.items.read().values().any(|item| predicate(item))
     }
 }
 

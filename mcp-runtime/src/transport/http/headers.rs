@@ -16,7 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use mcp_core::ErrorObject;
 
-use crate::tool_headers::HeaderParam;
+use crate::handler::tool_headers::HeaderParam;
 use serde_json::Value;
 
 /// The header naming the method.
@@ -140,7 +140,7 @@ pub(crate) fn check_params(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool_headers::header_params;
+    use crate::handler::tool_headers::header_params;
     use axum::http::HeaderValue;
     use serde_json::Map;
     use serde_json::json;

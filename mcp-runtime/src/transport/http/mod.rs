@@ -33,10 +33,8 @@
 //! ```
 
 mod era;
-mod event_store;
 mod handlers;
 mod headers;
-mod security;
 mod sessions;
 pub mod sse;
 mod streams;
@@ -56,8 +54,8 @@ pub use axum;
 /// CORS for browser clients ([`HttpOptions::cors`]).
 pub use tower_http::cors;
 
-pub use event_store::{EventStore, InMemoryEventStore, StoreFuture};
-pub use security::HostPolicy;
+pub use crate::auth::HostPolicy;
+pub use crate::store::{EventStore, InMemoryEventStore, StoreFuture};
 
 use crate::server::{McpServer, McpServerBuilder, PeerRequestError};
 use sessions::Sessions;

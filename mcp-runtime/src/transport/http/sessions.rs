@@ -5,15 +5,15 @@
 //! [`ConnectionState`] and its streams, so nothing leaks between sessions. A session ends on
 //! `DELETE`, after it was idle for the configured time, or when the server is dropped.
 
+use parking_lot::{Mutex, RwLock};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
 use crate::server::{ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SharedSink};
-use crate::sync::{lock, read, write};
 
 /// How many resumable POST streams a session keeps (the oldest are forgotten first).
 const STREAMS_PER_SESSION: usize = 256;
@@ -30,17 +30,17 @@ pub(crate) struct Session {
 
 impl Session {
     fn touch(&self) {
-        *lock(&self.last_active) = Instant::now();
+        *self.last_active.lock() = Instant::now();
     }
 
     fn idle_for(&self) -> Duration {
-        lock(&self.last_active).elapsed()
+        self.last_active.lock().elapsed()
     }
 
     /// Records a POST stream of this session, for resumption; returns the ids of streams it no
     /// longer keeps.
     pub(crate) fn remember_stream(&self, id: &str) -> Vec<String> {
-        let mut streams = lock(&self.streams);
+        let mut streams = self.streams.lock();
         streams.push_back(id.to_owned());
         let excess = streams.len().saturating_sub(STREAMS_PER_SESSION);
         streams.drain(..excess).collect()
@@ -48,11 +48,11 @@ impl Session {
 
     /// Whether `stream` is one of this session's streams.
     pub(crate) fn owns_stream(&self, stream: &str) -> bool {
-        self.standalone.id() == stream || lock(&self.streams).iter().any(|s| s == stream)
+        self.standalone.id() == stream || self.streams.lock().iter().any(|s| s == stream)
     }
 
     fn stream_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = lock(&self.streams).iter().cloned().collect();
+        let mut ids: Vec<String> = self.streams.lock().iter().cloned().collect();
         ids.push(self.standalone.id().to_owned());
         ids
     }
@@ -109,7 +109,7 @@ impl Sessions {
 
     /// How many sessions are live.
     pub(crate) fn len(&self) -> usize {
-        read(&self.map).len()
+        self.map.read().len()
     }
 
     /// Opens a session for `server`.
@@ -139,13 +139,13 @@ impl Sessions {
             streams: Mutex::new(VecDeque::new()),
             last_active: Mutex::new(Instant::now()),
         });
-        write(&self.map).insert(session.id.clone(), session.clone());
+        self.map.write().insert(session.id.clone(), session.clone());
         Ok(session)
     }
 
     /// The live session `id`, marked active.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let session = read(&self.map).get(id).cloned()?;
+        let session = self.map.read().get(id).cloned()?;
         if session.idle_for() > self.idle_timeout {
             return None;
         }
@@ -155,7 +155,7 @@ impl Sessions {
 
     /// Ends the session `id`: its requests in flight are cancelled and its streams forgotten.
     pub(crate) async fn end(&self, id: &str, streams: &Streams) -> bool {
-        let removed = write(&self.map).remove(id);
+        let removed = self.map.write().remove(id);
         match removed {
             Some(session) => {
                 close(&session, streams).await;
@@ -168,7 +168,7 @@ impl Sessions {
     /// Ends the sessions idle for longer than the timeout.
     pub(crate) async fn expire(&self, streams: &Streams) {
         let expired: Vec<Arc<Session>> = {
-            let mut map = write(&self.map);
+            let mut map = self.map.write();
             let ids: Vec<String> = map
                 .values()
                 .filter(|s| s.idle_for() > self.idle_timeout)

@@ -6,8 +6,9 @@
 //! collecting events, and a later GET with `Last-Event-ID` replays what was missed and carries the
 //! rest. Event ids are `<stream>:<sequence>`, so an id tells which stream it belongs to.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use std::task::Poll;
@@ -17,9 +18,8 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
-use super::event_store::EventStore;
 use super::sse;
-use crate::sync::lock;
+use crate::store::EventStore;
 
 /// What an SSE response writes.
 pub(crate) enum Frame {
@@ -161,8 +161,8 @@ impl Streams {
         }
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
-        lock(&self.entries)
+    fn entries(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
+        self.entries.lock()
     }
 
     /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
@@ -253,7 +253,7 @@ fn encode(frame: &Frame) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::event_store::InMemoryEventStore;
+    use crate::store::InMemoryEventStore;
 
     fn ids(frames: &mut mpsc::UnboundedReceiver<Frame>) -> Vec<String> {
         let mut out = Vec::new();

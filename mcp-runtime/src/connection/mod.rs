@@ -1,15 +1,19 @@
 //! Per-peer state: one [`ConnectionState`] per stdio process, in-process pair or HTTP session, and a
 //! transient one per request on a stateless HTTP server.
 //!
-//! Everything a peer changes lives here, never in the [`McpServer`](super::McpServer): the
+//! Everything a peer changes lives here, never in the [`McpServer`](crate::server::McpServer): the
 //! negotiated version and the client's capabilities, the log level, resource subscriptions, the
 //! requests in flight (so that a cancellation only reaches the request of the peer that sent it),
 //! and the server-to-client requests awaiting an answer. Two connections never see each other's
 //! state, even when their request ids coincide.
+//!
+//! What the server sends the peer on its own (notifications, server-to-client requests) goes
+//! through the connection's [`MessageSink`], as [`Outbound`] messages.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use mcp_core::cancellation::CancelledNotificationParams;
@@ -23,8 +27,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::sink::{Outbound, SharedSink};
-use crate::sync::lock;
+mod outbound;
+
+pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
 
 /// What the `initialize` handshake settled.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,7 +107,7 @@ impl InFlightGuard {
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
         if let Some(id) = &self.id {
-            lock(&self.connection.in_flight).remove(id);
+            self.connection.in_flight.lock().remove(id);
         }
     }
 }
@@ -214,26 +219,26 @@ impl ConnectionState {
 
     /// The level the client set with `logging/setLevel`, if any.
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        *lock(&self.log_level)
+        *self.log_level.lock()
     }
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        *lock(&self.log_level) = Some(level);
+        *self.log_level.lock() = Some(level);
     }
 
     /// Subscribes to changes of `uri`.
     pub(crate) fn subscribe(&self, uri: &str) {
-        lock(&self.subscriptions).insert(uri.to_owned());
+        self.subscriptions.lock().insert(uri.to_owned());
     }
 
     /// Ends a subscription; false when there was none.
     pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).remove(uri)
+        self.subscriptions.lock().remove(uri)
     }
 
     /// Whether the client subscribed to changes of `uri`.
     pub fn is_subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).contains(uri)
+        self.subscriptions.lock().contains(uri)
     }
 
     /// Registers the request `id` as in flight, unless the same id is already in flight or
@@ -243,7 +248,7 @@ impl ConnectionState {
         id: &RequestId,
         limit: usize,
     ) -> Result<InFlightGuard, Refusal> {
-        let mut in_flight = lock(&self.in_flight);
+        let mut in_flight = self.in_flight.lock();
         if in_flight.contains_key(id) {
             return Err(Refusal::Duplicate);
         }
@@ -277,7 +282,7 @@ impl ConnectionState {
     /// Cancels the request `id` of this connection on the peer's behalf; false when no such
     /// request is in flight.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        match lock(&self.in_flight).get(id) {
+        match self.in_flight.lock().get(id) {
             Some(request) => {
                 request.cancelled_by_peer.store(true, Ordering::Release);
                 request.token.cancel();
@@ -303,7 +308,7 @@ impl ConnectionState {
 
     /// How many requests of this peer are being handled.
     pub fn requests_in_flight(&self) -> usize {
-        lock(&self.in_flight).len()
+        self.in_flight.lock().len()
     }
 
     /// Sends `request` through `sink` and waits for the peer's answer, until `cancel` fires or
@@ -319,11 +324,11 @@ impl ConnectionState {
     ) -> Result<Value, PeerRequestError> {
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
+        self.pending.lock().insert(id.clone(), tx);
         // Checked after registering: a `close` that comes later clears the entry, so the wait
         // below ends either way.
         if self.is_closed() {
-            lock(&self.pending).remove(&id);
+            self.pending.lock().remove(&id);
             return Err(PeerRequestError::Disconnected);
         }
         let mut waiting = Waiting {
@@ -336,7 +341,7 @@ impl ConnectionState {
             .send(Outbound::Request(id.clone(), Box::new(request)))
             .is_err()
         {
-            lock(&self.pending).remove(&id);
+            self.pending.lock().remove(&id);
             return Err(PeerRequestError::Disconnected);
         }
         let expired = async {
@@ -368,7 +373,7 @@ impl ConnectionState {
 
     /// Routes the peer's answer to the server request `id`; false when no such request waits.
     pub(crate) fn resolve(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
-        match lock(&self.pending).remove(id) {
+        match self.pending.lock().remove(id) {
             Some(waiter) => waiter.send(answer).is_ok(),
             None => false,
         }
@@ -376,7 +381,7 @@ impl ConnectionState {
 
     /// Fails every server request still waiting for an answer (the peer went away).
     pub(crate) fn abandon_pending(&self) {
-        lock(&self.pending).clear();
+        self.pending.lock().clear();
     }
 }
 
@@ -391,7 +396,7 @@ struct Waiting<'a> {
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        let withdrawn = lock(&self.connection.pending).remove(&self.id).is_some();
+        let withdrawn = self.connection.pending.lock().remove(&self.id).is_some();
         // Nothing to tell when it was answered, or when the connection closed.
         if !withdrawn || self.connection.is_closed() {
             return;

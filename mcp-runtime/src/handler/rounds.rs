@@ -10,16 +10,15 @@
 //! sealed by the server's [`RequestStateCodec`] so that a client cannot forge or replay it: a
 //! handler that asks for one thing per round still sees every answer of the rounds before.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
 
 use mcp_core::ErrorObject;
 use mcp_core::input::{InputRequest, InputRequests, InputResponse, InputResponses};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::request_state::{RequestBinding, RequestStateCodec};
-use crate::sync::lock;
+use super::request_state::{RequestBinding, RequestStateCodec};
 
 /// What `requestState` carries between rounds.
 #[derive(Serialize, Deserialize, Default)]
@@ -83,7 +82,7 @@ impl Rounds {
     }
 
     fn round(&self) -> MutexGuard<'_, Round> {
-        lock(&self.round)
+        self.round.lock()
     }
 
     /// The next automatic key for a request of `method` (`elicitation/create#1`, …): the same on

@@ -13,16 +13,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use mcp_core::ErrorObject;
 use mcp_core::implementation::Icon;
 use mcp_core::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
-use crate::completion::Completer;
-use crate::extract::StateRequirement;
-use crate::server::RequestContext;
+use super::RequestContext;
+use super::arguments::FromArgumentText;
+use super::arguments::parse_text;
+use super::completion::Completer;
+use super::extract::StateRequirement;
 
 /// The arguments of a `prompts/get`, by name.
 pub type PromptArguments = BTreeMap<String, String>;
@@ -194,35 +195,14 @@ impl IntoPromptResult for PromptOutcome {
     }
 }
 
-/// A type a prompt argument or a URI template variable may have: one parsed from text with
-/// [`FromStr`], whose parse error can be shown to the client.
-///
-/// Implemented for every such type; `#[mcp_prompt]` and `#[mcp_resource]` name it at each
-/// parameter, so that a type that cannot be parsed is reported there.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be parsed from a prompt argument or a URI variable",
-    label = "prompt arguments and URI template variables are text: this type must implement `FromStr`",
-    note = "implement `std::str::FromStr` for the type (with an error type that implements `Display`), or take a `String` and parse it in the function"
-)]
-pub trait FromArgumentText: FromStr<Err: fmt::Display> {}
-
-impl<T: FromStr<Err: fmt::Display>> FromArgumentText for T {}
-
 /// Parses the argument `name` as `T` (used by `#[mcp_prompt]`): absent gives `None`, a value that
 /// does not parse gives an invalid-params error naming the argument and the type expected.
 pub fn parse_argument<T: FromArgumentText>(
     arguments: &PromptArguments,
     name: &str,
 ) -> Result<Option<T>, ErrorObject> {
-    match arguments.get(name) {
-        None => Ok(None),
-        Some(raw) => raw.parse::<T>().map(Some).map_err(|e| {
-            ErrorObject::invalid_params(format!(
-                "Invalid argument `{name}`: expected {}, got {raw:?} ({e})",
-                short_type_name::<T>()
-            ))
-        }),
-    }
+    parse_text(arguments.get(name).map(String::as_str))
+        .map_err(|what| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {what}")))
 }
 
 /// Like [`parse_argument`], for a required argument.
@@ -232,26 +212,6 @@ pub fn require_argument<T: FromArgumentText>(
 ) -> Result<T, ErrorObject> {
     parse_argument(arguments, name)?
         .ok_or_else(|| ErrorObject::invalid_params(format!("Missing required argument `{name}`")))
-}
-
-/// `alloc::string::String` → `String`, `core::option::Option<i64>` → `Option<i64>`.
-pub(crate) fn short_type_name<T>() -> String {
-    let mut short = String::new();
-    let mut path = String::new();
-    let flush = |path: &mut String, short: &mut String| {
-        short.push_str(path.rsplit("::").next().unwrap_or_default());
-        path.clear();
-    };
-    for c in std::any::type_name::<T>().chars() {
-        if c.is_alphanumeric() || c == '_' || c == ':' {
-            path.push(c);
-        } else {
-            flush(&mut path, &mut short);
-            short.push(c);
-        }
-    }
-    flush(&mut path, &mut short);
-    short
 }
 
 #[cfg(test)]
@@ -280,12 +240,5 @@ mod tests {
                 .message,
             "Missing required argument `absent`"
         );
-    }
-
-    #[test]
-    fn short_type_names() {
-        assert_eq!(short_type_name::<String>(), "String");
-        assert_eq!(short_type_name::<Option<String>>(), "Option<String>");
-        assert_eq!(short_type_name::<f64>(), "f64");
     }
 }

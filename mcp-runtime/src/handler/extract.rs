@@ -28,7 +28,7 @@ use std::any::TypeId;
 
 use mcp_core::ErrorObject;
 
-use crate::server::RequestContext;
+use crate::handler::RequestContext;
 
 /// A value the server builds from the request context for a handler parameter.
 pub trait FromRequestContext: Sized {

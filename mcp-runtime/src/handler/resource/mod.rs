@@ -1,11 +1,13 @@
 //! Resources and resource templates: their definitions, what readers may return, and their errors.
 //!
-//! A direct resource has one URI; a template (RFC 6570, see [`crate::uri_template`]) matches a
+//! A direct resource has one URI; a template (RFC 6570, see [`uri_template`]) matches a
 //! family of URIs and hands the reader the values of its variables. What a reader returns becomes
 //! the contents of a `resources/read` result through [`IntoResourceContents`]: a `String` is text,
 //! `Vec<u8>` is a binary blob, [`ResourceContents`] and `Vec<ResourceContents>` are themselves, and
 //! `Result<T, E>` with `E: Into<ResourceError>` turns `Err` into a JSON-RPC error ("resource not
 //! found" for [`ResourceError::not_found`], an internal error otherwise).
+
+pub mod uri_template;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -21,12 +23,12 @@ use mcp_core::resources::{
 };
 use mcp_core::{ErrorObject, ProtocolVersion};
 
-use crate::caching::CacheHint;
-use crate::completion::Completer;
-use crate::extract::StateRequirement;
-use crate::prompt::{FromArgumentText, short_type_name};
-use crate::server::RequestContext;
-use crate::uri_template::{UriMatch, UriTemplate, UriTemplateError};
+use super::RequestContext;
+use super::arguments::{FromArgumentText, parse_text};
+use super::completion::Completer;
+use super::extract::StateRequirement;
+use mcp_core::result::CacheHint;
+use uri_template::{UriMatch, UriTemplate, UriTemplateError};
 
 /// The future a resource reader returns.
 pub type ResourceFuture =
@@ -358,15 +360,9 @@ pub fn parse_variable<T: FromArgumentText>(
     captured: &UriMatch,
     name: &str,
 ) -> Result<Option<T>, ResourceError> {
-    match captured.get(name) {
-        None => Ok(None),
-        Some(raw) => raw.parse::<T>().map(Some).map_err(|e| {
-            ResourceError::invalid_uri(format!(
-                "Invalid value for `{{{name}}}`: expected {}, got {raw:?} ({e})",
-                short_type_name::<T>()
-            ))
-        }),
-    }
+    parse_text(captured.get(name)).map_err(|what| {
+        ResourceError::invalid_uri(format!("Invalid value for `{{{name}}}`: {what}"))
+    })
 }
 
 /// Like [`parse_variable`], for a variable the template always captures.

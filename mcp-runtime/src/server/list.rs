@@ -1,4 +1,4 @@
-//! Pages of `*/list` results, with opaque cursors.
+//! Pages of `*/list` results, with opaque cursors: one helper for every list.
 //!
 //! A cursor encodes the list it pages (`tools`, `prompts`, ...) and the position of the next page.
 //! Clients must treat it as opaque; one that does not decode, that belongs to another list, or
@@ -8,6 +8,33 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_core::ErrorObject;
+use mcp_core::params::PaginatedRequestParams;
+use mcp_core::result::Paginated;
+
+use super::McpServer;
+use super::caching::CachedList;
+
+/// The page of the list `R` that `params` asks for: `entries` (the whole list, in order), cut to
+/// the server's page size and described by `describe`, with the caching hint the server sets for
+/// `cached`.
+pub(super) fn list<R: Paginated, E>(
+    server: &McpServer,
+    entries: Vec<E>,
+    params: &PaginatedRequestParams,
+    cached: CachedList,
+    describe: impl Fn(&E) -> R::Item,
+) -> Result<R, ErrorObject> {
+    let options = &server.inner.options;
+    let (entries, next) = page(
+        R::LIST,
+        entries,
+        params.cursor.as_deref(),
+        options.page_size,
+    )?;
+    let mut result = R::page(entries.iter().map(describe).collect(), next);
+    result.set_cache_hint(options.cache_hint(cached));
+    Ok(result)
+}
 
 const PREFIX: &str = "mcp-page:";
 
@@ -34,7 +61,7 @@ fn decode(kind: &str, cursor: &str) -> Option<usize> {
 /// The page of the list `kind` (`items`) that `cursor` asks for (the first when `None`), at most
 /// `page_size` long (everything when `page_size` is 0), and the cursor of the next page if there
 /// is one.
-pub(crate) fn page<T>(
+fn page<T>(
     kind: &str,
     items: Vec<T>,
     cursor: Option<&str>,

@@ -16,42 +16,7 @@
 //! # let _ = server;
 //! ```
 
-use std::time::Duration;
-
-pub use mcp_core::result::CacheScope;
-
-/// How long a result may be reused, and by whom.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheHint {
-    /// How long the result stays fresh (`ttlMs`); zero (the default) means it must not be reused.
-    pub ttl: Duration,
-    /// Who may reuse it (`cacheScope`); private (the default) keeps it to the same authorization
-    /// context.
-    pub scope: CacheScope,
-}
-
-impl CacheHint {
-    /// Fresh for `ttl`, within the same authorization context.
-    pub fn private(ttl: Duration) -> Self {
-        CacheHint {
-            ttl,
-            scope: CacheScope::Private,
-        }
-    }
-
-    /// Fresh for `ttl`, for any client and intermediary.
-    pub fn public(ttl: Duration) -> Self {
-        CacheHint {
-            ttl,
-            scope: CacheScope::Public,
-        }
-    }
-
-    /// `ttlMs`, saturated to what the wire carries.
-    pub fn ttl_ms(&self) -> u64 {
-        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
-    }
-}
+pub use mcp_core::result::{CacheHint, CacheScope};
 
 /// The results a server builder sets caching hints for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -22,7 +22,9 @@
 //! }
 //! ```
 
+use std::any::{Any, TypeId};
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::elicitation::{
@@ -44,12 +46,24 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
-use super::connection::{ConnectionState, PeerRequestError};
+use super::elicit::{Elicit, ElicitOutcome};
 use super::rounds::Rounds;
-use super::sink::{Outbound, SharedSink};
-use crate::elicit::{Elicit, ElicitOutcome};
-use crate::sync::lock;
+use crate::connection::{ConnectionState, PeerRequestError};
+use crate::connection::{Outbound, SharedSink};
+
+/// What a [`RequestContext`] needs of the server that runs its request: a narrow view of it, so
+/// that handlers depend on this and not on the whole server.
+pub(crate) trait Host: Send + Sync + 'static {
+    /// The shared state registered under `type_id`.
+    fn state(&self, type_id: TypeId) -> Option<&(dyn Any + Send + Sync)>;
+    /// How long to wait for the client's answer to `request`.
+    fn client_request_timeout(&self, request: &ServerRequest) -> Option<Duration>;
+    /// The least severe level of log message to send on `connection`, or `None` when the server
+    /// does not log.
+    fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel>;
+    /// The host itself, for the extractors that hand out the server.
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
 
 /// The context of one request, handed to handlers. Cheap to clone.
 #[derive(Clone)]
@@ -58,7 +72,7 @@ pub struct RequestContext {
 }
 
 struct ContextInner {
-    server: McpServer,
+    host: Arc<dyn Host>,
     connection: Arc<ConnectionState>,
     request_id: RequestId,
     version: ProtocolVersion,
@@ -67,7 +81,7 @@ struct ContextInner {
     sink: Option<SharedSink>,
     rounds: Option<Arc<Rounds>>,
     /// A client capability the handler needed and the request did not declare.
-    missing_capability: std::sync::Mutex<Option<&'static str>>,
+    missing_capability: parking_lot::Mutex<Option<&'static str>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -81,7 +95,7 @@ impl std::fmt::Debug for RequestContext {
 
 /// The parts a [`RequestContext`] is made of, filled in by the dispatcher.
 pub(crate) struct ContextParts {
-    pub(crate) server: McpServer,
+    pub(crate) host: Arc<dyn Host>,
     pub(crate) connection: Arc<ConnectionState>,
     pub(crate) request_id: RequestId,
     pub(crate) version: ProtocolVersion,
@@ -97,7 +111,7 @@ impl RequestContext {
     pub(crate) fn new(parts: ContextParts) -> Self {
         RequestContext {
             inner: Arc::new(ContextInner {
-                server: parts.server,
+                host: parts.host,
                 connection: parts.connection,
                 request_id: parts.request_id,
                 version: parts.version,
@@ -105,14 +119,14 @@ impl RequestContext {
                 cancellation: parts.cancellation,
                 sink: parts.sink,
                 rounds: parts.rounds,
-                missing_capability: std::sync::Mutex::new(None),
+                missing_capability: parking_lot::Mutex::new(None),
             }),
         }
     }
 
-    /// The server handling the request.
-    pub fn server(&self) -> &McpServer {
-        &self.inner.server
+    /// The server running the request, for the extractor of the server itself.
+    pub(crate) fn host(&self) -> &Arc<dyn Host> {
+        &self.inner.host
     }
 
     /// The connection (or session) the request came on.
@@ -166,7 +180,11 @@ impl RequestContext {
 
     /// Shared state of type `T` registered on the server builder.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.server.state::<T>()
+        self.inner
+            .host
+            .state(TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+            .cloned()
     }
 
     /// Whether the client cancelled this request. A long handler should check it and stop early;
@@ -259,7 +277,7 @@ impl RequestContext {
         let threshold = if self.is_stateless() {
             self.meta().and_then(|m| m.log_level)
         } else {
-            self.inner.server.log_threshold(&self.inner.connection)
+            self.inner.host.log_threshold(&self.inner.connection)
         };
         let Some(minimum) = threshold else {
             return;
@@ -345,7 +363,7 @@ impl RequestContext {
                 });
         }
         let request = ServerRequest::from(request);
-        let timeout = self.inner.server.client_request_timeout(&request);
+        let timeout = self.inner.host.client_request_timeout(&request);
         let sink = match &self.inner.sink {
             Some(sink) if self.inner.connection.is_persistent() => sink,
             _ => return Err(ClientRequestError::NoChannel { method }),
@@ -372,14 +390,14 @@ impl RequestContext {
         if supported {
             return Ok(());
         }
-        *lock(&self.inner.missing_capability) = Some(capability);
+        *self.inner.missing_capability.lock() = Some(capability);
         Err(ClientRequestError::MissingCapability { capability })
     }
 
     /// The client capability the handler needed and the request did not declare, if any (as
     /// `sampling`, `sampling.tools`, `elicitation.form`, `elicitation.url` or `roots`).
     pub(crate) fn missing_capability(&self) -> Option<&'static str> {
-        *lock(&self.inner.missing_capability)
+        *self.inner.missing_capability.lock()
     }
 
     /// Asks the client's LLM for a message (`sampling/createMessage`). On a 2026-07-28 request

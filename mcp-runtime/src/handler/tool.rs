@@ -37,8 +37,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::extract::StateRequirement;
-use crate::server::RequestContext;
+use super::extract::StateRequirement;
+use crate::handler::RequestContext;
 
 /// The future a tool handler returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
@@ -420,44 +420,6 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
-}
-
-/// The client capabilities named in `names`, a comma-separated list of `sampling`,
-/// `sampling.tools`, `roots`, `elicitation` (form mode), `elicitation.url` (used by
-/// `#[mcp_tool(requires = "...")]`). Unknown names are ignored.
-pub fn capabilities_named(names: &str) -> ClientCapabilities {
-    use mcp_core::capabilities::{ElicitationCapability, RootsCapability, SamplingCapability};
-    let mut capabilities = ClientCapabilities::default();
-    for name in names.split(',').map(str::trim) {
-        match name {
-            "sampling" => {
-                capabilities
-                    .sampling
-                    .get_or_insert_with(SamplingCapability::default);
-            }
-            "sampling.tools" => {
-                let sampling = capabilities
-                    .sampling
-                    .get_or_insert_with(SamplingCapability::default);
-                sampling.tools = Some(JsonObject::new());
-            }
-            "roots" => capabilities.roots = Some(RootsCapability::default()),
-            "elicitation" | "elicitation.form" => {
-                let elicitation = capabilities
-                    .elicitation
-                    .get_or_insert_with(ElicitationCapability::default);
-                elicitation.form = Some(JsonObject::new());
-            }
-            "elicitation.url" => {
-                let elicitation = capabilities
-                    .elicitation
-                    .get_or_insert_with(ElicitationCapability::default);
-                elicitation.url = Some(JsonObject::new());
-            }
-            _ => {}
-        }
-    }
-    capabilities
 }
 
 /// The result of a tool whose handler could not be given a parameter (used by `#[mcp_tool]`).

@@ -6,11 +6,11 @@
 //! deployment that spreads one session over several processes implements [`EventStore`] on a
 //! shared store.
 
-use crate::sync::lock;
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A boxed future returned by [`EventStore`] methods.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -49,8 +49,8 @@ impl InMemoryEventStore {
         }
     }
 
-    fn stored(&self) -> std::sync::MutexGuard<'_, Stored> {
-        lock(&self.inner)
+    fn stored(&self) -> parking_lot::MutexGuard<'_, Stored> {
+        self.inner.lock()
     }
 
     /// How many events are kept.

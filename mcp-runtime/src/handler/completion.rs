@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 
-use crate::server::RequestContext;
+use crate::handler::RequestContext;
 
 /// What is being completed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,34 @@
+//! What a server offers, and what its handlers see.
+//!
+//! A handler is an ordinary async function. The attribute macros turn it into a definition
+//! ([`tool::ToolDefinition`], [`prompt::PromptDefinition`], [`resource::ResourceDefinition`] or
+//! [`resource::ResourceTemplateDefinition`]) whose handler decodes the request's arguments, builds
+//! the other parameters from the [`RequestContext`] through [`extract::FromRequestContext`], calls
+//! the function, and turns what it returns into a result.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`tool`], [`prompt`], [`resource`], [`completion`] | the definitions, and what handlers may return |
+//! | [`context`] | the [`RequestContext`]: progress, logs, cancellation, requests to the client |
+//! | [`extract`] | handler parameters that are not arguments: the context, shared state |
+//! | [`arguments`] | arguments that travel as text (prompt arguments, URI variables) |
+//! | [`elicit`] | typed elicitation forms |
+//! | [`request_state`], `rounds` | the input-required rounds of a 2026-07-28 request, and their sealed state |
+//!
+//! This module knows nothing of the [`server`](crate::server): the server depends on it, never
+//! the reverse. What a context needs of the server that runs it (shared state, timeouts, the log
+//! level) it reaches through a narrow handle.
+
+pub mod arguments;
+pub mod completion;
+pub mod context;
+pub mod elicit;
+pub mod extract;
+pub mod prompt;
+pub mod request_state;
+pub mod resource;
+pub(crate) mod rounds;
+pub mod tool;
+pub(crate) mod tool_headers;
+
+pub use context::{ClientRequestError, NamedInput, RequestContext};

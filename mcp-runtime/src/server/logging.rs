@@ -1,0 +1,26 @@
+//! `logging/setLevel` (handshake era; a 2026-07-28 request names its level in `_meta`).
+
+use mcp_core::ErrorObject;
+use mcp_core::logging::SetLevelRequestParams;
+use mcp_core::result::EmptyResult;
+
+use super::McpServer;
+use crate::connection::ConnectionState;
+
+/// `logging/setLevel`: the least severe level the connection's client wants from now on.
+pub(super) fn set_level(
+    server: &McpServer,
+    params: &SetLevelRequestParams,
+    connection: &ConnectionState,
+) -> Result<EmptyResult, ErrorObject> {
+    if !server.inner.options.logging {
+        return Err(ErrorObject::method_not_found("logging/setLevel"));
+    }
+    if !connection.is_persistent() {
+        return Err(ErrorObject::invalid_request(
+            "logging/setLevel needs a server that keeps state between requests (a stateful server, or stdio)",
+        ));
+    }
+    connection.set_log_level(params.level);
+    Ok(EmptyResult::default())
+}

@@ -1,0 +1,105 @@
+//! Subscriptions: `resources/subscribe` and `resources/unsubscribe` (handshake era, on a
+//! connection that keeps state), and `subscriptions/listen` (2026-07-28, a stream of the changes a
+//! client asked for).
+
+use mcp_core::ErrorObject;
+use mcp_core::messages::ServerNotification;
+use mcp_core::resources::SubscribeRequestParams;
+use mcp_core::result::EmptyResult;
+use mcp_core::subscriptions::{
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult,
+};
+
+use super::{McpServer, resources};
+use crate::connection::Outbound;
+use crate::handler::RequestContext;
+
+/// Checks that subscriptions are on and can be kept.
+fn available(server: &McpServer, ctx: &RequestContext, method: &str) -> Result<(), ErrorObject> {
+    if !server.inner.options.subscriptions {
+        return Err(ErrorObject::method_not_found(method));
+    }
+    if !ctx.connection().is_persistent() {
+        return Err(ErrorObject::invalid_request(format!(
+            "{method} needs a server that keeps state between requests (a stateful server, or stdio)"
+        )));
+    }
+    Ok(())
+}
+
+/// `resources/subscribe`: updates of the resource at the URI go to this connection.
+pub(super) fn subscribe(
+    server: &McpServer,
+    params: &SubscribeRequestParams,
+    ctx: &RequestContext,
+) -> Result<EmptyResult, ErrorObject> {
+    available(server, ctx, "resources/subscribe")?;
+    if !resources::resolves(server, &params.uri) {
+        return Err(ErrorObject::resource_not_found(
+            &params.uri,
+            ctx.protocol_version(),
+        ));
+    }
+    ctx.connection().subscribe(&params.uri);
+    Ok(EmptyResult::default())
+}
+
+/// `resources/unsubscribe`.
+pub(super) fn unsubscribe(
+    server: &McpServer,
+    params: &SubscribeRequestParams,
+    ctx: &RequestContext,
+) -> Result<EmptyResult, ErrorObject> {
+    available(server, ctx, "resources/unsubscribe")?;
+    ctx.connection().unsubscribe(&params.uri);
+    Ok(EmptyResult::default())
+}
+
+/// `subscriptions/listen`: acknowledges what the stream will carry (what it asked for and
+/// the server announces), then carries it until the client closes the stream or cancels the
+/// request, or the server shuts down (which ends the stream with a result).
+pub(super) async fn listen(
+    server: &McpServer,
+    params: SubscriptionsListenRequestParams,
+    ctx: &RequestContext,
+) -> Result<SubscriptionsListenResult, ErrorObject> {
+    let Some(sink) = ctx.sink() else {
+        return Err(ErrorObject::invalid_request(
+            "subscriptions/listen needs a transport that streams the response",
+        ));
+    };
+    let options = &server.inner.options;
+    let asked = params.notifications;
+    let offered =
+        |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
+    let mut accepted = SubscriptionFilter::default();
+    accepted.tools_list_changed = offered(asked.tools_list_changed, options.tools_list_changed);
+    accepted.prompts_list_changed =
+        offered(asked.prompts_list_changed, options.prompts_list_changed);
+    accepted.resources_list_changed =
+        offered(asked.resources_list_changed, options.resources_list_changed);
+    accepted.resource_subscriptions = asked
+        .resource_subscriptions
+        .filter(|_| options.subscriptions);
+    let subscription = ctx.request_id().clone();
+    let acknowledged =
+        SubscriptionsAcknowledgedNotificationParams::new(accepted.clone(), subscription.clone());
+    if sink
+        .send(Outbound::Stateless(
+            ServerNotification::SubscriptionsAcknowledged(acknowledged),
+        ))
+        .is_err()
+    {
+        return Err(ErrorObject::internal_error("the client is gone"));
+    }
+    let _listening = server
+        .inner
+        .listeners
+        .open(subscription.clone(), accepted, sink.clone());
+    tokio::select! {
+        () = ctx.cancelled() => {}
+        () = server.inner.shutdown.cancelled() => {}
+    }
+    Ok(SubscriptionsListenResult::new(subscription))
+}

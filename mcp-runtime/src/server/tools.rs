@@ -1,0 +1,99 @@
+//! `tools/list` and `tools/call`.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use mcp_core::capabilities::MissingClientCapability;
+use mcp_core::params::PaginatedRequestParams;
+use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
+use mcp_core::{Era, ErrorObject};
+use serde_json::Value;
+
+use super::McpServer;
+use super::caching::CachedList;
+use super::dispatch::panic_message;
+use super::list::list;
+use crate::handler::RequestContext;
+
+/// `tools/list`: one page of the tools.
+pub(super) fn list_tools(
+    server: &McpServer,
+    params: &PaginatedRequestParams,
+) -> Result<ListToolsResult, ErrorObject> {
+    let mut tools = server.inner.registry.tools.snapshot();
+    tools.retain(|t| t.header_params.is_some());
+    list(server, tools, params, CachedList::Tools, |t| {
+        t.definition.tool.clone()
+    })
+}
+
+/// `tools/call`: checks the capabilities the tool needs and its arguments, runs it (a panic is a
+/// tool error), and checks its structured output when asked to.
+pub(super) async fn call(
+    server: &McpServer,
+    params: CallToolRequestParams,
+    ctx: &RequestContext,
+) -> Result<CallToolResult, ErrorObject> {
+    let Some(tool) = server.inner.registry.tools.get(&params.name) else {
+        return Err(ErrorObject::invalid_params(format!(
+            "Unknown tool: {}",
+            params.name
+        )));
+    };
+    let name = &params.name;
+    if let Some(required) = &tool.definition.required_capabilities
+        && let Some(missing) = required.first_missing(ctx.client_capabilities())
+    {
+        // 2026-07-28 has an error for it (-32021), which tells the client what to declare.
+        if ctx.protocol_version().era() == Era::Stateless {
+            return Err(MissingClientCapability {
+                required: required.clone(),
+            }
+            .into());
+        }
+        return Ok(CallToolResult::error(format!(
+            "Tool {name} needs the client capability `{missing}`, which this client did not declare"
+        )));
+    }
+    let arguments = Value::Object(params.arguments.unwrap_or_default());
+    if server.inner.options.validate_input
+        && let Err(violation) = tool.input.validate(&arguments)
+    {
+        return Ok(CallToolResult::error(format!(
+            "Invalid arguments for tool {name}: {violation}"
+        )));
+    }
+    let Value::Object(arguments) = arguments else {
+        return Err(ErrorObject::internal_error(
+            "tool arguments must be an object",
+        ));
+    };
+    // The handler is called inside the future, so a panic in its synchronous part (say, while
+    // decoding typed arguments) is caught like one in its body.
+    let handler = &tool.definition.handler;
+    let call = async { handler(arguments, ctx.clone()).await };
+    let result = match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let reason = panic_message(panic.as_ref());
+            tracing::error!(tool = %name, %reason, "a tool handler panicked");
+            CallToolResult::error(format!("Tool {name} failed: it panicked ({reason})"))
+        }
+    };
+    if server.inner.options.validate_output
+        && !result.is_error()
+        && let Some(schema) = &tool.output
+    {
+        let structured = result.structured_content.as_ref().ok_or_else(|| {
+            ErrorObject::internal_error(format!(
+                "Tool {name} has an output schema but returned no structured content"
+            ))
+        })?;
+        schema.validate(structured).map_err(|violation| {
+            ErrorObject::internal_error(format!(
+                "Tool {name} returned structured content that does not match its output schema: {violation}"
+            ))
+        })?;
+    }
+    Ok(result)
+}

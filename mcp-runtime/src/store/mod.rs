@@ -1,0 +1,17 @@
+//! What the processes of one deployment share.
+//!
+//! One process keeps everything in memory, and needs nothing from this module but its defaults.
+//! Several processes behind a load balancer must agree on what a client left behind on another
+//! one; each such piece of state is a trait here, with an in-memory implementation that is the
+//! default:
+//!
+//! | trait | holds | in memory |
+//! |---|---|---|
+//! | [`EventStore`] | the SSE events of Streamable HTTP streams, for resumption after `Last-Event-ID` | [`InMemoryEventStore`] |
+//!
+//! A store on a shared system (Redis, say) implements the trait and is set on the transport's
+//! options; the server and the transport call it and never know which it is.
+
+mod event;
+
+pub use event::{EventStore, InMemoryEventStore, StoreFuture};
