@@ -158,6 +158,16 @@ macro_rules! call_enum {
                 }
             }
 
+            /// The revisions whose schema defines `method`; `None` when it is none of this enum's.
+            pub fn revisions_of(method: &str) -> Option<RangeInclusive<ProtocolVersion>> {
+                $(
+                    if method == <methods::$marker as $kind>::METHOD {
+                        return Some(<methods::$marker as $kind>::REVISIONS);
+                    }
+                )*
+                None
+            }
+
             /// Decodes a received `method` and its `params`.
             pub fn decode(method: &str, params: Option<&Params>) -> Result<Self, DecodeError> {
                 $(

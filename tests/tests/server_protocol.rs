@@ -1479,40 +1479,43 @@ async fn cache_hints_are_set_per_list_and_per_resource() {
     assert_eq!(hints(read), (json!(0), json!("private")));
 }
 
-#[tokio::test]
-async fn tools_with_invalid_header_annotations_are_not_listed() {
+#[test]
+fn tools_with_invalid_header_annotations_do_not_build() {
     let schema = |header: &str, kind: &str| {
         json!({"type": "object", "properties": {"p": {"type": kind, "x-mcp-header": header}}})
             .as_object()
             .unwrap()
             .clone()
     };
-    let server = builder()
-        .tool(ToolDefinition::new(
-            "routed",
-            schema("Region", "string"),
-            |_, _| async { "ok" },
-        ))
-        .tool(ToolDefinition::new(
-            "float_header",
-            schema("Score", "number"),
-            |_, _| async { "ok" },
-        ))
-        .tool(ToolDefinition::new(
-            "spaced_header",
-            schema("Has Space", "string"),
-            |_, _| async { "ok" },
-        ))
+    let tool = |name: &str, header: &str, kind: &str| {
+        ToolDefinition::new(name, schema(header, kind), |_, _| async { "ok" })
+    };
+    builder()
+        .tool(tool("routed", "Region", "string"))
         .build()
         .unwrap();
-    let mut client = TestClient::initialized(server, ProtocolVersion::V2025_11_25, json!({})).await;
-    let tools = client.request("tools/list", json!({})).await.unwrap();
-    let names: Vec<&str> = tools["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["echo", "routed"]);
-    client.close().await;
+    let cases = [
+        (
+            tool("float_header", "Score", "number"),
+            "the input schema of tool `float_header` is invalid: invalid x-mcp-header annotation at /p: the property is not a string, integer or boolean",
+        ),
+        (
+            tool("spaced_header", "Has Space", "string"),
+            "the input schema of tool `spaced_header` is invalid: invalid x-mcp-header annotation at /p: the name is not an HTTP header token",
+        ),
+    ];
+    for (definition, message) in cases {
+        let error = builder().tool(definition).build().unwrap_err();
+        assert_eq!(error.to_string(), message);
+    }
+    // Nor can such a tool be added at run time.
+    let server = builder().build().unwrap();
+    let error = server
+        .add_tool(tool("late", "Has Space", "string"))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the input schema of tool `late` is invalid: invalid x-mcp-header annotation at /p: the name is not an HTTP header token"
+    );
+    assert_eq!(server.tool_names(), ["echo"]);
 }

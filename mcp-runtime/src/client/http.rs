@@ -25,9 +25,10 @@ use tokio::task::AbortHandle;
 
 use super::peer::{Failure, Peer};
 use super::tools::ToolCache;
-use crate::handler::tool_headers::encode_header_value;
+use mcp_core::headers::{
+    METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER, encode_header_value, name_field,
+};
 
-const SESSION_HEADER: &str = "mcp-session-id";
 /// How often a stream that closed before its response is resumed.
 const MAX_RESUMPTIONS: usize = 5;
 
@@ -149,7 +150,7 @@ impl HttpChannel {
                 .client
                 .get(&self.url)
                 .header(ACCEPT, "text/event-stream")
-                .header("mcp-protocol-version", live.version().as_str());
+                .header(VERSION_HEADER, live.version().as_str());
             drop(live);
             if let Some(session) = self.session() {
                 get = get.header(SESSION_HEADER, session);
@@ -189,7 +190,7 @@ impl HttpChannel {
         );
         let version = peer.version();
         if let Ok(value) = HeaderValue::from_str(version.as_str()) {
-            headers.insert("mcp-protocol-version", value);
+            headers.insert(VERSION_HEADER, value);
         }
         if let Some(session) = self.session().and_then(|s| HeaderValue::from_str(&s).ok()) {
             headers.insert(SESSION_HEADER, session);
@@ -209,15 +210,13 @@ impl HttpChannel {
                 headers.insert(name, value);
             }
         };
-        add("mcp-method", method);
+        add(METHOD_HEADER, method);
         let params = &message["params"];
-        let field = match method {
-            "tools/call" | "prompts/get" => "name",
-            "resources/read" => "uri",
-            _ => return headers,
+        let Some(field) = name_field(method) else {
+            return headers;
         };
         if let Some(name) = params.get(field).and_then(Value::as_str) {
-            add("mcp-name", name);
+            add(NAME_HEADER, name);
             if method == "tools/call" {
                 let arguments = params.get("arguments").unwrap_or(&Value::Null);
                 for (header, value) in self.tools.param_headers(name, arguments) {
@@ -323,7 +322,7 @@ impl HttpChannel {
                 get = get.header(SESSION_HEADER, session);
             }
             if let Some(live) = peer.upgrade() {
-                get = get.header("mcp-protocol-version", live.version().as_str());
+                get = get.header(VERSION_HEADER, live.version().as_str());
             }
             response = match get.send().await {
                 Ok(response) if response.status().is_success() => response,

@@ -12,7 +12,7 @@ use mcp_core::schema::CompiledSchema;
 use mcp_core::tools::{CallToolResult, Tool};
 use serde_json::Value;
 
-use crate::handler::tool_headers::{HeaderParam, header_params};
+use mcp_core::headers::{HeaderParam, header_params};
 
 /// One tool as the last `tools/list` described it.
 struct KnownTool {
@@ -72,7 +72,7 @@ impl ToolCache {
         tool.headers
             .iter()
             .filter_map(|param| {
-                let text = crate::handler::tool_headers::header_text(param.value_in(arguments)?)?;
+                let text = mcp_core::headers::header_text(param.value_in(arguments)?)?;
                 Some((format!("Mcp-Param-{}", param.name), text))
             })
             .collect()

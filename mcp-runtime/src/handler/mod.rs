@@ -29,6 +29,5 @@ pub mod request_state;
 pub mod resource;
 pub(crate) mod rounds;
 pub mod tool;
-pub(crate) mod tool_headers;
 
 pub use context::{ClientRequestError, NamedInput, RequestContext};

@@ -1,153 +1,434 @@
 //! Admission: what the server does with a message as it arrives, before any handler runs.
+//!
+//! Every transport hands what it received to [`McpServer::admit`] (or wire text to
+//! [`McpServer::admit_text`]) and gets an [`Admission`]: the answers it owes at once, and the work
+//! of the requests that were started. Nothing else of the protocol's rules is the transport's.
+//!
+//! 1. A batch is accepted only from a peer speaking 2025-03-26, the only revision that has them,
+//!    and is refused as a whole otherwise; `initialize` must not be part of one, and an entry that
+//!    is not a valid message gets its error (`-32700` or `-32600`).
+//! 2. Notifications and responses are handled at once, in the order they came, so that a
+//!    `notifications/cancelled` finds a request admitted before it.
+//! 3. A request whose `_meta` names a protocol version, or any request on a 2026-07-28
+//!    connection, follows that revision's rules: its `_meta` must carry the protocol version and
+//!    the client's capabilities (`-32602`), the server must speak that version (`-32022`, listing
+//!    those it speaks) and the revision must have the method (`-32601`).
+//! 4. A 2026-07-28 request that came with HTTP headers ([`Envelope::mirrored`]) is also refused
+//!    when they disagree with it (SEP-2243, `-32020`): the `MCP-Protocol-Version` header is
+//!    checked first, against `_meta`, and the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
+//!    headers last, against the body. Such a refusal is of the whole message
+//!    ([`Admission::refusal`]), which the transport answers with an HTTP error status.
+//! 5. Every other request is started by the [dispatcher](super::dispatch): registered as in
+//!    flight on its connection, its handler's work returned, not yet run.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use mcp_core::ErrorObject;
-use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, JsonRpcMessage, JsonRpcRequest};
+use mcp_core::headers::{self, RequestHeaders};
+use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, JsonRpcMessage, JsonRpcRequest, Params};
+use mcp_core::stateless::{StatelessMeta, check_version_and_method};
+use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use serde_json::Value;
 
-use super::dispatch::{self, RequestTask};
+use super::dispatch::{self, Revision};
 use super::reply::{Reply, render_batch};
 use super::{McpServer, lifecycle};
 use crate::connection::{ConnectionState, SharedSink};
 
-impl McpServer {
-    /// Handles one received message from the peer of `connection`. Returns the reply to a
-    /// request (none for notifications and responses, and none for a request the peer cancelled).
-    /// `sink` carries the messages the handler sends while it runs (progress, logs, requests to the
-    /// client); without one they are dropped.
-    pub async fn handle(
-        &self,
-        message: JsonRpcMessage,
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-    ) -> Option<Reply> {
-        match message {
-            JsonRpcMessage::Request(request) => {
-                self.handle_request(request, connection, sink).await
+/// The work of a request that was started: its handler runs when this is polled, and yields no
+/// reply when the request was cancelled.
+pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
+
+/// What a transport knows of a message besides the message itself.
+#[derive(Clone, Copy, Default)]
+pub struct Envelope<'a> {
+    mirrored: Option<&'a dyn RequestHeaders>,
+}
+
+impl<'a> Envelope<'a> {
+    /// A message that came with nothing else (stdio, in process).
+    pub fn bare() -> Self {
+        Envelope::default()
+    }
+
+    /// A 2026-07-28 message that came with the HTTP headers mirroring it (`MCP-Protocol-Version`,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), which admission checks against it.
+    pub fn mirrored(headers: &'a dyn RequestHeaders) -> Self {
+        Envelope {
+            mirrored: Some(headers),
+        }
+    }
+}
+
+impl std::fmt::Debug for Envelope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Envelope")
+            .field("mirrored", &self.mirrored.is_some())
+            .finish()
+    }
+}
+
+/// One answer owed for what was admitted: ready now, or the work of a started request.
+pub enum Answer {
+    /// An answer the server owes now (an invalid entry, a request refused before its handler).
+    Ready(Box<Reply>),
+    /// A started request, whose handler runs when this is polled.
+    Running(Running),
+}
+
+/// The answers of an admission, without a vector for the usual single one.
+enum Answers {
+    None,
+    One(Answer),
+    Many(Vec<Answer>),
+}
+
+impl Answers {
+    fn push(&mut self, answer: Answer) {
+        *self = match std::mem::replace(self, Answers::None) {
+            Answers::None => Answers::One(answer),
+            Answers::One(first) => Answers::Many(vec![first, answer]),
+            Answers::Many(mut all) => {
+                all.push(answer);
+                Answers::Many(all)
             }
-            JsonRpcMessage::Notification(notification) => {
-                lifecycle::notification(self, notification, connection);
-                None
-            }
-            JsonRpcMessage::Response(response) => {
-                if !connection.resolve(&response.id, Ok(response.result)) {
-                    tracing::debug!(id = %response.id, "a response matches no request of ours");
-                }
-                None
-            }
-            JsonRpcMessage::Error(error) => {
-                match &error.id {
-                    Some(id) if connection.resolve(id, Err(error.error.clone())) => {}
-                    _ => {
-                        tracing::debug!(?error, "the client sent an error that matches no request")
-                    }
-                }
-                None
-            }
-            _ => None,
+        };
+    }
+}
+
+/// What the server made of a received message: a refusal of the whole of it, or the answers it
+/// owes, in the order the message's entries came (iterate over it).
+#[must_use = "the requests of an admission run only when its work is polled"]
+pub struct Admission {
+    refusal: Option<Box<Reply>>,
+    batch: bool,
+    answers: Answers,
+}
+
+impl std::fmt::Debug for Admission {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let answers = match &self.answers {
+            Answers::None => 0,
+            Answers::One(_) => 1,
+            Answers::Many(all) => all.len(),
+        };
+        f.debug_struct("Admission")
+            .field("refusal", &self.refusal)
+            .field("batch", &self.batch)
+            .field("answers", &answers)
+            .finish()
+    }
+}
+
+impl Admission {
+    fn refused(reply: Box<Reply>) -> Self {
+        Admission {
+            refusal: Some(reply),
+            batch: false,
+            answers: Answers::None,
         }
     }
 
-    /// Handles wire text: one message or a batch. Returns the text of the reply, if any. Text that
-    /// is not JSON gets a parse error (`-32700`) and an invalid message an invalid-request error
-    /// (`-32600`), both with a `null` id unless the message's id could be read. A batch is accepted
-    /// from a peer speaking 2025-03-26, the only revision that allows them.
-    pub async fn handle_raw(
-        &self,
-        text: &[u8],
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-    ) -> Option<String> {
-        let version = connection.version();
-        match jsonrpc::parse(text) {
-            Err(error) => {
-                Some(Reply::error(version, error.id().cloned(), ErrorObject::from(&error)).render())
-            }
-            Ok(Incoming::Message(message)) => self
-                .handle(message, connection, sink)
-                .await
-                .map(|r| r.render()),
-            Ok(Incoming::Batch(entries)) => self.handle_batch(entries, connection, sink).await,
-            Ok(_) => None,
-        }
+    /// The refusal of the whole message (a batch the peer may not send; a 2026-07-28 message whose
+    /// HTTP headers or `_meta` the server refuses), which is then its only answer.
+    pub fn refusal(&self) -> Option<&Reply> {
+        self.refusal.as_deref()
     }
 
-    /// Handles a batch (2025-03-26): every entry concurrently, the replies in one array. A batch
-    /// from a peer speaking another revision is refused as a whole.
-    pub async fn handle_batch(
-        &self,
-        entries: Vec<Result<JsonRpcMessage, EnvelopeError>>,
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-    ) -> Option<String> {
-        let version = connection.version();
-        if !version.accepts_batches() {
+    /// Whether the message was a batch, whose answers go in one array.
+    pub fn is_batch(&self) -> bool {
+        self.batch
+    }
+
+    /// Whether nothing is owed: the message held only notifications and responses.
+    pub fn is_empty(&self) -> bool {
+        self.refusal.is_none() && matches!(self.answers, Answers::None)
+    }
+
+    /// Runs the started requests (concurrently) and returns every answer, in the order the
+    /// requests came; a cancelled request has none.
+    pub async fn replies(self) -> Vec<Reply> {
+        if let Some(refusal) = self.refusal {
+            return vec![*refusal];
+        }
+        join_all(self.into_iter().map(|answer| async move {
+            match answer {
+                Answer::Ready(reply) => Some(*reply),
+                Answer::Running(work) => work.await,
+            }
+        }))
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// Runs the started requests and returns the text of the answer: one reply, or the array of a
+    /// batch; `None` when nothing is owed.
+    pub async fn finish(self) -> Option<String> {
+        let batch = self.batch && self.refusal.is_none();
+        let replies = self.replies().await;
+        match (batch, replies.as_slice()) {
+            (_, []) => None,
+            (false, [reply]) => Some(reply.render()),
+            _ => Some(render_batch(&replies)),
+        }
+    }
+}
+
+/// The answers of an admission, the refusal first if there is one.
+impl IntoIterator for Admission {
+    type Item = Answer;
+    type IntoIter = AnswerIter;
+
+    fn into_iter(self) -> AnswerIter {
+        let refusal = self.refusal.map(Answer::Ready);
+        let rest = match self.answers {
+            Answers::None => Vec::new().into_iter(),
+            Answers::One(answer) => {
+                return AnswerIter {
+                    first: refusal.or(Some(answer)),
+                    rest: Vec::new().into_iter(),
+                };
+            }
+            Answers::Many(all) => all.into_iter(),
+        };
+        AnswerIter {
+            first: refusal,
+            rest,
+        }
+    }
+}
+
+/// The answers of an [`Admission`], in order.
+pub struct AnswerIter {
+    first: Option<Answer>,
+    rest: std::vec::IntoIter<Answer>,
+}
+
+impl Iterator for AnswerIter {
+    type Item = Answer;
+
+    fn next(&mut self) -> Option<Answer> {
+        self.first.take().or_else(|| self.rest.next())
+    }
+}
+
+/// Admits `incoming` from the peer of `connection` (see the module docs).
+pub(super) fn admit(
+    server: &McpServer,
+    incoming: Incoming,
+    connection: &Arc<ConnectionState>,
+    sink: Option<SharedSink>,
+    envelope: Envelope<'_>,
+) -> Admission {
+    let version = connection.version();
+    let mut admission = Admission {
+        refusal: None,
+        batch: false,
+        answers: Answers::None,
+    };
+    let entry = |entry, admission: &mut Admission| {
+        let answer = admit_entry(server, entry, connection, sink.clone(), envelope);
+        match answer {
+            Ok(Some(answer)) => admission.answers.push(answer),
+            Ok(None) => {}
+            Err(refusal) => *admission = Admission::refused(refusal),
+        }
+    };
+    match incoming {
+        Incoming::Message(message) => entry(Entry::Single(message), &mut admission),
+        Incoming::Batch(_) if !version.accepts_batches() => {
             let error = ErrorObject::invalid_request(format!(
                 "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
             ));
-            return Some(Reply::error(version, None, error).render());
+            return Admission::refused(Box::new(Reply::error(version, None, error)));
         }
-        let replies = join_all(entries.into_iter().map(|entry| {
-            let sink = sink.clone();
-            async move {
-                match entry {
-                    Err(error) => Some(Reply::error(
-                        version,
-                        error.id().cloned(),
-                        ErrorObject::from(&error),
-                    )),
-                    Ok(JsonRpcMessage::Request(request))
-                        if request.request.method == "initialize" =>
-                    {
-                        Some(Reply::error(
-                            version,
-                            Some(request.id),
-                            ErrorObject::invalid_request("initialize must not be part of a batch"),
-                        ))
-                    }
-                    Ok(message) => self.handle(message, connection, sink).await,
+        Incoming::Batch(entries) => {
+            admission.batch = true;
+            for batched in entries {
+                entry(Entry::Batched(batched), &mut admission);
+                if admission.refusal.is_some() {
+                    break;
                 }
             }
-        }))
-        .await;
-        let replies: Vec<Reply> = replies.into_iter().flatten().collect();
-        (!replies.is_empty()).then(|| render_batch(&replies))
-    }
-
-    async fn handle_request(
-        &self,
-        request: JsonRpcRequest,
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-    ) -> Option<Reply> {
-        match self.start_request(request, connection, sink) {
-            RequestTask::Answered(reply) => Some(*reply),
-            RequestTask::Running(run) => run.await,
         }
+        _ => {}
     }
+    admission
+}
 
-    /// Starts handling a request: decodes it and registers it as in flight (so that a
-    /// cancellation read right after it finds it), then returns either the immediate answer (an
-    /// invalid request) or the work that produces the answer, for the transport to run.
-    pub fn start_request(
-        &self,
-        request: JsonRpcRequest,
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-    ) -> RequestTask {
-        dispatch::start(self, request, connection, sink, None)
-    }
+/// A message received alone, or an entry of a batch (which may be invalid on its own).
+enum Entry {
+    Single(JsonRpcMessage),
+    Batched(Result<JsonRpcMessage, EnvelopeError>),
+}
 
-    /// [`start_request`](Self::start_request) for a request the transport already checked as one
-    /// of 2026-07-28 (`checked`: its revision).
-    pub(crate) fn start_checked_request(
-        &self,
-        request: JsonRpcRequest,
-        connection: &Arc<ConnectionState>,
-        sink: Option<SharedSink>,
-        checked: Option<mcp_core::ProtocolVersion>,
-    ) -> RequestTask {
-        dispatch::start(self, request, connection, sink, checked)
+/// Admits one message: the answer it is owed, if any, or the refusal of the whole message.
+fn admit_entry(
+    server: &McpServer,
+    entry: Entry,
+    connection: &Arc<ConnectionState>,
+    sink: Option<SharedSink>,
+    envelope: Envelope<'_>,
+) -> Result<Option<Answer>, Box<Reply>> {
+    let version = connection.version();
+    let ready = |reply: Reply| Ok(Some(Answer::Ready(Box::new(reply))));
+    let (message, batched) = match entry {
+        Entry::Single(message) => (message, false),
+        Entry::Batched(Ok(message)) => (message, true),
+        Entry::Batched(Err(error)) => {
+            return ready(Reply::error(
+                version,
+                error.id().cloned(),
+                ErrorObject::from(&error),
+            ));
+        }
+    };
+    let request = match message {
+        JsonRpcMessage::Request(request) => request,
+        JsonRpcMessage::Notification(notification) => {
+            if let Some(headers) = envelope.mirrored {
+                let method = &notification.notification.method;
+                if let Err(mismatch) = headers::check_standard(headers, method, None) {
+                    let error = mismatch.into();
+                    return Err(Box::new(Reply::error(
+                        ProtocolVersion::V2026_07_28,
+                        None,
+                        error,
+                    )));
+                }
+            }
+            lifecycle::notification(server, notification, connection);
+            return Ok(None);
+        }
+        JsonRpcMessage::Response(response) => {
+            if !connection.resolve(&response.id, Ok(response.result)) {
+                tracing::debug!(id = %response.id, "a response matches no request of ours");
+            }
+            return Ok(None);
+        }
+        JsonRpcMessage::Error(error) => {
+            match &error.id {
+                Some(id) if connection.resolve(id, Err(error.error.clone())) => {}
+                _ => tracing::debug!(?error, "the client sent an error that matches no request"),
+            }
+            return Ok(None);
+        }
+        _ => return Ok(None),
+    };
+    if batched && request.request.method == "initialize" {
+        let error = ErrorObject::invalid_request("initialize must not be part of a batch");
+        return ready(Reply::error(version, Some(request.id), error));
     }
+    let revision = match envelope.mirrored {
+        Some(headers) => match check_mirrored(server, headers, &request) {
+            Ok(version) => Revision::stateless(version),
+            Err(error) => {
+                let id = Some(request.id);
+                return Err(Box::new(Reply::error(
+                    ProtocolVersion::V2026_07_28,
+                    id,
+                    error,
+                )));
+            }
+        },
+        None => {
+            let call = &request.request;
+            match revision_of(server, &call.method, call.params.as_ref(), connection) {
+                Ok(revision) => revision,
+                Err(error) => {
+                    let id = Some(request.id);
+                    return ready(Reply::error(ProtocolVersion::V2026_07_28, id, error));
+                }
+            }
+        }
+    };
+    Ok(Some(
+        match dispatch::start(server, request, connection, sink, revision) {
+            Ok(work) => Answer::Running(work),
+            Err(reply) => Answer::Ready(reply),
+        },
+    ))
+}
+
+/// Admits wire text: a message that is not JSON gets a parse error (`-32700`) and an invalid one
+/// an invalid-request error (`-32600`), rendered for the connection's revision.
+pub(super) fn admit_text(
+    server: &McpServer,
+    text: &[u8],
+    connection: &Arc<ConnectionState>,
+    sink: Option<SharedSink>,
+) -> Admission {
+    match jsonrpc::parse(text) {
+        Ok(incoming) => admit(server, incoming, connection, sink, Envelope::bare()),
+        Err(error) => Admission::refused(Box::new(Reply::error(
+            connection.version(),
+            error.id().cloned(),
+            ErrorObject::from(&error),
+        ))),
+    }
+}
+
+/// Whether a request follows the 2026-07-28 rules, and the revision it is answered in; the error
+/// of a 2026-07-28 request whose `_meta` or method that revision refuses.
+fn revision_of(
+    server: &McpServer,
+    method: &str,
+    params: Option<&Params>,
+    connection: &ConnectionState,
+) -> Result<Revision, ErrorObject> {
+    // A request whose `_meta` names its protocol version follows the 2026-07-28 rules, whatever
+    // the connection (a stdio client of that revision sends no `initialize`).
+    let meta = StatelessMeta::of(params);
+    if meta.is_stateless() || connection.version().era() == Era::Stateless {
+        let requested = meta.requested_version()?;
+        let version = check_version_and_method(&requested, method, server.supported_versions())?;
+        Ok(Revision::stateless(version))
+    } else {
+        Ok(Revision::handshake(connection.version()))
+    }
+}
+
+/// Checks a 2026-07-28 request against the HTTP headers that mirror it (see the module docs for
+/// what and in which order); the revision it is answered in.
+fn check_mirrored(
+    server: &McpServer,
+    mirrored: &dyn RequestHeaders,
+    request: &JsonRpcRequest,
+) -> Result<ProtocolVersion, ErrorObject> {
+    let (method, params) = (&request.request.method, request.request.params.as_ref());
+    let Some(header) = headers::text(mirrored, headers::VERSION_HEADER) else {
+        return Err(ErrorObject::header_mismatch(
+            "Header mismatch: the MCP-Protocol-Version header is missing",
+        ));
+    };
+    // The member `Mcp-Name` names and `_meta`, in one reading of the params.
+    let (name, meta) = match (params, headers::name_field(method)) {
+        (None, _) => (None, None),
+        (Some(params), Some(field)) => params
+            .members([field, "_meta"])
+            .map_or((None, None), |[name, meta]| (name, meta)),
+        (Some(params), None) => (None, params.members(["_meta"]).and_then(|[meta]| meta)),
+    };
+    let name = name.and_then(|name| serde_json::from_str::<String>(name.get()).ok());
+    let requested = StatelessMeta::in_member(meta).requested_version()?;
+    if requested != header {
+        return Err(ErrorObject::header_mismatch(format!(
+            "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
+        )));
+    }
+    let version = check_version_and_method(&requested, method, server.supported_versions())?;
+    headers::check_standard(mirrored, method, name.as_deref())?;
+    if method == "tools/call"
+        && let Some(tool) = name.and_then(|name| server.inner.registry.tools.get(&name))
+        && !tool.header_params.is_empty()
+    {
+        // An unknown tool is the dispatcher's to report.
+        let arguments = params.and_then(|p| p.member::<Value>("arguments"));
+        headers::check_params(mirrored, &tool.header_params, arguments.as_ref())?;
+    }
+    Ok(version)
 }

@@ -11,70 +11,75 @@
 //! [`SharedSink`] for the messages a handler sends while it runs.
 
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
 use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
 use mcp_core::input::InputRequiredResult;
-use mcp_core::jsonrpc::{JsonRpcRequest, Params, RawCall, RequestId};
+use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::result::EmptyResult;
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
+use super::admission::Running;
 use super::reply::Reply;
-use super::{
-    McpServer, completion, lifecycle, logging, prompts, resources, stateless, subscriptions, tools,
-};
+use super::{McpServer, completion, lifecycle, logging, prompts, resources, subscriptions, tools};
 use crate::connection::{ConnectionState, Refusal, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::context::ContextParts;
 use crate::handler::request_state::RequestBinding;
 use crate::handler::rounds::Rounds;
 
-/// A request that was started: answered at once, or running.
-pub enum RequestTask {
-    /// The request was refused before any handler ran.
-    Answered(Box<Reply>),
-    /// The handler runs when this future is polled; it yields no reply when the request was
-    /// cancelled.
-    Running(Pin<Box<dyn Future<Output = Option<Reply>> + Send>>),
+/// The revision a request is answered in, as admission found it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Revision {
+    /// Whether the request follows the 2026-07-28 rules (no session: its `_meta` says it all).
+    stateless: bool,
+    version: ProtocolVersion,
 }
 
-/// Starts a request: decodes it and registers it as in flight (so that a cancellation read right
-/// after it finds it), then returns either the immediate answer (an invalid request) or the work
-/// that produces the answer. A request `checked` by the transport as one of 2026-07-28 (its
-/// `_meta` and its method) is not checked again.
-pub(crate) fn start(
+impl Revision {
+    /// A 2026-07-28 request of `version`.
+    pub(super) fn stateless(version: ProtocolVersion) -> Self {
+        Revision {
+            stateless: true,
+            version,
+        }
+    }
+
+    /// A request of the connection's handshake, which speaks `version`.
+    pub(super) fn handshake(version: ProtocolVersion) -> Self {
+        Revision {
+            stateless: false,
+            version,
+        }
+    }
+}
+
+/// Starts a request admitted as of `revision`: decodes it and registers it as in flight (so that
+/// a cancellation read right after it finds it), then returns the work that produces the answer,
+/// or the answer itself when the request is refused before any handler runs.
+pub(super) fn start(
     server: &McpServer,
     request: JsonRpcRequest,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    checked: Option<ProtocolVersion>,
-) -> RequestTask {
+    revision: Revision,
+) -> Result<Running, Box<Reply>> {
     let JsonRpcRequest {
         id, request: call, ..
     } = request;
     let RawCall { method, params, .. } = call;
-    let (stateless, version) = match checked {
-        Some(version) => (true, version),
-        None => match revision_of(server, &method, params.as_ref(), connection) {
-            Ok(revision) => revision,
-            Err(error) => {
-                let reply = Reply::error(ProtocolVersion::V2026_07_28, Some(id), error);
-                return RequestTask::Answered(Box::new(reply));
-            }
-        },
-    };
+    let Revision { stateless, version } = revision;
     if let Some(error) = gate(server, &method, connection).filter(|_| !stateless) {
-        return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+        return Err(Box::new(Reply::error(version, Some(id), error)));
     }
     // Boxed: the request travels through the handler's future, which would otherwise hold it
     // (the largest variant is ~1 KB) at every level.
     let mut request = match ClientRequest::decode(&method, params.as_ref()) {
         Ok(request) => Box::new(request),
         Err(error) => {
-            return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error.into())));
+            return Err(Box::new(Reply::error(version, Some(id), error.into())));
         }
     };
     // The input-required rounds are bound to the request as first sent: its method and params.
@@ -93,13 +98,13 @@ pub(crate) fn start(
     let slot = match slot {
         Ok(slot) => slot,
         Err(refusal) => {
-            return RequestTask::Answered(Box::new(refused(version, id, refusal)));
+            return Err(Box::new(refused(version, id, refusal)));
         }
     };
     let rounds = match binding.map(|b| rounds(server, b, &request)).transpose() {
         Ok(rounds) => rounds,
         Err(error) => {
-            return RequestTask::Answered(Box::new(Reply::error(version, Some(id), error)));
+            return Err(Box::new(Reply::error(version, Some(id), error)));
         }
     };
     let method = request.method();
@@ -115,7 +120,7 @@ pub(crate) fn start(
     });
     let server = server.clone();
     let connection = connection.clone();
-    RequestTask::Running(Box::pin(async move {
+    Ok(Box::pin(async move {
         // Everything a handler does runs inside `route`, its synchronous part included: a
         // panic anywhere becomes an internal error, and the guard frees the id either way.
         let outcome = match AssertUnwindSafe(route(&server, request, &ctx))
@@ -158,27 +163,6 @@ pub(crate) fn start(
             Err(error) => Reply::error(version, Some(id), error),
         })
     }))
-}
-
-/// Whether a request follows the 2026-07-28 rules, and the revision it is answered in; the
-/// error of a 2026-07-28 request whose `_meta` or method that revision refuses.
-fn revision_of(
-    server: &McpServer,
-    method: &str,
-    params: Option<&Params>,
-    connection: &ConnectionState,
-) -> Result<(bool, ProtocolVersion), ErrorObject> {
-    // A request whose `_meta` names its protocol version follows the 2026-07-28 rules,
-    // whatever the connection (a stdio client of that revision sends no `initialize`).
-    let meta = stateless::Meta::of(params);
-    if meta.is_stateless() || connection.version().era() == Era::Stateless {
-        let requested = meta.requested_version()?;
-        let version =
-            stateless::check_version_and_method(&requested, method, server.supported_versions())?;
-        Ok((true, version))
-    } else {
-        Ok((false, connection.version()))
-    }
 }
 
 /// The error for a request the lifecycle does not allow yet, if any.

@@ -1,10 +1,21 @@
 //! The transport-agnostic MCP server.
 //!
 //! An [`McpServer`] holds what the server offers (its registry), its capabilities, its info and
-//! its mode; it does no I/O. [`McpServer::handle`] takes one received message and returns the
-//! reply; [`McpServer::handle_raw`] does the same for wire text, batches and malformed input
-//! included. Transports ([`crate::transport`]) are thin drivers over it, and each peer's mutable
-//! state lives in its [`ConnectionState`].
+//! its mode; it does no I/O. A transport ([`crate::transport`]) hands it each received message
+//! with [`McpServer::admit`] and writes the replies of the [`Admission`] it gets back;
+//! [`McpServer::handle_raw`] does both for wire text. Each peer's mutable state lives in its
+//! [`ConnectionState`].
+//!
+//! A message goes through three layers, one module each:
+//!
+//! | module | does |
+//! |---|---|
+//! | `admission` | batches, notifications and responses, the revision of each request and the 2026-07-28 checks: what is refused before any handler runs |
+//! | `dispatch` | a request's lifecycle: decoded, registered as in flight, routed to its feature inside a panic guard, answered (or not, when cancelled) |
+//! | `lifecycle`, `tools`, `prompts`, `resources`, `completion`, `subscriptions`, `logging` | what the server does for each method |
+//!
+//! and [`Reply`] renders the answer for the peer's revision. All of `McpServer`'s own methods are
+//! in this file; the builder's are in [`McpServerBuilder`]'s.
 //!
 //! ```
 //! use mcp_runtime::prelude::*;
@@ -40,7 +51,6 @@ mod listeners;
 mod options;
 pub mod registry;
 mod reply;
-pub(crate) mod stateless;
 
 // The features: what the server does for each method.
 mod completion;
@@ -61,6 +71,7 @@ use mcp_core::capabilities::{
     PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 use mcp_core::implementation::Implementation;
+use mcp_core::jsonrpc::Incoming;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
 use mcp_core::params::NotificationParams;
@@ -73,10 +84,13 @@ pub use crate::connection::{
     SharedSink,
 };
 pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
+pub use admission::{Admission, Answer, AnswerIter, Envelope, Running};
 pub use builder::{BuildError, McpServerBuilder};
-pub use dispatch::{RequestTask, TOO_MANY_REQUESTS};
+pub use dispatch::TOO_MANY_REQUESTS;
 pub use options::{DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT, DEFAULT_ROOTS_TIMEOUT};
 pub use registry::RegistryError;
+#[cfg(feature = "http")]
+pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
 
 use crate::handler::completion::CompletionHandler;
@@ -193,12 +207,6 @@ impl McpServer {
     /// The server's mode.
     pub fn mode(&self) -> ServerMode {
         self.inner.mode
-    }
-
-    /// The tool `name`, if the server has that tool.
-    #[cfg(feature = "http")]
-    pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<registry::RegisteredTool>> {
-        self.inner.registry.tools.get(name)
     }
 
     /// The revisions the server speaks.
@@ -463,6 +471,66 @@ impl McpServer {
             self.notify_list_changed(ListKind::Resources);
         }
         removed
+    }
+
+    /// Admits a message received from the peer of `connection`: refuses what the protocol does
+    /// not allow, handles notifications and responses at once, and starts each request (see
+    /// the [`Admission`] docs). `sink` carries the messages the handlers send while they
+    /// run (progress, logs, requests to the client); without one they are dropped. The requests
+    /// run when the [`Admission`]'s work is polled.
+    pub fn admit(
+        &self,
+        incoming: Incoming,
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+        envelope: Envelope<'_>,
+    ) -> Admission {
+        admission::admit(self, incoming, connection, sink, envelope)
+    }
+
+    /// [`admit`](Self::admit) for wire text: text that is not JSON gets a parse error (`-32700`)
+    /// and an invalid message an invalid-request error (`-32600`), both with a `null` id unless
+    /// the message's id could be read.
+    pub fn admit_text(
+        &self,
+        text: &[u8],
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Admission {
+        admission::admit_text(self, text, connection, sink)
+    }
+
+    /// Handles wire text, one message or a batch, and returns the text of the reply, if any: what
+    /// [`admit_text`](Self::admit_text) admits, run to the end.
+    pub async fn handle_raw(
+        &self,
+        text: &[u8],
+        connection: &Arc<ConnectionState>,
+        sink: Option<SharedSink>,
+    ) -> Option<String> {
+        self.admit_text(text, connection, sink).finish().await
+    }
+
+    /// Serves this server on stdin and stdout until stdin closes (see
+    /// [`transport::stdio`](crate::transport::stdio)).
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        crate::transport::stdio::serve_stdio(self).await
+    }
+
+    /// The router of this server's MCP endpoint, with default options (see
+    /// [`HttpTransport`](crate::transport::http::HttpTransport)).
+    #[cfg(feature = "http")]
+    pub fn router(&self) -> axum::Router {
+        use crate::transport::http::{HttpOptions, HttpTransport};
+        HttpTransport::new(self.clone(), HttpOptions::default()).router()
+    }
+
+    /// Serves this server on Streamable HTTP at `http://{addr}/mcp` until Ctrl-C, SIGTERM or
+    /// [`shutdown`](Self::shutdown) (see [`transport::http`](crate::transport::http)).
+    #[cfg(feature = "http")]
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
+        use crate::transport::http::{HttpOptions, serve_http};
+        serve_http(self, addr, HttpOptions::default()).await
     }
 
     /// The names of the tools the server offers, in order.

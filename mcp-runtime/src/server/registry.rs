@@ -14,10 +14,10 @@ use mcp_core::content::ContentBlock;
 use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use serde_json::Value;
 
-use crate::handler::tool_headers::{HeaderParam, header_params};
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::{ToolDefinition, ToolHandler};
+use mcp_core::headers::{HeaderParam, header_params};
 
 /// A tool submitted by `#[mcp_tool]`.
 #[derive(Debug)]
@@ -115,10 +115,8 @@ impl std::fmt::Display for Origin {
 /// A tool with its schemas compiled.
 pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
-    /// The arguments its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers; `None`
-    /// when the annotations break SEP-2243, and then `tools/list` does not show the tool, since
-    /// clients must refuse it.
-    pub(crate) header_params: Option<Vec<HeaderParam>>,
+    /// The arguments its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers.
+    pub(crate) header_params: Vec<HeaderParam>,
     pub(crate) input: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
     pub(crate) origin: Origin,
@@ -167,13 +165,14 @@ impl RegisteredTool {
         if let Some(schema) = &definition.tool.output_schema {
             definition.handler = conforming(definition.handler, Value::Object(schema.clone()));
         }
-        let header_params = match header_params(&definition.tool.input_schema) {
-            Ok(params) => Some(params),
-            Err(invalid) => {
-                tracing::warn!(tool = %name, %invalid, "left out of tools/list");
-                None
+        // Clients must refuse a tool whose annotations break SEP-2243: it could never be called.
+        let header_params = header_params(&definition.tool.input_schema).map_err(|invalid| {
+            RegistryError::InvalidSchema {
+                tool: name.clone(),
+                which: "input",
+                detail: invalid.to_string(),
             }
-        };
+        })?;
         Ok(RegisteredTool {
             definition,
             header_params,

@@ -20,8 +20,7 @@ pub(super) fn list_tools(
     server: &McpServer,
     params: &PaginatedRequestParams,
 ) -> Result<ListToolsResult, ErrorObject> {
-    let mut tools = server.inner.registry.tools.snapshot();
-    tools.retain(|t| t.header_params.is_some());
+    let tools = server.inner.registry.tools.snapshot();
     list(server, tools, params, CachedList::Tools, |t| {
         t.definition.tool.clone()
     })

@@ -14,8 +14,7 @@
 use std::io;
 use std::sync::Arc;
 
-use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage};
-use mcp_core::{ErrorObject, render};
+use mcp_core::ErrorObject;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
@@ -24,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::server::{
-    ConnectionState, McpServer, MessageSink, Outbound, PeerGone, RequestTask, SharedSink,
+    Answer, ConnectionState, McpServer, MessageSink, Outbound, PeerGone, Reply, SharedSink,
 };
 
 /// Limits of a line transport.
@@ -206,7 +205,7 @@ where
             }
             Line::Complete(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
             Line::Complete(bytes) => {
-                dispatch(&server, &connection, &sink, &frames, &requests, &bytes).await;
+                dispatch(&server, &connection, &sink, &frames, &requests, &bytes);
             }
         }
     }
@@ -229,15 +228,15 @@ fn send_error(
     connection: &ConnectionState,
     error: ErrorObject,
 ) {
-    let response = mcp_core::jsonrpc::JsonRpcErrorResponse::new(None, error);
-    let text = render::to_string(&response, connection.version())
-        .expect("protocol messages always serialize");
+    let text = Reply::error(connection.version(), None, error).render();
     // The writer is gone only when the output broke; the loop then stops.
     let _ = frames.send(Frame::Text(text));
 }
 
-/// Handles one line.
-async fn dispatch(
+/// Handles one line: what the server admits is answered at once, its requests run on their own
+/// tasks (each registered as in flight before the next line is read), and a batch is answered
+/// in one piece when all of its requests are done.
+fn dispatch(
     server: &McpServer,
     connection: &Arc<ConnectionState>,
     sink: &SharedSink,
@@ -245,46 +244,32 @@ async fn dispatch(
     requests: &TaskTracker,
     bytes: &[u8],
 ) {
+    // The writer is gone only when the output broke; the loop then stops.
     let reply_to = |frames: &mpsc::UnboundedSender<Frame>, text: String| {
-        // The writer is gone only when the output broke; the loop then stops.
         let _ = frames.send(Frame::Text(text));
     };
-    match jsonrpc::parse(bytes) {
-        Err(error) => {
-            let text = render::to_string(&error.to_response(), connection.version())
-                .expect("protocol messages always serialize");
-            reply_to(frames, text);
-        }
-        Ok(Incoming::Message(JsonRpcMessage::Request(request))) => {
-            match server.start_request(request, connection, Some(sink.clone())) {
-                RequestTask::Answered(reply) => reply_to(frames, reply.render()),
-                RequestTask::Running(run) => {
-                    let frames = frames.clone();
-                    requests.spawn(async move {
-                        if let Some(reply) = run.await {
-                            reply_to(&frames, reply.render());
-                        }
-                    });
-                }
+    let admission = server.admit_text(bytes, connection, Some(sink.clone()));
+    if admission.is_batch() {
+        let frames = frames.clone();
+        requests.spawn(async move {
+            if let Some(text) = admission.finish().await {
+                reply_to(&frames, text);
+            }
+        });
+        return;
+    }
+    for answer in admission {
+        match answer {
+            Answer::Ready(reply) => reply_to(frames, reply.render()),
+            Answer::Running(work) => {
+                let frames = frames.clone();
+                requests.spawn(async move {
+                    if let Some(reply) = work.await {
+                        reply_to(&frames, reply.render());
+                    }
+                });
             }
         }
-        Ok(Incoming::Message(message)) => {
-            server.handle(message, connection, Some(sink.clone())).await;
-        }
-        Ok(Incoming::Batch(entries)) => {
-            let (server, connection, sink, frames) = (
-                server.clone(),
-                connection.clone(),
-                sink.clone(),
-                frames.clone(),
-            );
-            requests.spawn(async move {
-                if let Some(text) = server.handle_batch(entries, &connection, Some(sink)).await {
-                    reply_to(&frames, text);
-                }
-            });
-        }
-        Ok(_) => {}
     }
 }
 

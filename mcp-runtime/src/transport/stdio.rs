@@ -78,19 +78,3 @@ fn pipes() -> Option<(
         }
     }
 }
-
-impl McpServer {
-    /// Serves this server on stdin and stdout until stdin closes.
-    pub async fn serve_stdio(self) -> io::Result<()> {
-        serve_stdio(self).await
-    }
-}
-
-impl crate::server::McpServerBuilder {
-    /// Builds the server and serves it on stdin and stdout until stdin closes.
-    pub async fn serve_stdio(self) -> Result<(), super::ServeError> {
-        let server = self.build()?;
-        serve_stdio(server).await?;
-        Ok(())
-    }
-}

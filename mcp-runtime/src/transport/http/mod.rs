@@ -32,9 +32,11 @@
 //! # }
 //! ```
 
-mod era;
+mod extract;
 mod handlers;
 mod headers;
+mod post;
+mod response;
 mod sessions;
 pub mod sse;
 mod streams;
@@ -57,7 +59,7 @@ pub use tower_http::cors;
 pub use crate::auth::HostPolicy;
 pub use crate::store::{EventStore, InMemoryEventStore, StoreFuture};
 
-use crate::server::{McpServer, McpServerBuilder, PeerRequestError};
+use crate::server::{McpServer, PeerRequestError};
 use sessions::Sessions;
 use streams::Streams;
 
@@ -181,7 +183,7 @@ impl HttpTransport {
             .route(
                 path,
                 any(handlers::other_method)
-                    .post(handlers::post)
+                    .post(post::post)
                     .get(handlers::get)
                     .delete(handlers::delete),
             )
@@ -215,28 +217,6 @@ impl HttpTransport {
     /// Ends the session `id`; false when there is none.
     pub async fn end_session(&self, id: &str) -> bool {
         self.state.sessions.end(id, &self.state.streams).await
-    }
-}
-
-impl McpServer {
-    /// The router of this server's MCP endpoint, with default options (see [`HttpTransport`]).
-    pub fn router(&self) -> Router {
-        HttpTransport::new(self.clone(), HttpOptions::default()).router()
-    }
-
-    /// Serves this server on Streamable HTTP at `http://{addr}/mcp` until Ctrl-C, SIGTERM or
-    /// [`McpServer::shutdown`].
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
-        serve_http(self, addr, HttpOptions::default()).await
-    }
-}
-
-impl McpServerBuilder {
-    /// Builds the server and serves it on Streamable HTTP at `http://{addr}/mcp`.
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), super::ServeError> {
-        let server = self.build()?;
-        server.serve_http(addr).await?;
-        Ok(())
     }
 }
 

@@ -1,50 +1,40 @@
-//! The per-request rules of 2026-07-28, whatever the transport: a request of that revision
-//! carries its protocol version and the client's capabilities in `_meta`, names a version the
-//! server speaks, and calls a method the revision has.
+//! The per-request rules of the 2026-07-28 revision, whatever the transport.
+//!
+//! That revision has no handshake and no session: each request carries what a session would
+//! have settled, in its `_meta` ([`StatelessMeta`]): its protocol version and the client's
+//! capabilities. A server checks that the request names a version it speaks, and that the method
+//! is one of that revision's client requests ([`check_version_and_method`], from the revisions
+//! [`ClientRequest::revisions_of`] gives).
 
-use mcp_core::jsonrpc::{Params, members};
-use mcp_core::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
-use mcp_core::{ErrorObject, ProtocolVersion, SupportedVersions};
+use crate::jsonrpc::{Params, members};
+use crate::messages::ClientRequest;
+use crate::meta::keys::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use crate::{ErrorObject, ProtocolVersion, SupportedVersions};
 use serde_json::value::RawValue;
-
-/// The requests a 2026-07-28 client may send (the `ClientRequest` union of its schema).
-/// `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are gone.
-const METHODS: [&str; 10] = [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-    "subscriptions/listen",
-];
 
 /// The members of a request's `_meta` that mark a 2026-07-28 request and describe it: its
 /// protocol version and the client's capabilities, as JSON text.
-pub(crate) struct Meta<'a>(Option<[Option<&'a RawValue>; 2]>);
+pub struct StatelessMeta<'a>(Option<[Option<&'a RawValue>; 2]>);
 
-impl<'a> Meta<'a> {
+impl<'a> StatelessMeta<'a> {
     /// Reads them from `params`.
-    pub(crate) fn of(params: Option<&'a Params>) -> Self {
-        Meta(params.and_then(|p| p.meta_members([PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
+    pub fn of(params: Option<&'a Params>) -> Self {
+        StatelessMeta(params.and_then(|p| p.meta_members([PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
     }
 
     /// Reads them from the `_meta` member of a request's params, when the caller found it.
-    pub(crate) fn in_member(meta: Option<&'a RawValue>) -> Self {
-        Meta(meta.and_then(|meta| members(meta, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
+    pub fn in_member(meta: Option<&'a RawValue>) -> Self {
+        StatelessMeta(meta.and_then(|meta| members(meta, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])))
     }
 
     /// Whether they mark a 2026-07-28 request (`_meta` names a protocol version).
-    pub(crate) fn is_stateless(&self) -> bool {
+    pub fn is_stateless(&self) -> bool {
         self.0.is_some_and(|[version, _]| version.is_some())
     }
 
     /// The protocol version a 2026-07-28 request names; `-32602` when `_meta`, the version or
     /// the client capabilities are missing.
-    pub(crate) fn requested_version(&self) -> Result<String, ErrorObject> {
+    pub fn requested_version(&self) -> Result<String, ErrorObject> {
         let Some([version, capabilities]) = self.0 else {
             return Err(ErrorObject::invalid_params(
                 "Invalid params: a 2026-07-28 request needs _meta",
@@ -73,13 +63,14 @@ impl<'a> Meta<'a> {
 /// Checks that the server speaks `requested` (`-32022`, listing every version the server
 /// speaks, as `server/discover` does, so that a client of an older revision learns it can fall
 /// back to the handshake) and that the revision has `method` (`-32601`).
-pub(crate) fn check_version_and_method(
+pub fn check_version_and_method(
     requested: &str,
     method: &str,
     supported: SupportedVersions,
 ) -> Result<ProtocolVersion, ErrorObject> {
     let version = supported.check_stateless(requested)?;
-    if !METHODS.contains(&method) {
+    let defined = ClientRequest::revisions_of(method).is_some_and(|r| r.contains(&version));
+    if !defined {
         return Err(ErrorObject::method_not_found(method));
     }
     Ok(version)
@@ -88,7 +79,7 @@ pub(crate) fn check_version_and_method(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, parse};
+    use crate::jsonrpc::{Incoming, JsonRpcMessage, parse};
 
     /// The params of a request, as received (escapes kept).
     fn params(text: &str) -> Params {
@@ -103,17 +94,17 @@ mod tests {
     }
 
     fn is_stateless(text: &str) -> bool {
-        Meta::of(Some(&params(text))).is_stateless()
+        StatelessMeta::of(Some(&params(text))).is_stateless()
     }
 
     fn requested_version(text: &str) -> Result<String, String> {
-        Meta::of(Some(&params(text)))
+        StatelessMeta::of(Some(&params(text)))
             .requested_version()
             .map_err(|e| e.message)
     }
 
     #[test]
-    fn a_version_in_meta_marks_a_modern_request_however_the_key_is_spelled() {
+    fn a_version_in_meta_marks_a_stateless_request_however_the_key_is_spelled() {
         let stateless = r#"{"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                           "io.modelcontextprotocol/clientCapabilities": {}}}"#;
         assert!(is_stateless(stateless));
@@ -124,11 +115,11 @@ mod tests {
         assert!(!is_stateless(r#"{"name": "t", "arguments": {"meta": 1}}"#));
         assert!(!is_stateless(r#"{"_meta": {"progressToken": 1}}"#));
         assert!(!is_stateless("[1]"));
-        assert!(!Meta::of(None).is_stateless());
+        assert!(!StatelessMeta::of(None).is_stateless());
     }
 
     #[test]
-    fn what_a_modern_request_lacks_is_named() {
+    fn what_a_stateless_request_lacks_is_named() {
         assert_eq!(
             requested_version(r#"{"name": "t"}"#).unwrap_err(),
             "Invalid params: a 2026-07-28 request needs _meta"
@@ -147,6 +138,55 @@ mod tests {
             )
             .unwrap_err(),
             "Invalid params: _meta io.modelcontextprotocol/protocolVersion is not a string"
+        );
+    }
+
+    #[test]
+    fn the_methods_of_2026_07_28_are_those_its_schema_defines() {
+        let all = SupportedVersions::ALL;
+        let methods = [
+            "initialize",
+            "ping",
+            "server/discover",
+            "tools/list",
+            "tools/call",
+            "prompts/list",
+            "prompts/get",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "logging/setLevel",
+            "completion/complete",
+            "subscriptions/listen",
+            "tasks/get",
+            "tasks/list",
+            "no/such/method",
+        ];
+        let accepted: Vec<&str> = methods
+            .into_iter()
+            .filter(|method| check_version_and_method("2026-07-28", method, all).is_ok())
+            .collect();
+        assert_eq!(
+            accepted,
+            [
+                "server/discover",
+                "tools/list",
+                "tools/call",
+                "prompts/list",
+                "prompts/get",
+                "resources/list",
+                "resources/templates/list",
+                "resources/read",
+                "completion/complete",
+                "subscriptions/listen",
+            ]
+        );
+        let refused = check_version_and_method("2026-07-28", "ping", all).unwrap_err();
+        assert_eq!(
+            (refused.code.0, refused.message.as_str()),
+            (-32601, "Method not found: ping")
         );
     }
 }

@@ -1,0 +1,121 @@
+//! The extractors of the MCP endpoint: each checks one thing about a request before its handler
+//! runs, and rejects it with the HTTP status the transport's rules give.
+//!
+//! | extractor | checks | rejection |
+//! |---|---|---|
+//! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
+//! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
+//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit and is JSON-RPC | 415, 413, 400 |
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use mcp_core::jsonrpc::{self, Incoming};
+use mcp_core::{ErrorObject, ProtocolVersion};
+
+use super::HttpState;
+use super::headers::{accepts, header_str, header_version};
+use super::response::{error_reply, refuse};
+use crate::server::Reply;
+
+/// A request whose `Host` and `Origin` the server answers to.
+pub(crate) struct AllowedHost;
+
+impl FromRequestParts<Arc<HttpState>> for AllowedHost {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        http: &Arc<HttpState>,
+    ) -> Result<Self, Response> {
+        match http.options.host_policy.check(&parts.headers) {
+            Ok(()) => Ok(AllowedHost),
+            Err((status, message)) => Err(refuse(status, message)),
+        }
+    }
+}
+
+/// A POST whose client accepts both answers the endpoint may give: JSON and an SSE stream.
+pub(crate) struct AcceptsPost;
+
+impl<S: Send + Sync> FromRequestParts<S> for AcceptsPost {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Response> {
+        let headers = &parts.headers;
+        if accepts(headers, "application/json") && accepts(headers, "text/event-stream") {
+            return Ok(AcceptsPost);
+        }
+        Err(refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the client must accept both application/json and text/event-stream",
+        ))
+    }
+}
+
+/// A GET whose client accepts an SSE stream.
+pub(crate) struct AcceptsStream;
+
+impl<S: Send + Sync> FromRequestParts<S> for AcceptsStream {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Response> {
+        if accepts(&parts.headers, "text/event-stream") {
+            return Ok(AcceptsStream);
+        }
+        Err(refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the client must accept text/event-stream",
+        ))
+    }
+}
+
+/// A POST's JSON-RPC body, parsed, with the request's headers.
+pub(crate) struct JsonRpcPost {
+    pub(crate) headers: HeaderMap,
+    pub(crate) incoming: Incoming,
+}
+
+impl FromRequest<Arc<HttpState>> for JsonRpcPost {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, http: &Arc<HttpState>) -> Result<Self, Response> {
+        let (parts, body) = request.into_parts();
+        let headers = parts.headers;
+        let json_body = header_str(&headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
+            ct.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        });
+        if !json_body {
+            return Err(refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Unsupported Media Type: the body must be application/json",
+            ));
+        }
+        let limit = http.options.body_limit;
+        let Ok(body) = axum::body::to_bytes(body, limit).await else {
+            return Err(refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
+            ));
+        };
+        match jsonrpc::parse(&body) {
+            Ok(incoming) => Ok(JsonRpcPost { headers, incoming }),
+            Err(error) => {
+                // Before any session is found, the revision is the one the header names.
+                let version = header_version(&headers)
+                    .ok()
+                    .flatten()
+                    .unwrap_or(ProtocolVersion::V2025_03_26);
+                let reply = Reply::error(version, error.id().cloned(), ErrorObject::from(&error));
+                Err(error_reply(StatusCode::BAD_REQUEST, &reply))
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The POST handler: what a client sends, admitted by the server, and the answer as one JSON
+//! body or as an SSE stream of what the handlers send and then their replies.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::future::join_all;
+use mcp_core::ProtocolVersion;
+use mcp_core::headers::SESSION_HEADER;
+use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
+use tokio::sync::mpsc;
+
+use super::HttpState;
+use super::extract::{AcceptsPost, AllowedHost, JsonRpcPost};
+use super::handlers::require_session;
+use super::headers::{Mirrored, header_str, header_version, is_stateless};
+use super::response::{error_reply, json_response, refusal_status, refuse, status_of};
+use super::sessions::Session;
+use super::streams::{StreamEntry, sse_response};
+use crate::server::{
+    Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
+    ServerMode, SharedSink, render_batch,
+};
+
+/// The POST handler: one message or a batch, admitted by the server, answered as JSON or as a
+/// stream.
+pub(crate) async fn post(
+    State(http): State<Arc<HttpState>>,
+    _: AllowedHost,
+    _: AcceptsPost,
+    JsonRpcPost { headers, incoming }: JsonRpcPost,
+) -> Response {
+    // An unknown version is refused unless the request is of 2026-07-28, whose admission checks
+    // the header against `_meta`.
+    let named_version = header_version(&headers);
+    let header_version = named_version.clone().ok().flatten();
+    let stateless = is_stateless(&headers, header_version, &incoming);
+    if let (false, Err(name)) = (stateless, &named_version) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
+        );
+    }
+    let initialize = matches!(&incoming, Incoming::Message(JsonRpcMessage::Request(r)) if r.request.method == "initialize");
+    let (connection, session, new_session) = match http.server.mode() {
+        // A 2026-07-28 request is served on its own, whatever the mode: that era has no session.
+        _ if stateless => (
+            ConnectionState::transient(ProtocolVersion::V2026_07_28),
+            None,
+            false,
+        ),
+        ServerMode::Stateful if initialize && header_str(&headers, SESSION_HEADER).is_none() => {
+            match http.sessions.create(&http.server, &http.streams).await {
+                Ok(session) => (session.connection.clone(), Some(session), true),
+                Err(_) => {
+                    return refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Service Unavailable: too many sessions",
+                    );
+                }
+            }
+        }
+        ServerMode::Stateful => match require_session(&http, &headers) {
+            Ok(session) => (session.connection.clone(), Some(session), false),
+            Err(refused) => return refused.into_response(),
+        },
+        _ => (
+            ConnectionState::transient(header_version.unwrap_or(ProtocolVersion::V2025_03_26)),
+            None,
+            false,
+        ),
+    };
+    let (tx, events) = mpsc::unbounded_channel();
+    let sink: SharedSink = Arc::new(PostSink(tx));
+    let mirrored = Mirrored(&headers);
+    let envelope = if stateless {
+        Envelope::mirrored(&mirrored)
+    } else {
+        Envelope::bare()
+    };
+    let admission = http
+        .server
+        .admit(incoming, &connection, Some(sink), envelope);
+    if let Some(refusal) = admission.refusal() {
+        if let Some(session) = session.filter(|_| new_session) {
+            http.sessions.end(&session.id, &http.streams).await;
+        }
+        return error_reply(refusal_status(refusal), refusal);
+    }
+    if admission.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    // `initialize` is answered in one piece, so that its session id goes out only once it succeeded.
+    let stream = http.options.always_stream && !new_session;
+    let mut response = respond(
+        &http,
+        connection,
+        session.clone(),
+        admission,
+        events,
+        stream,
+    )
+    .await;
+    if let (true, Some(session)) = (new_session, session) {
+        if response.status().is_success() && session.connection.handshake().is_some() {
+            if let Ok(value) = HeaderValue::from_str(&session.id) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+        } else {
+            // `initialize` failed: the session never started.
+            http.sessions.end(&session.id, &http.streams).await;
+        }
+    }
+    response
+}
+
+/// What the handlers of one POST send while they run.
+enum PostEvent {
+    Message(Box<Outbound>),
+    Close(Duration),
+}
+
+/// The sink of one POST: messages go to its response stream.
+struct PostSink(mpsc::UnboundedSender<PostEvent>);
+
+impl MessageSink for PostSink {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        self.0
+            .send(PostEvent::Message(Box::new(message)))
+            .map_err(|_| PeerGone)
+    }
+
+    fn close_stream(&self, retry: Duration) -> bool {
+        self.0.send(PostEvent::Close(retry)).is_ok()
+    }
+}
+
+type Replies = Pin<Box<dyn Future<Output = Vec<Reply>> + Send>>;
+
+/// Runs the requests the server admitted and answers: with one JSON body when they finish
+/// without sending anything, otherwise (or when the server always streams) with an SSE stream
+/// that carries what they send and then their replies. `events` carries what the handlers send.
+async fn respond(
+    http: &Arc<HttpState>,
+    connection: Arc<ConnectionState>,
+    session: Option<Arc<Session>>,
+    admission: Admission,
+    mut events: mpsc::UnboundedReceiver<PostEvent>,
+    always_stream: bool,
+) -> Response {
+    let batch = admission.is_batch();
+    let (mut ready, mut running) = (Vec::new(), Vec::new());
+    for answer in admission {
+        match answer {
+            Answer::Ready(reply) => ready.push(*reply),
+            Answer::Running(work) => running.push(work),
+        }
+    }
+    let mut work: Replies = match running.len() {
+        0 => Box::pin(std::future::ready(Vec::new())),
+        1 => {
+            let run = running.pop().expect("one request runs");
+            Box::pin(async move { run.await.into_iter().collect() })
+        }
+        _ => Box::pin(async move { join_all(running).await.into_iter().flatten().collect() }),
+    };
+    if session.is_some() {
+        // A session's requests finish even if the client goes away before they do: a
+        // disconnection is not a cancellation. Without a session nothing could take the reply
+        // later, so the requests run in this response's own task and stop with it.
+        let task = tokio::spawn(work);
+        work = Box::pin(async move { task.await.unwrap_or_default() });
+    }
+    if !always_stream {
+        let mut replies = tokio::select! {
+            finished = &mut work => finished,
+            event = events.recv() => match event {
+                Some(event) => {
+                    return stream_replies(http, &connection, session, events, work, Some(event), ready).await;
+                }
+                // Every sink is gone: the handlers can send nothing more.
+                None => (&mut work).await,
+            },
+        };
+        return match events.try_recv() {
+            // Nothing was sent: one JSON body.
+            Err(_) => {
+                replies.splice(0..0, ready);
+                json_replies(replies, batch)
+            }
+            Ok(event) => {
+                let done: Replies = Box::pin(std::future::ready(replies));
+                stream_replies(http, &connection, session, events, done, Some(event), ready).await
+            }
+        };
+    }
+    stream_replies(http, &connection, session, events, work, None, ready).await
+}
+
+fn json_replies(replies: Vec<Reply>, batch: bool) -> Response {
+    match (batch, replies.as_slice()) {
+        (_, []) => StatusCode::ACCEPTED.into_response(),
+        (false, [reply]) => json_response(status_of(reply), reply.render()),
+        _ => json_response(StatusCode::OK, render_batch(&replies)),
+    }
+}
+
+/// Answers with an SSE stream fed by `events`, then `replies`.
+async fn stream_replies(
+    http: &Arc<HttpState>,
+    connection: &Arc<ConnectionState>,
+    session: Option<Arc<Session>>,
+    events: mpsc::UnboundedReceiver<PostEvent>,
+    replies: Replies,
+    first: Option<PostEvent>,
+    ready: Vec<Reply>,
+) -> Response {
+    let version = connection.version();
+    let entry = http.streams.open(session.is_some());
+    if let Some(session) = &session {
+        let forgotten = session.remember_stream(entry.id());
+        http.streams.close(&forgotten).await;
+    }
+    let priming = (version >= ProtocolVersion::V2025_11_25).then_some(http.options.retry);
+    let frames = match entry.attach(None, priming).await {
+        Ok(frames) => frames,
+        Err(_) => {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "a new stream is already attached",
+            );
+        }
+    };
+    tokio::spawn(pump(entry, events, replies, first, ready, version));
+    // Without a session, nothing can resume the stream: a client that closes it (the way a
+    // 2026-07-28 client ends `subscriptions/listen`, or gives up on a call) cancels the requests.
+    let on_close = session.is_none().then(|| {
+        let connection = connection.clone();
+        Box::new(move || connection.close()) as Box<dyn FnOnce() + Send>
+    });
+    sse_response(frames, on_close)
+}
+
+/// Moves what the handlers send, then their replies, into the stream.
+async fn pump(
+    entry: Arc<StreamEntry>,
+    mut events: mpsc::UnboundedReceiver<PostEvent>,
+    mut replies: Replies,
+    first: Option<PostEvent>,
+    ready: Vec<Reply>,
+    version: ProtocolVersion,
+) {
+    let forward = |event: PostEvent, entry: Arc<StreamEntry>| async move {
+        match event {
+            PostEvent::Message(message) => match message.render(version) {
+                Ok(text) => entry.push(Arc::from(text)).await,
+                Err(error) => tracing::warn!("dropped a message the request cannot carry: {error}"),
+            },
+            PostEvent::Close(retry) => entry.detach(retry).await,
+        }
+    };
+    for reply in ready {
+        entry.push(Arc::from(reply.render())).await;
+    }
+    if let Some(event) = first {
+        forward(event, entry.clone()).await;
+    }
+    let mut open = true;
+    let finished = loop {
+        tokio::select! {
+            biased;
+            event = events.recv(), if open => match event {
+                Some(event) => forward(event, entry.clone()).await,
+                None => open = false,
+            },
+            finished = &mut replies => break finished,
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        forward(event, entry.clone()).await;
+    }
+    for reply in finished {
+        entry.push(Arc::from(reply.render())).await;
+    }
+    entry.finish().await;
+}

@@ -1,0 +1,59 @@
+//! The responses the transport writes itself: JSON bodies, and refusals with an HTTP status.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
+
+use crate::server::Reply;
+
+/// A response with a JSON body.
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// An HTTP error whose body is `reply`, a JSON-RPC error response.
+pub(crate) fn error_reply(status: StatusCode, reply: &Reply) -> Response {
+    json_response(status, reply.render())
+}
+
+/// A request refused before it reaches the server: an HTTP status and a JSON-RPC
+/// `invalid request` error with `message`.
+pub(crate) fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
+    let error = ErrorObject::invalid_request(message);
+    error_reply(
+        status,
+        &Reply::error(ProtocolVersion::LATEST_HANDSHAKE, None, error),
+    )
+}
+
+/// The HTTP status of a reply sent as a JSON body: a 2026-07-28 error the revision ties to a
+/// status gets it (`-32601` 404; `-32020`, `-32021` and `-32022` 400), anything else 200.
+pub(crate) fn status_of(reply: &Reply) -> StatusCode {
+    let stateless = reply.version.era() == Era::Stateless;
+    match reply.error_object().map(|e| e.code) {
+        Some(ErrorCode::METHOD_NOT_FOUND) if stateless => StatusCode::NOT_FOUND,
+        Some(
+            ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        ) if stateless => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The HTTP status of a message the server refused as a whole: 404 for a method the revision
+/// does not have, 400 for anything else.
+pub(crate) fn refusal_status(reply: &Reply) -> StatusCode {
+    match reply.error_object().map(|e| e.code) {
+        Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
