@@ -2,29 +2,16 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::options::{Options, doc_text};
 use crate::params::{self, PROMPT_ARG_OPTIONS, Param, generic_of};
-use crate::shared::{call_user_fn, icons, submit};
+use crate::shared::Annotated;
 
 const OPTIONS: &[&str] = &["name", "title", "description", "icon", "icons"];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let options = Options::parse(attr)?;
-    options.check("mcp_prompt", OPTIONS)?;
-    let mut function: ItemFn = syn::parse2(item)?;
-    let params = params::classify(&mut function.sig, "mcp_prompt", PROMPT_ARG_OPTIONS)?;
-    let fn_ident = function.sig.ident.clone();
-    let name = options.string("name")?.map_or_else(
-        || fn_ident.to_string().trim_start_matches("r#").to_owned(),
-        |s| s.value(),
-    );
-    let description = match options.string("description")? {
-        Some(d) => Some(d.value()),
-        None => doc_text(&function.attrs),
-    };
+    let annotated = Annotated::parse(attr, item, "mcp_prompt", OPTIONS, PROMPT_ARG_OPTIONS)?;
+    let (params, name) = (&annotated.params, &annotated.name);
 
     let ctx = format_ident!("__ctx");
     let args = format_ident!("__args");
@@ -89,25 +76,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             }
         }
     }
-    if let Some(description) = description {
-        settings.push(quote! { .description(#description) });
-    }
-    if let Some(title) = options.string("title")? {
-        settings.push(quote! { .title(#title) });
-    }
-    if let Some(icons) = icons(&options)? {
-        settings.push(quote! { .icons(#icons) });
-    }
-    let states = params::state_requirements(&params);
-    let call = call_user_fn(&function, &call_args);
-    let definition_fn = format_ident!("__mcp_prompt_definition_{}", fn_ident);
-    let registration = submit(quote! { PromptEntry }, &name, &definition_fn);
-    Ok(quote! {
-        #function
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, clippy::all)]
-        fn #definition_fn() -> ::mcp_runtime::__private::PromptDefinition {
+    settings.extend(annotated.common_settings()?);
+    let states = params::state_requirements(params);
+    let call = annotated.call(&call_args);
+    let body = quote! {
             ::mcp_runtime::__private::PromptDefinition::new(
                 #name,
                 |#args: ::mcp_runtime::__private::PromptArguments, #ctx: ::mcp_runtime::__private::RequestContext| async move {
@@ -119,8 +91,6 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             )
             #(#settings)*
             #states
-        }
-
-        #registration
-    })
+    };
+    Ok(annotated.expansion("prompt", quote! { PromptDefinition }, body))
 }

@@ -2,12 +2,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitStr};
 
-use crate::options::{Options, doc_text};
 use crate::params::{self, Param, RESOURCE_ARG_OPTIONS, generic_of};
-use crate::shared::{call_user_fn, icons, submit};
+use crate::shared::Annotated;
 
 const OPTIONS: &[&str] = &[
     "uri",
@@ -59,25 +58,15 @@ fn template_variables(template: &str) -> Vec<TemplateVariable> {
 }
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let options = Options::parse(attr)?;
-    options.check("mcp_resource", OPTIONS)?;
-    let mut function: ItemFn = syn::parse2(item)?;
+    let annotated = Annotated::parse(attr, item, "mcp_resource", OPTIONS, RESOURCE_ARG_OPTIONS)?;
+    let (options, params, name) = (&annotated.options, &annotated.params, &annotated.name);
+    let fn_ident = &annotated.function.sig.ident;
     let uri: LitStr = options.string("uri")?.ok_or_else(|| {
         syn::Error::new(
             proc_macro2::Span::call_site(),
             "#[mcp_resource] needs a URI: #[mcp_resource(uri = \"...\")]",
         )
     })?;
-    let params = params::classify(&mut function.sig, "mcp_resource", RESOURCE_ARG_OPTIONS)?;
-    let fn_ident = function.sig.ident.clone();
-    let name = options.string("name")?.map_or_else(
-        || fn_ident.to_string().trim_start_matches("r#").to_owned(),
-        |s| s.value(),
-    );
-    let description = match options.string("description")? {
-        Some(d) => Some(d.value()),
-        None => doc_text(&function.attrs),
-    };
     let variables = template_variables(&uri.value());
     let is_template = uri.value().contains('{');
 
@@ -168,20 +157,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ));
     }
 
-    if let Some(description) = description {
-        settings.push(quote! { .description(#description) });
-    }
-    if let Some(title) = options.string("title")? {
-        settings.push(quote! { .title(#title) });
-    }
+    settings.extend(annotated.common_settings()?);
     if let Some(mime_type) = options.string("mime_type")? {
         settings.push(quote! { .mime_type(#mime_type) });
     }
     if let Some(annotations) = options.expr("annotations")? {
         settings.push(quote! { .annotations(#annotations) });
-    }
-    if let Some(icons) = icons(&options)? {
-        settings.push(quote! { .icons(#icons) });
     }
     if let Some(cache) = options.expr("cache")? {
         settings.push(quote! { .cache(#cache) });
@@ -195,8 +176,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         }
         settings.push(quote! { .size(#size) });
     }
-    let states = params::state_requirements(&params);
-    let call = call_user_fn(&function, &call_args);
+    let states = params::state_requirements(params);
+    let call = annotated.call(&call_args);
     let read = quote! {
         #(#statements)*
         ::mcp_runtime::__private::IntoResourceContents::into_contents(#call, &__uri)
@@ -231,19 +212,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             )
         }
     };
-    let definition_fn = format_ident!("__mcp_resource_definition_{}", fn_ident);
-    let registration = submit(quote! { ResourceEntry }, &name, &definition_fn);
-    Ok(quote! {
-        #function
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, clippy::all)]
-        fn #definition_fn() -> ::mcp_runtime::__private::ResourceKind {
-            #body
-        }
-
-        #registration
-    })
+    Ok(annotated.expansion("resource", quote! { ResourceKind }, body))
 }
 
 #[cfg(test)]

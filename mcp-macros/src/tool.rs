@@ -2,12 +2,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ReturnType;
 use syn::spanned::Spanned;
-use syn::{ItemFn, ReturnType};
 
-use crate::options::{Options, doc_text};
 use crate::params::{self, Param, TOOL_ARG_OPTIONS};
-use crate::shared::{call_user_fn, icons, submit};
+use crate::shared::Annotated;
 
 const OPTIONS: &[&str] = &[
     "name",
@@ -26,19 +25,9 @@ const OPTIONS: &[&str] = &[
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let options = Options::parse(attr)?;
-    options.check("mcp_tool", OPTIONS)?;
-    let mut function: ItemFn = syn::parse2(item)?;
-    let params = params::classify(&mut function.sig, "mcp_tool", TOOL_ARG_OPTIONS)?;
-    let fn_ident = function.sig.ident.clone();
-    let name = options.string("name")?.map_or_else(
-        || fn_ident.to_string().trim_start_matches("r#").to_owned(),
-        |s| s.value(),
-    );
-    let description = match options.string("description")? {
-        Some(d) => Some(d.value()),
-        None => doc_text(&function.attrs),
-    };
+    let annotated = Annotated::parse(attr, item, "mcp_tool", OPTIONS, TOOL_ARG_OPTIONS)?;
+    let (options, function) = (&annotated.options, &annotated.function);
+    let (params, name) = (&annotated.params, &annotated.name);
 
     let whole_inputs = params
         .iter()
@@ -143,7 +132,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     };
     let args_type = args_type.unwrap_or_default();
 
-    let call = call_user_fn(&function, &call_args);
+    let call = annotated.call(&call_args);
     // The output schema comes from the return type, unless it cannot be named.
     let return_type = match &function.sig.output {
         ReturnType::Default => Some(quote! { () }),
@@ -151,13 +140,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ReturnType::Type(_, ty) => Some(quote! { #ty }),
     };
 
-    let mut settings = Vec::new();
-    if let Some(description) = description {
-        settings.push(quote! { .description(#description) });
-    }
-    if let Some(title) = options.string("title")? {
-        settings.push(quote! { .title(#title) });
-    }
+    let mut settings = annotated.common_settings()?;
     // Every hint written, `true` or `false`, is sent as written.
     for (option, setter) in [
         ("read_only", "read_only_hint"),
@@ -169,9 +152,6 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             let setter = format_ident!("{setter}");
             settings.push(quote! { .#setter(#value) });
         }
-    }
-    if let Some(icons) = icons(&options)? {
-        settings.push(quote! { .icons(#icons) });
     }
     if let Some(meta) = options.expr("meta")? {
         settings.push(quote! { .verbatim_meta(#meta) });
@@ -189,16 +169,9 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             .requires_capabilities(::mcp_runtime::__private::mcp_core::capabilities::ClientCapabilities::named(#requires))
         });
     }
-    let states = params::state_requirements(&params);
+    let states = params::state_requirements(params);
 
-    let definition_fn = format_ident!("__mcp_tool_definition_{}", fn_ident);
-    let registration = submit(quote! { ToolEntry }, &name, &definition_fn);
-    Ok(quote! {
-        #function
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types, clippy::all)]
-        fn #definition_fn() -> ::mcp_runtime::__private::ToolDefinition {
+    let body = quote! {
             #args_struct
             #(#checks)*
             #[allow(unused_imports)]
@@ -212,10 +185,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             )
             #(#settings)*
             #states
-        }
-
-        #registration
-    })
+    };
+    Ok(annotated.expansion("tool", quote! { ToolDefinition }, body))
 }
 
 /// The check, at the type's span, that a parameter's type can be a tool argument.
