@@ -394,6 +394,41 @@ mod tests {
     }
 
     #[test]
+    fn capabilities_are_named_and_the_first_missing_one_is_found() {
+        let named = |names: &str| serde_json::to_value(ClientCapabilities::named(names)).unwrap();
+        assert_eq!(named("sampling"), json!({"sampling": {}}));
+        assert_eq!(named("sampling.tools"), json!({"sampling": {"tools": {}}}));
+        assert_eq!(named("roots"), json!({"roots": {}}));
+        assert_eq!(named("elicitation"), json!({"elicitation": {"form": {}}}));
+        assert_eq!(
+            named(" elicitation.form , elicitation.url, unknown"),
+            json!({"elicitation": {"form": {}, "url": {}}})
+        );
+        let required = ClientCapabilities::named("roots, sampling.tools, elicitation.url");
+        assert_eq!(required.first_missing(&client(json!({}))), Some("sampling"));
+        assert_eq!(
+            required.first_missing(&client(json!({"sampling": {}}))),
+            Some("sampling.tools")
+        );
+        assert_eq!(
+            required.first_missing(&client(json!({"sampling": {"tools": {}}}))),
+            Some("roots")
+        );
+        assert_eq!(
+            required.first_missing(&client(
+                json!({"sampling": {"tools": {}}, "roots": {}, "elicitation": {}})
+            )),
+            Some("elicitation.url")
+        );
+        assert_eq!(
+            required.first_missing(&client(
+                json!({"sampling": {"tools": {}}, "roots": {}, "elicitation": {"url": {}}})
+            )),
+            None
+        );
+    }
+
+    #[test]
     fn elicitation_modes() {
         let none = client(json!({}));
         assert!(!none.supports_elicitation_form() && !none.supports_elicitation_url());

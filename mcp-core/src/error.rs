@@ -4,9 +4,9 @@
 //! for the JSON-RPC envelope, [`DecodeError`](crate::messages::DecodeError) for methods and params,
 //! [`UnsupportedVersion`](crate::UnsupportedVersion) for version checks,
 //! [`UnknownVersion`](crate::UnknownVersion) for revision names,
-//! [`MissingMeta`](crate::meta::MissingMeta) for the per-request `_meta` of 2026-07-28,
 //! [`SchemaError`](crate::schema::SchemaError) and [`SchemaViolation`](crate::schema::SchemaViolation)
-//! for JSON Schemas, [`ResourceNotFound`], [`HeaderMismatch`] and
+//! for JSON Schemas, [`ResourceNotFound`], [`HeaderMismatch`] (for the HTTP headers of
+//! 2026-07-28, see [`headers`](crate::headers)) and
 //! [`UrlElicitationRequired`](crate::elicitation::UrlElicitationRequired)); each converts into the
 //! [`ErrorObject`] that goes on the wire.
 

@@ -25,7 +25,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use crate::ErrorObject;
+use crate::error::HeaderMismatch;
 
 /// The header that carries the protocol revision.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -44,15 +44,10 @@ pub trait RequestHeaders {
     fn get(&self, name: &str) -> Option<&[u8]>;
 }
 
-/// A header disagrees with the body, or a required one is missing or malformed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Header mismatch: {0}")]
-pub struct HeaderMismatch(String);
-
-impl From<HeaderMismatch> for ErrorObject {
-    fn from(error: HeaderMismatch) -> Self {
-        ErrorObject::header_mismatch(error.to_string())
-    }
+/// The error of a header that disagrees with the body, or of a required one that is missing or
+/// malformed: `detail` says which.
+fn mismatch(detail: String) -> HeaderMismatch {
+    HeaderMismatch(format!("Header mismatch: {detail}"))
 }
 
 /// The value of header `name`, trimmed; `Err` when it is not visible ASCII.
@@ -64,7 +59,7 @@ fn header<'a>(
         None => Ok(None),
         Some(value) => visible_text(value)
             .map(|v| Some(v.trim_matches([' ', '\t'])))
-            .ok_or_else(|| HeaderMismatch(format!("the {name} header has invalid characters"))),
+            .ok_or_else(|| mismatch(format!("the {name} header has invalid characters"))),
     }
 }
 
@@ -98,7 +93,7 @@ fn decode<'a>(name: &str, value: &'a str) -> Result<Cow<'a, str>, HeaderMismatch
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .map(Cow::Owned)
-        .ok_or_else(|| HeaderMismatch(format!("the {name} header is not valid Base64 of UTF-8")))
+        .ok_or_else(|| mismatch(format!("the {name} header is not valid Base64 of UTF-8")))
 }
 
 /// The member of a request's params that its `Mcp-Name` header repeats: the `name` of a
@@ -120,10 +115,10 @@ pub fn check_standard(
     body: Option<&str>,
 ) -> Result<(), HeaderMismatch> {
     let sent = header(headers, METHOD_HEADER)?
-        .ok_or_else(|| HeaderMismatch("the Mcp-Method header is missing".into()))?;
+        .ok_or_else(|| mismatch("the Mcp-Method header is missing".into()))?;
     let sent = decode("Mcp-Method", sent)?;
     if sent != method {
-        return Err(HeaderMismatch(format!(
+        return Err(mismatch(format!(
             "Mcp-Method header value {sent:?} does not match body value {method:?}"
         )));
     }
@@ -131,10 +126,10 @@ pub fn check_standard(
         return Ok(());
     }
     let sent = header(headers, NAME_HEADER)?
-        .ok_or_else(|| HeaderMismatch(format!("the Mcp-Name header is missing for {method}")))?;
+        .ok_or_else(|| mismatch(format!("the Mcp-Name header is missing for {method}")))?;
     let sent = decode("Mcp-Name", sent)?;
     if Some(sent.as_ref()) != body {
-        return Err(HeaderMismatch(format!(
+        return Err(mismatch(format!(
             "Mcp-Name header value {sent:?} does not match body value {:?}",
             body.unwrap_or_default()
         )));
@@ -155,8 +150,7 @@ pub fn check_params(
         let display = format!("Mcp-Param-{}", param.name);
         let sent = header(headers, &header_name)?;
         let Some(value) = value else { continue };
-        let sent =
-            sent.ok_or_else(|| HeaderMismatch(format!("the {display} header is missing")))?;
+        let sent = sent.ok_or_else(|| mismatch(format!("the {display} header is missing")))?;
         let sent = decode(&display, sent)?;
         let matches = match value {
             Value::String(s) => sent == s.as_str(),
@@ -165,7 +159,7 @@ pub fn check_params(
             _ => false,
         };
         if !matches {
-            return Err(HeaderMismatch(format!(
+            return Err(mismatch(format!(
                 "{display} header value {sent:?} does not match body value {value}"
             )));
         }
@@ -297,6 +291,7 @@ pub fn header_params(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorObject;
     use serde_json::Map;
     use serde_json::json;
 
@@ -346,18 +341,18 @@ mod tests {
         );
         assert_eq!(
             ok(&[("mcp-method", "TOOLS/LIST")], "tools/list", &json!({})),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "Mcp-Method header value \"TOOLS/LIST\" does not match body value \"tools/list\""
                     .into()
             ))
         );
         assert_eq!(
             ok(&[], "tools/list", &json!({})),
-            Err(HeaderMismatch("the Mcp-Method header is missing".into()))
+            Err(mismatch("the Mcp-Method header is missing".into()))
         );
         assert_eq!(
             ok(&[("mcp-method", "tools/call")], "tools/call", &call),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "the Mcp-Name header is missing for tools/call".into()
             ))
         );
@@ -367,7 +362,7 @@ mod tests {
                 "tools/call",
                 &call
             ),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "Mcp-Name header value \"wrong\" does not match body value \"echo\"".into()
             ))
         );
@@ -393,7 +388,7 @@ mod tests {
             ),
             Ok(())
         );
-        let error = ErrorObject::from(HeaderMismatch("x".into()));
+        let error = ErrorObject::from(mismatch("x".into()));
         assert_eq!(error.code, crate::ErrorCode(-32020));
     }
 
@@ -441,7 +436,7 @@ mod tests {
                 &[("mcp-param-region", "=?base64?SGVsbG8?=")],
                 json!({"region": "Hello"})
             ),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "the Mcp-Param-Region header is not valid Base64 of UTF-8".into()
             ))
         );
@@ -450,19 +445,17 @@ mod tests {
                 &[("mcp-param-region", "=?base64?SGVs!!!bG8=?=")],
                 json!({"region": "Hello"})
             ),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "the Mcp-Param-Region header is not valid Base64 of UTF-8".into()
             ))
         );
         assert_eq!(
             check(&[], json!({"region": "test-value"})),
-            Err(HeaderMismatch(
-                "the Mcp-Param-Region header is missing".into()
-            ))
+            Err(mismatch("the Mcp-Param-Region header is missing".into()))
         );
         assert_eq!(
             check(&[("mcp-param-n", "41")], json!({"n": 42})),
-            Err(HeaderMismatch(
+            Err(mismatch(
                 "Mcp-Param-N header value \"41\" does not match body value 42".into()
             ))
         );

@@ -4,7 +4,7 @@
 //! `modelcontextprotocol` or `mcp` as its second label are reserved for the protocol. The keys the
 //! protocol defines are typed fields here; every other key is kept in `extra`, so nothing a peer
 //! sends is lost. Entities (tools, resources, content blocks, ...) carry a plain
-//! [`JsonObject`](crate::JsonObject) as their `_meta`.
+//! [`crate::JsonObject`] as their `_meta`.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -193,38 +193,6 @@ impl RequestMeta {
             ..RequestMeta::default()
         }
     }
-
-    /// Checks that the keys a stateless request must carry are present, and returns the requested
-    /// revision and the declared capabilities.
-    pub fn require_stateless(&self) -> Result<(&str, &ClientCapabilities), MissingMeta> {
-        match (&self.protocol_version, &self.client_capabilities) {
-            (Some(version), Some(capabilities)) => Ok((version, capabilities)),
-            (version, capabilities) => Err(MissingMeta {
-                keys: [
-                    version.is_none().then_some(keys::PROTOCOL_VERSION),
-                    capabilities.is_none().then_some(keys::CLIENT_CAPABILITIES),
-                ]
-                .into_iter()
-                .flatten()
-                .collect(),
-            }),
-        }
-    }
-}
-
-/// A stateless request lacks `_meta` keys it must carry (`-32602`; HTTP 400).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("Missing required _meta field(s): {}", keys.join(", "))]
-pub struct MissingMeta {
-    /// The missing keys.
-    pub keys: Vec<&'static str>,
-}
-
-impl From<MissingMeta> for crate::ErrorObject {
-    fn from(err: MissingMeta) -> Self {
-        crate::ErrorObject::invalid_params(err.to_string())
-            .with_data(serde_json::json!({ "missing": err.keys }))
-    }
 }
 
 /// The `_meta` of a notification's params.
@@ -331,9 +299,7 @@ mod tests {
         assert_eq!(meta.log_level, Some(LoggingLevel::Warning));
         assert_eq!(meta.extra.get("traceparent"), Some(&json!("00-abc-def-01")));
         assert_eq!(serde_json::to_value(&meta).unwrap(), wire);
-        let (version, caps) = meta.require_stateless().unwrap();
-        assert_eq!(version, "2026-07-28");
-        assert!(caps.elicitation.is_some());
+        assert!(meta.client_capabilities.unwrap().elicitation.is_some());
     }
 
     #[test]
@@ -412,26 +378,6 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "invalid type: boolean `true`, expected a string or an integer at line 1 column 22"
-        );
-    }
-
-    #[test]
-    fn missing_modern_keys_are_named() {
-        let err = RequestMeta::default().require_stateless().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "Missing required _meta field(s): io.modelcontextprotocol/protocolVersion, \
-             io.modelcontextprotocol/clientCapabilities"
-        );
-        let obj = crate::ErrorObject::from(err);
-        assert_eq!(obj.code.0, -32602);
-        let partial = RequestMeta {
-            protocol_version: Some("2026-07-28".into()),
-            ..RequestMeta::default()
-        };
-        assert_eq!(
-            partial.require_stateless().unwrap_err().keys,
-            vec![keys::CLIENT_CAPABILITIES]
         );
     }
 

@@ -27,7 +27,7 @@
 //! | [`handler`] | what a server offers and what its handlers see: [`tool`], [`prompt`], [`resource`] and [`completion`] definitions, the [`RequestContext`](handler::RequestContext), the [`extract`]ors, [`elicit`]ation forms |
 //! | [`server`] | [`McpServer`](server::McpServer): its builder, its registry, and the dispatcher that answers each request |
 //! | [`connection`] | what the server keeps per peer, and the messages it sends to the peer |
-//! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, the server's admission, bytes out |
+//! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, [`McpServer::admit`](server::McpServer::admit), bytes out |
 //! | [`store`] | what a deployment of several processes shares: the SSE event store |
 //! | [`auth`] | who may use the server: the `Host`/`Origin` policy |
 //! | [`client`] | the MCP client |

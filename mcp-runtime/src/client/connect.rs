@@ -2,7 +2,6 @@
 //! versioning page (probe with `server/discover`, fall back to the `initialize` handshake on any
 //! answer that is not a recognized stateless error).
 
-use parking_lot::Mutex;
 use std::future::Future;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -17,6 +16,7 @@ use mcp_core::meta::keys;
 use mcp_core::roots::Root;
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 

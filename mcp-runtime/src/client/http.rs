@@ -9,7 +9,6 @@
 //! `Mcp-Name` and `Mcp-Param-{Name}` headers their body mirrors, and a request is cancelled by
 //! closing its stream.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -17,6 +16,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::{Era, ErrorObject};
+use parking_lot::Mutex;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;

@@ -47,7 +47,6 @@ mod peer;
 mod skills;
 mod tools;
 
-use parking_lot::Mutex;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -68,6 +67,7 @@ use mcp_core::resources::{
 use mcp_core::subscriptions::SubscriptionFilter;
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
 use mcp_core::{Era, ErrorCode, ProtocolVersion, render};
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

@@ -2,7 +2,6 @@
 //! a writer task, a reader task that routes responses to the requests waiting for them, server
 //! requests to the application's handlers and notifications to subscribers.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -12,6 +11,7 @@ use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::meta::keys;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::{ErrorObject, ProtocolVersion};
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{broadcast, mpsc, oneshot};

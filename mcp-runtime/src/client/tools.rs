@@ -3,13 +3,13 @@
 //! schema, against which structured results are checked. Schemas are kept exactly as the
 //! server sent them; a `$ref` is never fetched.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use mcp_core::JsonObject;
 use mcp_core::schema::CompiledSchema;
 use mcp_core::tools::{CallToolResult, Tool};
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use mcp_core::headers::{HeaderParam, header_params};

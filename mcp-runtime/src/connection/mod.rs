@@ -10,7 +10,6 @@
 //! What the server sends the peer on its own (notifications, server-to-client requests) goes
 //! through the connection's [`MessageSink`], as [`Outbound`] messages.
 
-use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -23,6 +22,7 @@ use mcp_core::jsonrpc::RequestId;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::{ErrorObject, ProtocolVersion};
+use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;

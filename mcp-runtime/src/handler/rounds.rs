@@ -10,11 +10,11 @@
 //! sealed by the server's [`RequestStateCodec`] so that a client cannot forge or replay it: a
 //! handler that asks for one thing per round still sees every answer of the rounds before.
 
-use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 
 use mcp_core::ErrorObject;
 use mcp_core::input::{InputRequest, InputRequests, InputResponse, InputResponses};
+use parking_lot::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -4,7 +4,6 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
@@ -12,6 +11,7 @@ use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::ClientNotification;
 use mcp_core::{JsonObject, SupportedVersions};
+use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::registry::{

@@ -7,13 +7,13 @@
 //! for the URIs it listed, and ends when the client closes the stream (HTTP) or cancels the
 //! request (stdio), or with a final result when the server shuts down.
 
-use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::messages::ServerNotification;
 use mcp_core::meta::NotificationMeta;
 use mcp_core::subscriptions::SubscriptionFilter;
+use parking_lot::Mutex;
 
 use crate::connection::{Outbound, SharedSink};
 

@@ -61,7 +61,6 @@ mod resources;
 mod subscriptions;
 mod tools;
 
-use parking_lot::Mutex;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -77,6 +76,7 @@ use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
 use mcp_core::params::NotificationParams;
 use mcp_core::resources::ResourceUpdatedNotificationParams;
 use mcp_core::{ErrorObject, JsonObject, SupportedVersions};
+use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::connection::{
@@ -305,7 +305,6 @@ impl McpServer {
             .collect()
     }
 
-    /// Sends `notification` to every connection `select` picks; returns how many it reached.
     /// Sends `notification` to the connections `select` picks and to the listen streams that
     /// asked for it; returns how many it reached.
     fn broadcast(

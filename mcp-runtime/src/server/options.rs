@@ -73,7 +73,7 @@ impl ClientRequestTimeouts {
     }
 }
 
-/// How long [`McpServer::ping`] waits for the client by default.
+/// How long [`McpServer::ping`](super::McpServer::ping) waits for the client by default.
 pub const DEFAULT_PING_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `roots/list` waits for the client by default.
 pub const DEFAULT_ROOTS_TIMEOUT: Duration = Duration::from_secs(60);

@@ -6,12 +6,12 @@
 //! entries named one by one. A `Registry` holds what one server offers; it may change at run time
 //! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
-use parking_lot::RwLock;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 use mcp_core::content::ContentBlock;
 use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
+use parking_lot::RwLock;
 use serde_json::Value;
 
 use crate::prompt::PromptDefinition;

@@ -6,11 +6,12 @@
 //! deployment that spreads one session over several processes implements [`EventStore`] on a
 //! shared store.
 
-use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 /// A boxed future returned by [`EventStore`] methods.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -5,11 +5,11 @@
 //! [`ConnectionState`] and its streams, so nothing leaks between sessions. A session ends on
 //! `DELETE`, after it was idle for the configured time, or when the server is dropped.
 
-use parking_lot::{Mutex, RwLock};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};

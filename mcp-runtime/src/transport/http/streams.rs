@@ -6,7 +6,6 @@
 //! collecting events, and a later GET with `Last-Event-ID` replays what was missed and carries the
 //! rest. Event ids are `<stream>:<sequence>`, so an id tells which stream it belongs to.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +15,7 @@ use std::task::Poll;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
 use super::sse;
