@@ -153,27 +153,50 @@ impl Admission {
         if let Some(refusal) = self.refusal {
             return vec![*refusal];
         }
-        join_all(self.into_iter().map(|answer| async move {
-            match answer {
-                Answer::Ready(reply) => Some(*reply),
-                Answer::Running(work) => work.await,
-            }
-        }))
-        .await
-        .into_iter()
-        .flatten()
-        .collect()
+        join_all(self.into_iter().map(Answer::into_reply))
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// Runs the started requests and returns the text of the answer: one reply, or the array of a
     /// batch; `None` when nothing is owed.
     pub async fn finish(self) -> Option<String> {
-        let batch = self.batch && self.refusal.is_none();
-        let replies = self.replies().await;
-        match (batch, replies.as_slice()) {
-            (_, []) => None,
-            (false, [reply]) => Some(reply.render()),
-            _ => Some(render_batch(&replies)),
+        if let Some(refusal) = self.refusal {
+            return Some(refusal.render());
+        }
+        match self.answers {
+            // The usual case, without the machinery of a batch.
+            Answers::One(answer) if !self.batch => {
+                answer.into_reply().await.map(|reply| reply.render())
+            }
+            answers => {
+                let batch = self.batch;
+                let replies = Admission {
+                    refusal: None,
+                    batch,
+                    answers,
+                }
+                .replies()
+                .await;
+                match (batch, replies.as_slice()) {
+                    (_, []) => None,
+                    (false, [reply]) => Some(reply.render()),
+                    _ => Some(render_batch(&replies)),
+                }
+            }
+        }
+    }
+}
+
+impl Answer {
+    /// The reply: the one ready, or the started request's once it finishes (none when it was
+    /// cancelled).
+    pub async fn into_reply(self) -> Option<Reply> {
+        match self {
+            Answer::Ready(reply) => Some(*reply),
+            Answer::Running(work) => work.await,
         }
     }
 }
@@ -224,104 +247,120 @@ pub(super) fn admit(
     sink: Option<SharedSink>,
     envelope: Envelope<'_>,
 ) -> Admission {
-    let version = connection.version();
     let mut admission = Admission {
         refusal: None,
         batch: false,
         answers: Answers::None,
     };
-    let entry = |entry, admission: &mut Admission| {
-        let answer = admit_entry(server, entry, connection, sink.clone(), envelope);
-        match answer {
-            Ok(Some(answer)) => admission.answers.push(answer),
-            Ok(None) => {}
-            Err(refusal) => *admission = Admission::refused(refusal),
+    let outcome = match incoming {
+        // The usual message, straight to its request's admission.
+        Incoming::Message(JsonRpcMessage::Request(request)) => {
+            admit_request(server, request, connection, sink, envelope, false).map(Some)
         }
+        Incoming::Message(message) => admit_other(server, message, connection, envelope),
+        Incoming::Batch(entries) => return admit_batch(server, entries, connection, sink),
+        _ => Ok(None),
     };
-    match incoming {
-        Incoming::Message(message) => entry(Entry::Single(message), &mut admission),
-        Incoming::Batch(_) if !version.accepts_batches() => {
-            let error = ErrorObject::invalid_request(format!(
-                "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
-            ));
-            return Admission::refused(Box::new(Reply::error(version, None, error)));
-        }
-        Incoming::Batch(entries) => {
-            admission.batch = true;
-            for batched in entries {
-                entry(Entry::Batched(batched), &mut admission);
-                if admission.refusal.is_some() {
-                    break;
-                }
-            }
-        }
-        _ => {}
+    match outcome {
+        Ok(Some(answer)) => admission.answers = Answers::One(answer),
+        Ok(None) => {}
+        Err(refusal) => admission.refusal = Some(refusal),
     }
     admission
 }
 
-/// A message received alone, or an entry of a batch (which may be invalid on its own).
-enum Entry {
-    Single(JsonRpcMessage),
-    Batched(Result<JsonRpcMessage, EnvelopeError>),
-}
-
-/// Admits one message: the answer it is owed, if any, or the refusal of the whole message.
-fn admit_entry(
+/// Admits a batch: refused as a whole unless the peer speaks 2025-03-26; each entry admitted in
+/// order, an invalid one answered with its error, `initialize` refused.
+fn admit_batch(
     server: &McpServer,
-    entry: Entry,
+    entries: Vec<Result<JsonRpcMessage, EnvelopeError>>,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
+) -> Admission {
+    let version = connection.version();
+    if !version.accepts_batches() {
+        let error = ErrorObject::invalid_request(format!(
+            "JSON-RPC batches are accepted only from peers speaking 2025-03-26 (this one speaks {version})"
+        ));
+        return Admission::refused(Box::new(Reply::error(version, None, error)));
+    }
+    let mut admission = Admission {
+        refusal: None,
+        batch: true,
+        answers: Answers::None,
+    };
+    let bare = Envelope::bare();
+    for entry in entries {
+        let answer = match entry {
+            Ok(JsonRpcMessage::Request(request)) => {
+                admit_request(server, request, connection, sink.clone(), bare, true).map(Some)
+            }
+            Ok(message) => admit_other(server, message, connection, bare),
+            Err(error) => {
+                let error_object = ErrorObject::from(&error);
+                let reply = Reply::error(version, error.id().cloned(), error_object);
+                Ok(Some(Answer::Ready(Box::new(reply))))
+            }
+        };
+        match answer {
+            Ok(Some(answer)) => admission.answers.push(answer),
+            Ok(None) => {}
+            // Only a message with mirrored headers is refused whole, and a batch has none.
+            Err(refusal) => return Admission::refused(refusal),
+        }
+    }
+    admission
+}
+
+/// Handles a notification or a response at once; nothing is owed for it, unless its mirrored
+/// headers refuse it.
+fn admit_other(
+    server: &McpServer,
+    message: JsonRpcMessage,
+    connection: &Arc<ConnectionState>,
     envelope: Envelope<'_>,
 ) -> Result<Option<Answer>, Box<Reply>> {
-    let version = connection.version();
-    let ready = |reply: Reply| Ok(Some(Answer::Ready(Box::new(reply))));
-    let (message, batched) = match entry {
-        Entry::Single(message) => (message, false),
-        Entry::Batched(Ok(message)) => (message, true),
-        Entry::Batched(Err(error)) => {
-            return ready(Reply::error(
-                version,
-                error.id().cloned(),
-                ErrorObject::from(&error),
-            ));
-        }
-    };
-    let request = match message {
-        JsonRpcMessage::Request(request) => request,
+    match message {
         JsonRpcMessage::Notification(notification) => {
             if let Some(headers) = envelope.mirrored {
                 let method = &notification.notification.method;
                 if let Err(mismatch) = headers::check_standard(headers, method, None) {
                     let error = mismatch.into();
-                    return Err(Box::new(Reply::error(
-                        ProtocolVersion::V2026_07_28,
-                        None,
-                        error,
-                    )));
+                    let reply = Reply::error(ProtocolVersion::V2026_07_28, None, error);
+                    return Err(Box::new(reply));
                 }
             }
             lifecycle::notification(server, notification, connection);
-            return Ok(None);
         }
         JsonRpcMessage::Response(response) => {
-            if !connection.resolve(&response.id, Ok(response.result)) {
-                tracing::debug!(id = %response.id, "a response matches no request of ours");
+            let id = response.id;
+            if !connection.resolve(&id, Ok(response.result)) {
+                tracing::debug!(%id, "a response matches no request of ours");
             }
-            return Ok(None);
         }
-        JsonRpcMessage::Error(error) => {
-            match &error.id {
-                Some(id) if connection.resolve(id, Err(error.error.clone())) => {}
-                _ => tracing::debug!(?error, "the client sent an error that matches no request"),
-            }
-            return Ok(None);
-        }
-        _ => return Ok(None),
-    };
+        JsonRpcMessage::Error(error) => match &error.id {
+            Some(id) if connection.resolve(id, Err(error.error.clone())) => {}
+            _ => tracing::debug!(?error, "the client sent an error that matches no request"),
+        },
+        _ => {}
+    }
+    Ok(None)
+}
+
+/// Admits a request: its revision checked (and its mirrored headers, when it has them), then
+/// started; `batched` when it came in a batch.
+fn admit_request(
+    server: &McpServer,
+    request: JsonRpcRequest,
+    connection: &Arc<ConnectionState>,
+    sink: Option<SharedSink>,
+    envelope: Envelope<'_>,
+    batched: bool,
+) -> Result<Answer, Box<Reply>> {
+    let ready = |version, id, error| Ok(Answer::Ready(Box::new(Reply::error(version, id, error))));
     if batched && request.request.method == "initialize" {
         let error = ErrorObject::invalid_request("initialize must not be part of a batch");
-        return ready(Reply::error(version, Some(request.id), error));
+        return ready(connection.version(), Some(request.id), error);
     }
     let revision = match envelope.mirrored {
         Some(headers) => match check_mirrored(server, headers, &request) {
@@ -339,19 +378,16 @@ fn admit_entry(
             let call = &request.request;
             match revision_of(server, &call.method, call.params.as_ref(), connection) {
                 Ok(revision) => revision,
-                Err(error) => {
-                    let id = Some(request.id);
-                    return ready(Reply::error(ProtocolVersion::V2026_07_28, id, error));
-                }
+                Err(error) => return ready(ProtocolVersion::V2026_07_28, Some(request.id), error),
             }
         }
     };
-    Ok(Some(
+    Ok(
         match dispatch::start(server, request, connection, sink, revision) {
             Ok(work) => Answer::Running(work),
             Err(reply) => Answer::Ready(reply),
         },
-    ))
+    )
 }
 
 /// Admits wire text: a message that is not JSON gets a parse error (`-32700`) and an invalid one
