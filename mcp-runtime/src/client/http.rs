@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::peer::{Failure, Peer};
@@ -31,6 +31,8 @@ use mcp_core::headers::{
 
 /// How often a stream that closed before its response is resumed.
 const MAX_RESUMPTIONS: usize = 5;
+/// How long the requests after the handshake wait for the server to answer the standalone GET.
+const STANDALONE_WAIT: Duration = Duration::from_secs(5);
 
 /// The HTTP side of a client connection.
 pub(crate) struct HttpChannel {
@@ -111,11 +113,17 @@ impl HttpChannel {
                 // the standalone stream.
                 (Some("notifications/initialized"), None) => {
                     self.post(line, message, None, peer.clone()).await;
-                    let task = tokio::spawn(self.clone().listen(peer.clone()));
+                    let (opened, answered) = oneshot::channel();
+                    let task = tokio::spawn(self.clone().listen(peer.clone(), opened));
                     let previous = self.standalone.lock().replace(task.abort_handle());
                     if let Some(previous) = previous {
                         previous.abort();
                     }
+                    // What follows goes out once the server has answered the GET: a server that
+                    // sends something on its standalone stream while it handles the next request
+                    // (an elicitation its tool makes without naming the request, say) then has
+                    // the stream to send it on, instead of dropping it.
+                    let _ = tokio::time::timeout(STANDALONE_WAIT, answered).await;
                 }
                 // Notifications and responses are answered at once and go out in order.
                 _ => self.post(line, message, None, peer.clone()).await,
@@ -140,7 +148,9 @@ impl HttpChannel {
     /// Follows the standalone GET stream of a handshake-era session, reconnecting after the
     /// server's `retry` with `Last-Event-ID` when it closes, until the peer is gone; a server
     /// that offers no such stream (`405`, or any other refusal) is left alone.
-    async fn listen(self: Arc<Self>, peer: Weak<Peer>) {
+    /// `opened` is told once the server has answered the first GET, whatever it answered.
+    async fn listen(self: Arc<Self>, peer: Weak<Peer>, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut last_event: Option<String> = None;
         let mut retry = Duration::from_secs(1);
         let mut failures = 0;
@@ -158,7 +168,11 @@ impl HttpChannel {
             if let Some(last) = &last_event {
                 get = get.header("last-event-id", last);
             }
-            match get.send().await {
+            let answer = get.send().await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match answer {
                 Ok(response) if response.status().is_success() && is_event_stream(&response) => {
                     failures = 0;
                     read_events(response, &peer, None, &mut last_event, &mut retry).await;
