@@ -8,7 +8,8 @@
 # and then every client scenario against the conformance-client example, one at a time (the
 # suite's --suite and --requirements modes run them in parallel, which times out on a 2-core
 # machine): each scenario at every revision it is tagged with from 2025-06-18 on, the extension
-# scenarios at their default revision, the auth scenarios once.
+# scenarios at their default revision, the auth scenarios once; all of that twice, against a debug
+# and a release build of the client, whose timings differ (a race shows in one and not the other).
 # Each run is compared with its baseline of expected failures (conformance/baseline-*.yml, every
 # entry with its reason): it fails on a scenario that fails and is not listed, and on a listed
 # scenario that passes. Prints `N passed, M failed` per run; exits non-zero when any run fails.
@@ -26,6 +27,7 @@ if [ ! -x conformance/node_modules/.bin/conformance ] || ! cmp -s conformance/pa
 fi
 
 cargo build --quiet -p examples --bin conformance-server --bin conformance-client
+cargo build --quiet --release -p examples --bin conformance-client
 results=target/conformance
 rm -rf "$results"
 mkdir -p "$results"
@@ -82,12 +84,12 @@ run_client() {
   local scenario=$1
   shift
   local code=0 out
-  out=$(conformance/node_modules/.bin/conformance client --command target/debug/conformance-client \
+  out=$(conformance/node_modules/.bin/conformance client --command "target/$profile/conformance-client" \
     --scenario "$scenario" "$@" --expected-failures conformance/baseline-client.yml \
     -o "$results/client" 2>&1) || code=$?
   printf '%s\n' "$out" >>"$client_log"
   if [ "$code" -ne 0 ]; then
-    echo "conformance client $scenario $*: NOT as the baseline expects:"
+    echo "conformance client ($profile) $scenario $*: NOT as the baseline expects:"
     printf '%s\n' "$out" | tail -30
     failed=$((failed + 1))
     status=1
@@ -97,20 +99,23 @@ run_client() {
     expected=$((expected + 1))
   fi
 }
-while read -r scenario tags; do
-  case "$scenario" in
-    auth/*) run_client "$scenario" ;;
-    *)
-      for version in ${tags//,/ }; do
-        case "$version" in
-          extension) run_client "$scenario" ;;
-          2025-03-26 | 2024-11-05) ;;
-          *) run_client "$scenario" --spec-version "$version" ;;
-        esac
-      done
-      ;;
-  esac
-done < <(conformance/node_modules/.bin/conformance list --client |
+scenarios=$(conformance/node_modules/.bin/conformance list --client |
   sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
-echo "conformance client: $passed scenario runs passed, $expected failed as the baseline expects (auth), $failed not as expected"
+for profile in debug release; do
+  while read -r scenario tags; do
+    case "$scenario" in
+      auth/*) run_client "$scenario" ;;
+      *)
+        for version in ${tags//,/ }; do
+          case "$version" in
+            extension) run_client "$scenario" ;;
+            2025-03-26 | 2024-11-05) ;;
+            *) run_client "$scenario" --spec-version "$version" ;;
+          esac
+        done
+        ;;
+    esac
+  done <<<"$scenarios"
+done
+echo "conformance client (debug and release builds): $passed scenario runs passed, $expected failed as the baseline expects (auth), $failed not as expected"
 exit "$status"

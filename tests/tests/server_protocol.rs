@@ -427,6 +427,29 @@ async fn exchange(client: &mut TestClient, line: &str) -> Value {
 }
 
 #[tokio::test]
+async fn params_nested_too_deep_are_refused_saying_so() {
+    let server = builder().build().unwrap();
+    let connection = ConnectionState::persistent(None);
+    let depth = 300;
+    let request = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":{}{}}}}}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let reply: Value = serde_json::from_str(
+        &server
+            .handle_raw(request.as_bytes(), &connection, None)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "Invalid params for tools/call: recursion limit exceeded at line 1 column 161"}})
+    );
+}
+
+#[tokio::test]
 async fn malformed_input_gets_the_json_rpc_error_and_the_server_keeps_serving() {
     let mut client = TestClient::initialized(
         builder().build().unwrap(),

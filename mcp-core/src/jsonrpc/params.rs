@@ -64,8 +64,15 @@ impl Params {
     /// (e.g. `arguments.a: invalid type: string "x", expected i64`).
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, String> {
         // Straight from the text when it fits; the path is tracked only to describe a failure,
-        // and from the value, so that messages do not depend on where in the text it was.
-        serde_json::from_str(self.get()).or_else(|_| crate::de::from_value(self.to_value()))
+        // and from the value, so that messages do not depend on where in the text it was. Text
+        // that does not even read as a value (nested deeper than the parser goes) is described by
+        // the parser's own error.
+        serde_json::from_str(self.get()).or_else(|error| {
+            match serde_json::from_str::<Value>(self.get()) {
+                Ok(value) => crate::de::from_value(value),
+                Err(_) => Err(error.to_string()),
+            }
+        })
     }
 
     /// The member `key` of the params object decoded as `T`; `None` when it is absent or not a
@@ -181,6 +188,31 @@ mod tests {
 
     fn params(text: &str) -> Params {
         Params::from_raw(serde_json::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn params_nested_too_deep_are_reported_as_such() {
+        let depth = 200;
+        let text = format!(
+            r#"{{"name": "t", "arguments": {{"a": {}{}}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        // Read as raw text (the parser skips what it does not decode) ...
+        let parsed = match crate::jsonrpc::parse(
+            format!(r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {text}}}"#)
+                .as_bytes(),
+        ) {
+            Ok(crate::jsonrpc::Incoming::Message(crate::jsonrpc::JsonRpcMessage::Request(r))) => {
+                r.request.params.unwrap()
+            }
+            other => panic!("{other:?}"),
+        };
+        // ... and decoding says why it fails, rather than that it found `null`.
+        let error = parsed
+            .decode::<crate::tools::CallToolRequestParams>()
+            .unwrap_err();
+        assert_eq!(error, "recursion limit exceeded at line 1 column 159");
     }
 
     #[test]

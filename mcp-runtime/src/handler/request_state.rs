@@ -15,6 +15,11 @@
 //! and an HMAC-SHA256 over all of it, under a key named in the token, so that keys can be
 //! rotated: a codec seals with its current key and opens tokens of its current and previous keys.
 //!
+//! A token is not single-use: sent again with the identical request (same method, params and
+//! subject) before it expires, it opens again, and the handler runs again with the same state.
+//! Handlers whose rounds must not repeat a side effect keep their own record of what they did;
+//! one-time tokens need a store of spent ones shared by every instance of the server.
+//!
 //! ```
 //! use mcp_runtime::request_state::{RequestBinding, RequestStateCodec};
 //! use serde_json::json;

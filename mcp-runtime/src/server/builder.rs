@@ -308,6 +308,13 @@ impl McpServerBuilder {
 
     /// Refuses requests other than `ping` until the client sent `notifications/initialized`
     /// (off by default).
+    ///
+    /// By default a request that arrives after the server answered `initialize` but before the
+    /// notification is served: the spec asks the client not to send requests other than `ping`
+    /// before that answer (a SHOULD NOT), and asks nothing of the server about the ones after it;
+    /// over HTTP the notification and the first request travel in separate POSTs and may arrive
+    /// in either order. A server that wants the strict order turns this on; the early requests then
+    /// get an error saying what the client has not sent yet.
     pub fn require_initialized(mut self, require: bool) -> Self {
         self.options.require_initialized = require;
         self
