@@ -302,6 +302,39 @@ async fn sessions_are_capped_and_expire() {
 }
 
 #[tokio::test]
+async fn a_session_whose_client_holds_its_stream_open_is_not_idle() {
+    let options = HttpOptions::default().session_idle_timeout(Duration::from_millis(300));
+    let (http, _) = start(true, options).await;
+    let url = &http.url;
+    let listening = open_session(url, "2025-11-25").await;
+    let quiet = open_session(url, "2025-11-25").await;
+    let stream = client()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &listening)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    // Longer than the idle timeout, with the sweep running meanwhile.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(http.transport.session_count(), 1);
+    let (status, _) = exchange(
+        url,
+        Some(&listening),
+        &call(1, "echo", json!({"text": "x"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = exchange(url, Some(&quiet), &call(2, "echo", json!({"text": "x"}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // Once the client lets go of the stream, the session idles out like any other.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(http.transport.session_count(), 0);
+}
+
+#[tokio::test]
 async fn a_stateless_server_has_no_sessions() {
     let (http, _) = start(false, HttpOptions::default()).await;
     let url = &http.url;

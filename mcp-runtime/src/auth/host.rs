@@ -49,7 +49,7 @@ impl HostPolicy {
         }
         let forbidden = |message: String| Err((StatusCode::FORBIDDEN, message));
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        match host.map(host_name) {
+        match host.and_then(host_name) {
             Some(name) if self.allows(name) => {}
             Some(_) => {
                 return forbidden(format!(
@@ -75,24 +75,40 @@ impl HostPolicy {
     }
 }
 
-/// The host name of a `Host` value (`[::1]:8000` → `[::1]`, `localhost:3` → `localhost`).
-fn host_name(host: &str) -> &str {
-    if host.starts_with('[') {
-        return match host.find(']') {
-            Some(end) => &host[..=end],
-            None => host,
-        };
-    }
-    host.split(':').next().unwrap_or(host)
+/// The host name of a `Host` value (`[::1]:8000` → `[::1]`, `localhost:3` → `localhost`), read
+/// strictly: a name or a bracketed IPv6 address, then nothing or `:` and a decimal port. `None`
+/// for anything else (`localhost:evil`, `[::1]junk`, an empty name).
+fn host_name(host: &str) -> Option<&str> {
+    let (name, port) = if host.starts_with('[') {
+        let end = host.find(']')?;
+        let (name, rest) = host.split_at(end + 1);
+        match rest {
+            "" => (name, None),
+            _ => (name, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match host.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }
+    };
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+    (port_ok && !name.is_empty()).then_some(name)
 }
 
 /// The host name of an `Origin` value (`http://localhost:8000` → `localhost`); `None` for `null`
-/// and anything that is not `scheme://host[:port]`.
+/// and anything that is not exactly `scheme://host[:port]`.
 fn origin_host(origin: &str) -> Option<&str> {
-    let (_, rest) = origin.split_once("://")?;
-    let authority = rest.split('/').next()?;
-    let name = host_name(authority);
-    (!name.is_empty()).then_some(name)
+    let (scheme, authority) = origin.split_once("://")?;
+    let scheme_ok = !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    if !scheme_ok || authority.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    host_name(authority)
 }
 
 #[cfg(test)]
@@ -136,6 +152,17 @@ mod tests {
             (Some("127.0.0.1.evil.com"), None),
             (None, None),
             (Some("localhost"), Some("null")),
+            // Read strictly: a port is decimal, and nothing follows an IPv6 address but a port.
+            (Some("localhost:evil"), None),
+            (Some("[::1]junk"), None),
+            (Some("[::1]:"), None),
+            (Some("localhost:"), None),
+            (Some(":80"), None),
+            (Some("localhost"), Some("http://localhost:evil")),
+            (Some("localhost"), Some("http://[::1]junk")),
+            (Some("localhost"), Some("http://localhost/path")),
+            (Some("localhost"), Some("http://user@localhost")),
+            (Some("localhost"), Some("://localhost")),
         ] {
             let err = policy.check(&headers(host, origin)).unwrap_err();
             assert_eq!(err.0, StatusCode::FORBIDDEN, "{host:?} {origin:?}");

@@ -270,9 +270,11 @@ impl HttpChannel {
         }
         let status = response.status();
         if status == StatusCode::NOT_FOUND && sent_session && handshake {
-            // The server forgot the session: the request goes again after a fresh handshake.
-            *self.session.lock() = None;
+            // The server forgot the session: a request goes again after a fresh handshake. A
+            // notification is lost; the session is kept, so that the next request finds it
+            // forgotten too and renews it, rather than going out without one.
             if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
+                *self.session.lock() = None;
                 peer.fail(id, Failure::SessionExpired);
             }
             return;

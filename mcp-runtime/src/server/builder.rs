@@ -271,15 +271,17 @@ impl McpServerBuilder {
         self
     }
 
-    /// How long [`RequestContext::sample`] waits for the client's answer (no limit by default: a
-    /// human may have to approve the request).
+    /// How long [`RequestContext::sample`] waits for the client's answer
+    /// ([`DEFAULT_SAMPLING_TIMEOUT`](super::DEFAULT_SAMPLING_TIMEOUT), ten minutes, by default: a
+    /// human may have to approve the request; `None`: forever).
     pub fn sampling_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.options.timeouts.sampling = timeout;
         self
     }
 
     /// How long [`RequestContext::elicit`] and the other elicitation requests wait for the client's
-    /// answer (no limit by default: a human fills in the form).
+    /// answer ([`DEFAULT_ELICITATION_TIMEOUT`](super::DEFAULT_ELICITATION_TIMEOUT), ten minutes, by
+    /// default: a human fills in the form; `None`: forever).
     pub fn elicitation_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.options.timeouts.elicitation = timeout;
         self

@@ -87,7 +87,10 @@ pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use admission::{Admission, Answer, AnswerIter, Envelope, Running};
 pub use builder::{BuildError, McpServerBuilder};
 pub use dispatch::TOO_MANY_REQUESTS;
-pub use options::{DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT, DEFAULT_ROOTS_TIMEOUT};
+pub use options::{
+    DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT,
+    DEFAULT_ROOTS_TIMEOUT, DEFAULT_SAMPLING_TIMEOUT,
+};
 pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;

@@ -39,8 +39,9 @@ pub(crate) struct ServerOptions {
 }
 
 /// How long the server waits for the client's answer to each kind of server-to-client request
-/// (`None`: as long as it takes). Sampling and elicitation wait on a human by default, so they
-/// have no timeout; `ping` and `roots/list` are answered by the client program itself.
+/// (`None`: as long as it takes). Sampling and elicitation wait on a human, so they get minutes;
+/// `ping` and `roots/list` are answered by the client program itself. Every one has a limit by
+/// default, so that requests a client leaves unanswered do not pile up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ClientRequestTimeouts {
     pub(crate) ping: Option<Duration>,
@@ -54,8 +55,8 @@ impl Default for ClientRequestTimeouts {
         ClientRequestTimeouts {
             ping: Some(DEFAULT_PING_TIMEOUT),
             roots: Some(DEFAULT_ROOTS_TIMEOUT),
-            sampling: None,
-            elicitation: None,
+            sampling: Some(DEFAULT_SAMPLING_TIMEOUT),
+            elicitation: Some(DEFAULT_ELICITATION_TIMEOUT),
         }
     }
 }
@@ -77,6 +78,11 @@ impl ClientRequestTimeouts {
 pub const DEFAULT_PING_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `roots/list` waits for the client by default.
 pub const DEFAULT_ROOTS_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long sampling waits for the client by default (a human may have to approve the request).
+pub const DEFAULT_SAMPLING_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+/// How long elicitation waits for the client by default (a human fills in the form); as long as a
+/// 2026-07-28 `requestState` lives.
+pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 /// How many requests of one connection may be in flight at once by default.
 pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 1024;
 
@@ -109,5 +115,29 @@ impl ServerOptions {
     /// The caching hint of `list` (none set: not to be reused).
     pub(crate) fn cache_hint(&self, list: CachedList) -> CacheHint {
         self.cache_hints.get(&list).copied().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_request_to_the_client_has_a_timeout_by_default() {
+        let timeouts = ClientRequestTimeouts::default();
+        assert_eq!(
+            [
+                timeouts.ping,
+                timeouts.roots,
+                timeouts.sampling,
+                timeouts.elicitation
+            ],
+            [
+                Some(Duration::from_secs(30)),
+                Some(Duration::from_secs(60)),
+                Some(Duration::from_secs(600)),
+                Some(Duration::from_secs(600))
+            ]
+        );
     }
 }

@@ -98,7 +98,8 @@ impl HttpOptions {
         self
     }
 
-    /// How long a session may be idle before it ends (30 minutes by default).
+    /// How long a session may be idle before it ends (30 minutes by default). A session whose
+    /// client holds its standalone GET stream open is not idle.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
@@ -202,6 +203,12 @@ impl HttpTransport {
     /// How many sessions are alive.
     pub fn session_count(&self) -> usize {
         self.state.sessions.len()
+    }
+
+    /// The ids of the live sessions, for [`ping_client`](Self::ping_client) and
+    /// [`end_session`](Self::end_session).
+    pub fn session_ids(&self) -> Vec<String> {
+        self.state.sessions.ids()
     }
 
     /// Pings the client of session `id` over its standalone stream and waits for its answer.

@@ -3,7 +3,8 @@
 //! `initialize` mints a session with an id from the operating system's secure random source; the
 //! client sends it in `Mcp-Session-Id` on every later request. Each session owns its
 //! [`ConnectionState`] and its streams, so nothing leaks between sessions. A session ends on
-//! `DELETE`, after it was idle for the configured time, or when the server is dropped.
+//! `DELETE`, after it was idle for the configured time (a client connected to its standalone
+//! GET stream keeps it active), or when the server is dropped.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -33,7 +34,13 @@ impl Session {
         *self.last_active.lock() = Instant::now();
     }
 
+    /// How long the session has been idle: since its last request, unless its client is
+    /// connected to its standalone stream, which keeps it active.
     fn idle_for(&self) -> Duration {
+        if self.standalone.is_attached() {
+            self.touch();
+            return Duration::ZERO;
+        }
         self.last_active.lock().elapsed()
     }
 
@@ -110,6 +117,11 @@ impl Sessions {
     /// How many sessions are live.
     pub(crate) fn len(&self) -> usize {
         self.map.read().len()
+    }
+
+    /// The ids of the live sessions.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.map.read().keys().cloned().collect()
     }
 
     /// Opens a session for `server`.

@@ -82,6 +82,13 @@ impl StreamEntry {
         }
     }
 
+    /// Whether a response reads the stream now (or may: a stream being written to counts).
+    pub(crate) fn is_attached(&self) -> bool {
+        self.state.try_lock().map_or(true, |state| {
+            state.live.as_ref().is_some_and(|live| !live.is_closed())
+        })
+    }
+
     /// Marks the stream complete: its response ends after what was sent.
     pub(crate) async fn finish(&self) {
         let mut state = self.state.lock().await;
