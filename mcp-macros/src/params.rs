@@ -12,8 +12,8 @@ use crate::options::{Options, doc_text, title_and_description};
 
 /// What one parameter is.
 pub(crate) enum Param {
-    /// Built by the server (`RequestContext`, `State<T>`, or `#[ctx]`); `state` is `T` of a
-    /// `State<T>`.
+    /// Built by the server through `FromRequestContext` (`RequestContext`, `State<T>`,
+    /// `McpServer`, or `#[ctx]`); `state` is `T` of a `State<T>`.
     Extracted {
         ty: Box<Type>,
         state: Option<Box<Type>>,

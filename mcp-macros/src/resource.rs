@@ -1,12 +1,11 @@
 //! `#[mcp_resource]`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::LitStr;
-use syn::spanned::Spanned;
 
-use crate::params::{self, Param, RESOURCE_ARG_OPTIONS, generic_of};
-use crate::shared::Annotated;
+use crate::params::{self, RESOURCE_ARG_OPTIONS};
+use crate::shared::{Annotated, Bound, text_parser};
 
 const OPTIONS: &[&str] = &[
     "uri",
@@ -20,6 +19,9 @@ const OPTIONS: &[&str] = &[
     "icons",
     "cache",
 ];
+
+/// The error for a `Json<T>` parameter.
+const WHOLE_INPUT: &str = "a resource reader takes template variables, not `Json<T>`";
 
 /// A variable of a URI template.
 #[derive(Debug, PartialEq)]
@@ -70,80 +72,47 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let variables = template_variables(&uri.value());
     let is_template = uri.value().contains('{');
 
-    let ctx = format_ident!("__ctx");
     let captured = format_ident!("__captured");
     let on_error = quote! {
         ::core::result::Result::Err(::mcp_runtime::__private::ResourceError::from(error))
     };
-    let mut statements = Vec::new();
-    let mut call_args = Vec::new();
     let mut settings = Vec::new();
     let mut bound = Vec::new();
-    for (index, param) in params.iter().enumerate() {
-        match param {
-            Param::Extracted { ty, .. } => {
-                let (var, stmt) = params::extract(index, ty, &ctx, &on_error);
-                statements.push(stmt);
-                call_args.push(quote! { #var });
-            }
-            Param::WholeInput { ty } => {
-                return Err(syn::Error::new_spanned(
-                    ty,
-                    "a resource reader takes template variables, not `Json<T>`",
-                ));
-            }
-            Param::Argument(argument) => {
-                let wire = &argument.name;
-                let Some(variable) = variables.iter().find(|v| v.name == *wire) else {
-                    let message = if is_template {
-                        format!(
-                            "parameter `{wire}` is not a variable of the URI template `{}`",
-                            uri.value()
-                        )
-                    } else {
-                        format!(
-                            "parameter `{wire}` has nothing to bind to: the URI `{}` is not a template (a template has `{{variables}}`)",
-                            uri.value()
-                        )
-                    };
-                    return Err(syn::Error::new(argument.span, message));
-                };
-                bound.push(wire.clone());
-                let var = &argument.ident;
-                let ty = &argument.ty;
-                // Spanned at the type, so that a type that does not parse from text is reported
-                // at the parameter.
-                let parse = match generic_of(ty, "Option") {
-                    Some(inner) => {
-                        quote_spanned! { inner.span() => ::mcp_runtime::__private::parse_variable::<#inner> }
-                    }
-                    None if variable.query => {
-                        return Err(syn::Error::new_spanned(
-                            ty,
-                            format!(
-                                "`{wire}` is a query variable of `{}`: a URI may leave it out, so its parameter must be an `Option<_>` (`Option<{}>`)",
-                                uri.value(),
-                                quote!(#ty).to_string().replace(' ', "")
-                            ),
-                        ));
-                    }
-                    None => {
-                        quote_spanned! { ty.span() => ::mcp_runtime::__private::require_variable::<#ty> }
-                    }
-                };
-                statements.push(quote! {
-                    let #var: #ty = match #parse(&#captured, #wire) {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
-                    };
-                });
-                call_args.push(quote! { #var });
-                if let Some(complete) = &argument.complete {
-                    settings.push(quote! { .complete_variable(#wire, ::mcp_runtime::__private::completer(#complete)) });
-                }
-            }
+    let bindings = annotated.bind_text_arguments(&on_error, WHOLE_INPUT, |argument| {
+        let wire = &argument.name;
+        let Some(variable) = variables.iter().find(|v| v.name == *wire) else {
+            let message = if is_template {
+                format!(
+                    "parameter `{wire}` is not a variable of the URI template `{}`",
+                    uri.value()
+                )
+            } else {
+                format!(
+                    "parameter `{wire}` has nothing to bind to: the URI `{}` is not a template (a template has `{{variables}}`)",
+                    uri.value()
+                )
+            };
+            return Err(syn::Error::new(argument.span, message));
+        };
+        bound.push(wire.clone());
+        let ty = &argument.ty;
+        let (parse, required) = text_parser(ty, "parse_variable", "require_variable");
+        if required && variable.query {
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "`{wire}` is a query variable of `{}`: a URI may leave it out, so its parameter must be an `Option<_>` (`Option<{}>`)",
+                    uri.value(),
+                    quote!(#ty).to_string().replace(' ', "")
+                ),
+            ));
         }
-    }
+        if let Some(complete) = &argument.complete {
+            settings.push(quote! { .complete_variable(#wire, ::mcp_runtime::__private::completer(#complete)) });
+        }
+        Ok(Bound::parsed(argument, &parse, &captured))
+    })?;
+    let (ctx, statements, call) = (&bindings.ctx, &bindings.statements, &bindings.call);
     if let Some(unbound) = variables
         .iter()
         .map(|v| &v.name)
@@ -177,7 +146,6 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         settings.push(quote! { .size(#size) });
     }
     let states = params::state_requirements(params);
-    let call = annotated.call(&call_args);
     let read = quote! {
         #(#statements)*
         ::mcp_runtime::__private::IntoResourceContents::into_contents(#call, &__uri)

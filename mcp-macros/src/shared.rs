@@ -1,12 +1,14 @@
-//! What the attribute macros share: reading the annotated function, and the shape of what they
-//! generate (the function, a hidden function building its definition, and its registration).
+//! What the attribute macros share: reading the annotated function, binding its parameters for
+//! the call, and the shape of what they generate (the function, a hidden function building its
+//! definition, and its registration).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{Ident, ItemFn};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, Type};
 
 use crate::options::{Options, doc_text};
-use crate::params::{self, Param};
+use crate::params::{self, Argument, Param, generic_of};
 
 /// An annotated function, read the way every attribute macro reads it: the attribute's options
 /// (checked against those the macro knows), the function, its parameters, and the name and
@@ -103,13 +105,134 @@ impl Annotated {
         }
     }
 
+    /// The call of the function with its parameters bound in order: an extracted one from the
+    /// request context (returning `on_error`, an expression of the `ErrorObject` named `error`,
+    /// when that fails), any other by `bind`.
+    pub(crate) fn bind<'a>(
+        &'a self,
+        on_error: &TokenStream,
+        mut bind: impl FnMut(Input<'a>) -> syn::Result<Bound>,
+    ) -> syn::Result<Bindings> {
+        let ctx = format_ident!("__ctx");
+        let mut statements = Vec::new();
+        let mut args = Vec::new();
+        for (index, param) in self.params.iter().enumerate() {
+            let bound = match param {
+                Param::Extracted { ty, .. } => {
+                    let (var, statement) = params::extract(index, ty, &ctx, on_error);
+                    Bound {
+                        statement: Some(statement),
+                        arg: quote! { #var },
+                    }
+                }
+                Param::WholeInput { ty } => bind(Input::Whole(ty))?,
+                Param::Argument(argument) => bind(Input::Argument(argument))?,
+            };
+            statements.extend(bound.statement);
+            args.push(bound.arg);
+        }
+        let call = self.call(&args);
+        Ok(Bindings {
+            ctx,
+            statements,
+            call,
+        })
+    }
+
+    /// [`bind`](Self::bind) for a function whose arguments come one by one as text (a prompt's
+    /// arguments, a resource's template variables): a `Json<T>` parameter is refused with
+    /// `whole_input`.
+    pub(crate) fn bind_text_arguments<'a>(
+        &'a self,
+        on_error: &TokenStream,
+        whole_input: &str,
+        mut bind: impl FnMut(&'a Argument) -> syn::Result<Bound>,
+    ) -> syn::Result<Bindings> {
+        self.bind(on_error, |input| match input {
+            Input::Whole(ty) => Err(syn::Error::new_spanned(ty, whole_input)),
+            Input::Argument(argument) => bind(argument),
+        })
+    }
+
     /// The call of the function with `args`, awaited when it is async.
-    pub(crate) fn call(&self, args: &[TokenStream]) -> TokenStream {
+    fn call(&self, args: &[TokenStream]) -> TokenStream {
         let ident = &self.function.sig.ident;
         if self.function.sig.asyncness.is_some() {
             quote! { #ident(#(#args),*).await }
         } else {
             quote! { #ident(#(#args),*) }
+        }
+    }
+}
+
+/// A parameter that the macro binds from the request itself: any but those the server extracts.
+pub(crate) enum Input<'a> {
+    /// The whole input object (`Json<T>`).
+    Whole(&'a Type),
+    /// One argument.
+    Argument(&'a Argument),
+}
+
+/// How a parameter is passed to the function: `arg`, after `statement` when it needs one.
+pub(crate) struct Bound {
+    statement: Option<TokenStream>,
+    arg: TokenStream,
+}
+
+impl Bound {
+    /// `arg`, passed as it is.
+    pub(crate) fn passed(arg: TokenStream) -> Self {
+        Bound {
+            statement: None,
+            arg,
+        }
+    }
+
+    /// An argument parsed from the text in `source` by `parse` (see [`text_parser`]), its
+    /// error returned as it is.
+    pub(crate) fn parsed(argument: &Argument, parse: &TokenStream, source: &Ident) -> Self {
+        let (var, ty, wire) = (&argument.ident, &argument.ty, &argument.name);
+        Bound {
+            statement: Some(quote! {
+                let #var: #ty = match #parse(&#source, #wire) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+                };
+            }),
+            arg: quote! { #var },
+        }
+    }
+}
+
+/// The call of the annotated function in the closure of its definition, its parameters bound.
+pub(crate) struct Bindings {
+    /// The request context that the closure takes.
+    pub(crate) ctx: Ident,
+    /// The statements that bind the parameters, in their order.
+    pub(crate) statements: Vec<TokenStream>,
+    /// The call, awaited when the function is async.
+    pub(crate) call: TokenStream,
+}
+
+/// The function that parses an argument of type `ty` from text: `optional::<T>` for an
+/// `Option<T>`, else `required::<ty>`, which fails when the argument is missing; and whether it
+/// is the latter. Spanned at the type, so that a type that does not parse from text is reported
+/// at the parameter.
+pub(crate) fn text_parser(ty: &Type, optional: &str, required: &str) -> (TokenStream, bool) {
+    match generic_of(ty, "Option") {
+        Some(inner) => {
+            let optional = Ident::new(optional, inner.span());
+            (
+                quote_spanned! { inner.span() => ::mcp_runtime::__private::#optional::<#inner> },
+                false,
+            )
+        }
+        None => {
+            let required = Ident::new(required, ty.span());
+            (
+                quote_spanned! { ty.span() => ::mcp_runtime::__private::#required::<#ty> },
+                true,
+            )
         }
     }
 }

@@ -6,7 +6,7 @@ use syn::ReturnType;
 use syn::spanned::Spanned;
 
 use crate::params::{self, Param, TOOL_ARG_OPTIONS};
-use crate::shared::Annotated;
+use crate::shared::{Annotated, Bound, Input};
 
 const OPTIONS: &[&str] = &[
     "name",
@@ -44,11 +44,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ));
     }
 
-    let ctx = format_ident!("__ctx");
     let args = format_ident!("__args");
     let on_error = quote! { ::mcp_runtime::__private::extraction_failed(error) };
-    let mut extractions = Vec::new();
-    let mut call_args = Vec::new();
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut args_type = None;
@@ -58,66 +55,48 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let mut generics = Vec::new();
     let mut generic_types = Vec::new();
     let mut checks = Vec::new();
-    for (index, param) in params.iter().enumerate() {
-        match param {
-            Param::Extracted { ty, .. } => {
-                let (var, stmt) = params::extract(index, ty, &ctx, &on_error);
-                extractions.push(stmt);
-                call_args.push(quote! { #var });
-            }
-            Param::WholeInput { ty } => {
-                checks.push(argument_check(ty));
-                args_type = Some(quote! { #ty });
-                call_args.push(quote! { #args });
-            }
-            Param::Argument(argument) => {
-                let field = &argument.ident;
-                let ty = &argument.ty;
-                let docs = &argument.docs;
-                let wire = &argument.name;
-                let mut attrs = vec![quote! { #[serde(rename = #wire)] }];
-                if let Some(description) = &argument.description {
-                    attrs.push(quote! { #[schemars(description = #description)] });
-                }
-                match &argument.default {
-                    Some(None) => attrs.push(quote! { #[serde(default)] }),
-                    Some(Some(expr)) => {
-                        let default_fn = format_ident!("__default_{}", field);
-                        let path = default_fn.to_string();
-                        defaults.push(quote! { fn #default_fn() -> #ty { #expr } });
-                        attrs.push(quote! { #[serde(default = #path)] });
-                    }
-                    None => {}
-                }
-                if let (Some(min), Some(max)) = &argument.range {
-                    attrs.push(quote! { #[schemars(range(min = #min, max = #max))] });
-                } else if let (Some(min), None) = &argument.range {
-                    attrs.push(quote! { #[schemars(range(min = #min))] });
-                } else if let (None, Some(max)) = &argument.range {
-                    attrs.push(quote! { #[schemars(range(max = #max))] });
-                }
-                if let (Some(min), Some(max)) = &argument.length {
-                    attrs.push(quote! { #[schemars(length(min = #min, max = #max))] });
-                } else if let (Some(min), None) = &argument.length {
-                    attrs.push(quote! { #[schemars(length(min = #min))] });
-                } else if let (None, Some(max)) = &argument.length {
-                    attrs.push(quote! { #[schemars(length(max = #max))] });
-                }
-                checks.push(argument_check(ty));
-                // A defaulted field keeps its type: its default is built as that type.
-                let field_ty = if argument.default.is_some() {
-                    quote! { #ty }
-                } else {
-                    let generic = format_ident!("__T{}", generics.len());
-                    generics.push(generic.clone());
-                    generic_types.push(ty);
-                    quote! { #generic }
-                };
-                fields.push(quote! { #(#docs)* #(#attrs)* #field: #field_ty });
-                call_args.push(quote! { #args.#field });
-            }
+    let bindings = annotated.bind(&on_error, |input| match input {
+        Input::Whole(ty) => {
+            checks.push(argument_check(ty));
+            args_type = Some(quote! { #ty });
+            Ok(Bound::passed(quote! { #args }))
         }
-    }
+        Input::Argument(argument) => {
+            let field = &argument.ident;
+            let ty = &argument.ty;
+            let docs = &argument.docs;
+            let wire = &argument.name;
+            let mut attrs = vec![quote! { #[serde(rename = #wire)] }];
+            if let Some(description) = &argument.description {
+                attrs.push(quote! { #[schemars(description = #description)] });
+            }
+            match &argument.default {
+                Some(None) => attrs.push(quote! { #[serde(default)] }),
+                Some(Some(expr)) => {
+                    let default_fn = format_ident!("__default_{}", field);
+                    let path = default_fn.to_string();
+                    defaults.push(quote! { fn #default_fn() -> #ty { #expr } });
+                    attrs.push(quote! { #[serde(default = #path)] });
+                }
+                None => {}
+            }
+            attrs.extend(bounds("range", &argument.range));
+            attrs.extend(bounds("length", &argument.length));
+            checks.push(argument_check(ty));
+            // A defaulted field keeps its type: its default is built as that type.
+            let field_ty = if argument.default.is_some() {
+                quote! { #ty }
+            } else {
+                let generic = format_ident!("__T{}", generics.len());
+                generics.push(generic.clone());
+                generic_types.push(ty);
+                quote! { #generic }
+            };
+            fields.push(quote! { #(#docs)* #(#attrs)* #field: #field_ty });
+            Ok(Bound::passed(quote! { #args.#field }))
+        }
+    })?;
+    let (ctx, extractions, call) = (&bindings.ctx, &bindings.statements, &bindings.call);
     let args_struct = if args_type.is_none() {
         args_type = Some(quote! { __Args<#(#generic_types),*> });
         quote! {
@@ -132,7 +111,6 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     };
     let args_type = args_type.unwrap_or_default();
 
-    let call = annotated.call(&call_args);
     // The output schema comes from the return type, unless it cannot be named.
     let return_type = match &function.sig.output {
         ReturnType::Default => Some(quote! { () }),
@@ -192,6 +170,18 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
 /// The check, at the type's span, that a parameter's type can be a tool argument.
 fn argument_check(ty: &syn::Type) -> TokenStream {
     quote_spanned! { ty.span() => ::mcp_runtime::__private::tool_argument::<#ty>(); }
+}
+
+/// `#[schemars(name(min = .., max = ..))]` with the bounds given, if any.
+fn bounds(name: &str, bounds: &(Option<syn::Expr>, Option<syn::Expr>)) -> Option<TokenStream> {
+    let name = format_ident!("{name}");
+    let bounds = match bounds {
+        (Some(min), Some(max)) => quote! { min = #min, max = #max },
+        (Some(min), None) => quote! { min = #min },
+        (None, Some(max)) => quote! { max = #max },
+        (None, None) => return None,
+    };
+    Some(quote! { #[schemars(#name(#bounds))] })
 }
 
 /// Whether a type mentions `impl Trait` (its output schema cannot be named).
