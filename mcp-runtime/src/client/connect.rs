@@ -334,7 +334,7 @@ impl McpClient {
         let discovered = self.send(method, &json!({"_meta": meta}), &options).await?;
         let discovered: DiscoverResult =
             serde_json::from_value(discovered).map_err(|e| protocol(e.to_string()))?;
-        *self.era_guard() = EraState::Stateless(Arc::new(Stateless { discovered, meta }));
+        *self.inner.era.lock() = EraState::Stateless(Arc::new(Stateless { discovered, meta }));
         Ok(())
     }
 
@@ -368,7 +368,7 @@ impl McpClient {
         self.inner
             .peer
             .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        *self.era_guard() = EraState::Handshake(Arc::new(result));
+        *self.inner.era.lock() = EraState::Handshake(Arc::new(result));
         Ok(())
     }
 }

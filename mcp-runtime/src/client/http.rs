@@ -64,10 +64,6 @@ impl HttpChannel {
         self.session.lock().clone()
     }
 
-    fn inflight(&self) -> parking_lot::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
-        self.inflight.lock()
-    }
-
     /// Carries the peer's outgoing messages, each in its own POST, until the peer is gone; then
     /// ends the session.
     pub(crate) async fn drive(
@@ -89,15 +85,15 @@ impl HttpChannel {
                     let key = id.clone();
                     let task = tokio::spawn(async move {
                         channel.post(line, message, Some(id.clone()), waiting).await;
-                        channel.inflight().remove(&id);
+                        channel.inflight.lock().remove(&id);
                     });
-                    self.inflight().insert(key, task.abort_handle());
+                    self.inflight.lock().insert(key, task.abort_handle());
                 }
                 (Some("notifications/cancelled"), None) => {
                     let cancelled = message["params"]
                         .get("requestId")
                         .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-                    if let Some(task) = cancelled.and_then(|id| self.inflight().remove(&id)) {
+                    if let Some(task) = cancelled.and_then(|id| self.inflight.lock().remove(&id)) {
                         task.abort();
                     }
                     // On 2026-07-28 closing the stream is the cancellation; before, the server
@@ -129,7 +125,7 @@ impl HttpChannel {
                 _ => self.post(line, message, None, peer.clone()).await,
             }
         }
-        for (_, task) in self.inflight().drain() {
+        for (_, task) in self.inflight.lock().drain() {
             task.abort();
         }
         if let Some(task) = self.standalone.lock().take() {

@@ -161,12 +161,8 @@ impl Attempt {
 }
 
 impl McpClient {
-    fn era_guard(&self) -> parking_lot::MutexGuard<'_, EraState> {
-        self.inner.era.lock()
-    }
-
     fn stateless(&self) -> Option<Arc<Stateless>> {
-        match &*self.era_guard() {
+        match &*self.inner.era.lock() {
             EraState::Stateless(stateless) => Some(stateless.clone()),
             _ => None,
         }
@@ -179,7 +175,7 @@ impl McpClient {
 
     /// What the server said of itself in the handshake (2025 revisions).
     pub fn server(&self) -> Option<Arc<InitializeResult>> {
-        match &*self.era_guard() {
+        match &*self.inner.era.lock() {
             EraState::Handshake(result) => Some(result.clone()),
             _ => None,
         }

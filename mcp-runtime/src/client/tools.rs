@@ -29,15 +29,11 @@ pub(crate) struct ToolCache {
 }
 
 impl ToolCache {
-    fn guard(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<KnownTool>>> {
-        self.tools.lock()
-    }
-
     /// Remembers a page of `tools/list`. With `check_headers` (2026-07-28), a tool whose
     /// `x-mcp-header` annotations break the rules is left out of the page, as the spec asks of
     /// clients, and logged.
     pub(crate) fn remember(&self, tools: Vec<Tool>, check_headers: bool) -> Vec<Tool> {
-        let mut known = self.guard();
+        let mut known = self.tools.lock();
         let mut kept = Vec::with_capacity(tools.len());
         for tool in tools {
             let headers = match header_params(&tool.input_schema) {
@@ -66,7 +62,7 @@ impl ToolCache {
     /// the argument's text, still to be encoded (see `encode_header_value`).
     #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
     pub(crate) fn param_headers(&self, name: &str, arguments: &Value) -> Vec<(String, String)> {
-        let Some(tool) = self.guard().get(name).cloned() else {
+        let Some(tool) = self.tools.lock().get(name).cloned() else {
             return Vec::new();
         };
         tool.headers
@@ -82,7 +78,7 @@ impl ToolCache {
     /// when `tools/list` gave one: a successful result must carry conforming structured
     /// content. A schema that does not compile (an unresolvable `$ref`, say) checks nothing.
     pub(crate) fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), String> {
-        let Some(tool) = self.guard().get(name).cloned() else {
+        let Some(tool) = self.tools.lock().get(name).cloned() else {
             return Ok(());
         };
         let Some(schema) = &tool.output_schema else {

@@ -65,6 +65,13 @@ pub(crate) trait Host: Send + Sync + 'static {
     fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
 }
 
+/// The shared state of type `T` that `host` holds (a clone of it).
+pub(crate) fn state_of<T: Clone + 'static>(host: &dyn Host) -> Option<T> {
+    host.state(TypeId::of::<T>())
+        .and_then(|value| value.downcast_ref::<T>())
+        .cloned()
+}
+
 /// The context of one request, handed to handlers. Cheap to clone.
 #[derive(Clone)]
 pub struct RequestContext {
@@ -180,11 +187,7 @@ impl RequestContext {
 
     /// Shared state of type `T` registered on the server builder.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner
-            .host
-            .state(TypeId::of::<T>())
-            .and_then(|value| value.downcast_ref::<T>())
-            .cloned()
+        state_of(&*self.inner.host)
     }
 
     /// Whether the client cancelled this request. A long handler should check it and stop early;

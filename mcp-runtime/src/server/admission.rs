@@ -32,7 +32,7 @@ use mcp_core::stateless::{StatelessMeta, check_version_and_method};
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
-use super::dispatch::{self, Revision};
+use super::dispatch;
 use super::reply::{Reply, render_batch};
 use super::{McpServer, lifecycle};
 use crate::connection::{ConnectionState, SharedSink};
@@ -96,45 +96,60 @@ impl Answers {
             }
         };
     }
+
+    fn len(&self) -> usize {
+        match self {
+            Answers::None => 0,
+            Answers::One(_) => 1,
+            Answers::Many(all) => all.len(),
+        }
+    }
 }
 
 /// What the server made of a received message: a refusal of the whole of it, or the answers it
 /// owes, in the order the message's entries came (iterate over it).
 #[must_use = "the requests of an admission run only when its work is polled"]
 pub struct Admission {
-    refusal: Option<Box<Reply>>,
+    /// Whether the one answer is the refusal of the whole message.
+    refused: bool,
     batch: bool,
     answers: Answers,
 }
 
 impl std::fmt::Debug for Admission {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let answers = match &self.answers {
-            Answers::None => 0,
-            Answers::One(_) => 1,
-            Answers::Many(all) => all.len(),
-        };
         f.debug_struct("Admission")
-            .field("refusal", &self.refusal)
+            .field("refusal", &self.refusal())
             .field("batch", &self.batch)
-            .field("answers", &answers)
+            .field("answers", &self.answers.len())
             .finish()
     }
 }
 
 impl Admission {
+    fn new(batch: bool) -> Self {
+        Admission {
+            refused: false,
+            batch,
+            answers: Answers::None,
+        }
+    }
+
     fn refused(reply: Box<Reply>) -> Self {
         Admission {
-            refusal: Some(reply),
+            refused: true,
             batch: false,
-            answers: Answers::None,
+            answers: Answers::One(Answer::Ready(reply)),
         }
     }
 
     /// The refusal of the whole message (a batch the peer may not send; a 2026-07-28 message whose
     /// HTTP headers or `_meta` the server refuses), which is then its only answer.
     pub fn refusal(&self) -> Option<&Reply> {
-        self.refusal.as_deref()
+        match &self.answers {
+            Answers::One(Answer::Ready(reply)) if self.refused => Some(reply),
+            _ => None,
+        }
     }
 
     /// Whether the message was a batch, whose answers go in one array.
@@ -144,15 +159,12 @@ impl Admission {
 
     /// Whether nothing is owed: the message held only notifications and responses.
     pub fn is_empty(&self) -> bool {
-        self.refusal.is_none() && matches!(self.answers, Answers::None)
+        matches!(self.answers, Answers::None)
     }
 
     /// Runs the started requests (concurrently) and returns every answer, in the order the
     /// requests came; a cancelled request has none.
     pub async fn replies(self) -> Vec<Reply> {
-        if let Some(refusal) = self.refusal {
-            return vec![*refusal];
-        }
         join_all(self.into_iter().map(Answer::into_reply))
             .await
             .into_iter()
@@ -163,29 +175,18 @@ impl Admission {
     /// Runs the started requests and returns the text of the answer: one reply, or the array of a
     /// batch; `None` when nothing is owed.
     pub async fn finish(self) -> Option<String> {
-        if let Some(refusal) = self.refusal {
-            return Some(refusal.render());
-        }
-        match self.answers {
+        if !self.batch
+            && let Answers::One(answer) = self.answers
+        {
             // The usual case, without the machinery of a batch.
-            Answers::One(answer) if !self.batch => {
-                answer.into_reply().await.map(|reply| reply.render())
-            }
-            answers => {
-                let batch = self.batch;
-                let replies = Admission {
-                    refusal: None,
-                    batch,
-                    answers,
-                }
-                .replies()
-                .await;
-                match (batch, replies.as_slice()) {
-                    (_, []) => None,
-                    (false, [reply]) => Some(reply.render()),
-                    _ => Some(render_batch(&replies)),
-                }
-            }
+            return answer.into_reply().await.map(|reply| reply.render());
+        }
+        let batch = self.batch;
+        let replies = self.replies().await;
+        match (batch, replies.as_slice()) {
+            (_, []) => None,
+            (false, [reply]) => Some(reply.render()),
+            _ => Some(render_batch(&replies)),
         }
     }
 }
@@ -201,26 +202,20 @@ impl Answer {
     }
 }
 
-/// The answers of an admission, the refusal first if there is one.
+/// The answers of an admission (the refusal, if it is one), in order.
 impl IntoIterator for Admission {
     type Item = Answer;
     type IntoIter = AnswerIter;
 
     fn into_iter(self) -> AnswerIter {
-        let refusal = self.refusal.map(Answer::Ready);
-        let rest = match self.answers {
-            Answers::None => Vec::new().into_iter(),
-            Answers::One(answer) => {
-                return AnswerIter {
-                    first: refusal.or(Some(answer)),
-                    rest: Vec::new().into_iter(),
-                };
-            }
-            Answers::Many(all) => all.into_iter(),
+        let (first, rest) = match self.answers {
+            Answers::None => (None, Vec::new()),
+            Answers::One(answer) => (Some(answer), Vec::new()),
+            Answers::Many(all) => (None, all),
         };
         AnswerIter {
-            first: refusal,
-            rest,
+            first,
+            rest: rest.into_iter(),
         }
     }
 }
@@ -247,11 +242,6 @@ pub(super) fn admit(
     sink: Option<SharedSink>,
     envelope: Envelope<'_>,
 ) -> Admission {
-    let mut admission = Admission {
-        refusal: None,
-        batch: false,
-        answers: Answers::None,
-    };
     let outcome = match incoming {
         // The usual message, straight to its request's admission.
         Incoming::Message(JsonRpcMessage::Request(request)) => {
@@ -262,11 +252,13 @@ pub(super) fn admit(
         _ => Ok(None),
     };
     match outcome {
-        Ok(Some(answer)) => admission.answers = Answers::One(answer),
-        Ok(None) => {}
-        Err(refusal) => admission.refusal = Some(refusal),
+        Ok(Some(answer)) => Admission {
+            answers: Answers::One(answer),
+            ..Admission::new(false)
+        },
+        Ok(None) => Admission::new(false),
+        Err(refusal) => Admission::refused(refusal),
     }
-    admission
 }
 
 /// Admits a batch: refused as a whole unless the peer speaks 2025-03-26; each entry admitted in
@@ -284,11 +276,7 @@ fn admit_batch(
         ));
         return Admission::refused(Box::new(Reply::error(version, None, error)));
     }
-    let mut admission = Admission {
-        refusal: None,
-        batch: true,
-        answers: Answers::None,
-    };
+    let mut admission = Admission::new(true);
     let bare = Envelope::bare();
     for entry in entries {
         let answer = match entry {
@@ -364,7 +352,7 @@ fn admit_request(
     }
     let revision = match envelope.mirrored {
         Some(headers) => match check_mirrored(server, headers, &request) {
-            Ok(version) => Revision::stateless(version),
+            Ok(version) => version,
             Err(error) => {
                 let id = Some(request.id);
                 return Err(Box::new(Reply::error(
@@ -415,16 +403,16 @@ fn revision_of(
     method: &str,
     params: Option<&Params>,
     connection: &ConnectionState,
-) -> Result<Revision, ErrorObject> {
+) -> Result<ProtocolVersion, ErrorObject> {
     // A request whose `_meta` names its protocol version follows the 2026-07-28 rules, whatever
     // the connection (a stdio client of that revision sends no `initialize`).
     let meta = StatelessMeta::of(params);
     if meta.is_stateless() || connection.version().era() == Era::Stateless {
         let requested = meta.requested_version()?;
         let version = check_version_and_method(&requested, method, server.supported_versions())?;
-        Ok(Revision::stateless(version))
+        Ok(version)
     } else {
-        Ok(Revision::handshake(connection.version()))
+        Ok(connection.version())
     }
 }
 

@@ -30,47 +30,24 @@ use crate::handler::context::ContextParts;
 use crate::handler::request_state::RequestBinding;
 use crate::handler::rounds::Rounds;
 
-/// The revision a request is answered in, as admission found it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Revision {
-    /// Whether the request follows the 2026-07-28 rules (no session: its `_meta` says it all).
-    stateless: bool,
-    version: ProtocolVersion,
-}
-
-impl Revision {
-    /// A 2026-07-28 request of `version`.
-    pub(super) fn stateless(version: ProtocolVersion) -> Self {
-        Revision {
-            stateless: true,
-            version,
-        }
-    }
-
-    /// A request of the connection's handshake, which speaks `version`.
-    pub(super) fn handshake(version: ProtocolVersion) -> Self {
-        Revision {
-            stateless: false,
-            version,
-        }
-    }
-}
-
-/// Starts a request admitted as of `revision`: decodes it and registers it as in flight (so that
-/// a cancellation read right after it finds it), then returns the work that produces the answer,
-/// or the answer itself when the request is refused before any handler runs.
+/// Starts a request admitted as one of `version` (2026-07-28 for a request that follows that
+/// revision's rules, whatever its connection; the connection's otherwise): decodes it and
+/// registers it as in flight (so that a cancellation read right after it finds it), then returns
+/// the work that produces the answer, or the answer itself when the request is refused before any
+/// handler runs.
 pub(super) fn start(
     server: &McpServer,
     request: JsonRpcRequest,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    revision: Revision,
+    version: ProtocolVersion,
 ) -> Result<Running, Box<Reply>> {
     let JsonRpcRequest {
         id, request: call, ..
     } = request;
     let RawCall { method, params, .. } = call;
-    let Revision { stateless, version } = revision;
+    // A request of the stateless era has no session: its `_meta` says what one would.
+    let stateless = version.era() == Era::Stateless;
     if let Some(error) = gate(server, &method, connection).filter(|_| !stateless) {
         return Err(Box::new(Reply::error(version, Some(id), error)));
     }

@@ -59,15 +59,11 @@ pub(crate) struct Listening<'a> {
 
 impl Drop for Listening<'_> {
     fn drop(&mut self) {
-        self.listeners.guard().retain(|l| l.key != self.key);
+        self.listeners.open.lock().retain(|l| l.key != self.key);
     }
 }
 
 impl Listeners {
-    fn guard(&self) -> parking_lot::MutexGuard<'_, Vec<Listener>> {
-        self.open.lock()
-    }
-
     /// Registers the stream of the listen request `subscription`, which gets what `filter`
     /// selects through `sink`, until the returned guard is dropped.
     pub(crate) fn open(
@@ -77,7 +73,7 @@ impl Listeners {
         sink: SharedSink,
     ) -> Listening<'_> {
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
-        self.guard().push(Listener {
+        self.open.lock().push(Listener {
             key,
             subscription,
             filter,
@@ -92,7 +88,8 @@ impl Listeners {
     /// Sends `notification` to every stream that asked for it, stamped with the stream's
     /// subscription id; returns how many it reached.
     pub(crate) fn deliver(&self, notification: &ServerNotification) -> usize {
-        self.guard()
+        self.open
+            .lock()
             .iter()
             .filter(|listener| listener.wants(notification))
             .filter(|listener| {

@@ -97,7 +97,7 @@ pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
 
 use crate::handler::completion::CompletionHandler;
-use crate::handler::context::Host;
+use crate::handler::context::{Host, state_of};
 use crate::handler::extract::FromRequestContext;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
@@ -281,27 +281,23 @@ impl McpServer {
 
     /// Shared state of type `T` registered on the builder.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        Host::state(&*self.inner, TypeId::of::<T>())
-            .and_then(|value| value.downcast_ref::<T>())
-            .cloned()
+        state_of(&*self.inner)
     }
 
     /// Makes `connection` reachable by the server's unsolicited messages (list changes, resource
     /// updates, pings). Transports call this for every persistent connection.
     pub fn register_connection(&self, connection: &Arc<ConnectionState>) {
-        let mut connections = self.connections_guard();
+        let mut connections = self.inner.connections.lock();
         connections.retain(|c| c.strong_count() > 0);
         connections.push(Arc::downgrade(connection));
-    }
-
-    fn connections_guard(&self) -> parking_lot::MutexGuard<'_, Vec<Weak<ConnectionState>>> {
-        self.inner.connections.lock()
     }
 
     /// The live connections whose client completed the handshake: `initialize` answered and
     /// `notifications/initialized` received. Only these get the server's unsolicited messages.
     pub fn connections(&self) -> Vec<Arc<ConnectionState>> {
-        self.connections_guard()
+        self.inner
+            .connections
+            .lock()
             .iter()
             .filter_map(Weak::upgrade)
             .filter(|c| c.handshake().is_some() && c.is_initialized() && !c.is_closed())

@@ -50,13 +50,9 @@ impl InMemoryEventStore {
         }
     }
 
-    fn stored(&self) -> parking_lot::MutexGuard<'_, Stored> {
-        self.inner.lock()
-    }
-
     /// How many events are kept.
     pub fn len(&self) -> usize {
-        self.stored().count
+        self.inner.lock().count
     }
 
     /// Whether no event is kept.
@@ -73,7 +69,7 @@ impl Default for InMemoryEventStore {
 
 impl EventStore for InMemoryEventStore {
     fn append<'a>(&'a self, stream: &'a str, seq: u64, data: Arc<str>) -> StoreFuture<'a, ()> {
-        let mut guard = self.stored();
+        let mut guard = self.inner.lock();
         let stored = &mut *guard;
         stored
             .streams
@@ -100,7 +96,8 @@ impl EventStore for InMemoryEventStore {
 
     fn after<'a>(&'a self, stream: &'a str, seq: u64) -> StoreFuture<'a, Vec<(u64, Arc<str>)>> {
         let events = self
-            .stored()
+            .inner
+            .lock()
             .streams
             .get(stream)
             .map(|events| events.iter().filter(|(s, _)| *s > seq).cloned().collect())
@@ -109,7 +106,7 @@ impl EventStore for InMemoryEventStore {
     }
 
     fn remove<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, ()> {
-        let mut stored = self.stored();
+        let mut stored = self.inner.lock();
         if let Some(events) = stored.streams.remove(stream) {
             stored.count -= events.len();
             stored.order.retain(|s| s != stream);

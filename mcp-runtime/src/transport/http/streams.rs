@@ -168,15 +168,11 @@ impl Streams {
         }
     }
 
-    fn entries(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<StreamEntry>>> {
-        self.entries.lock()
-    }
-
     /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
     pub(crate) fn open(&self, resumable: bool) -> Arc<StreamEntry> {
         let entry = Arc::new(StreamEntry::new(random_id(8), self.store.clone()));
         if resumable {
-            self.entries().insert(entry.id.clone(), entry.clone());
+            self.entries.lock().insert(entry.id.clone(), entry.clone());
         }
         entry
     }
@@ -185,14 +181,14 @@ impl Streams {
     pub(crate) fn find(&self, last_event_id: &str) -> Option<(Arc<StreamEntry>, u64)> {
         let (stream, seq) = last_event_id.rsplit_once(':')?;
         let seq = seq.parse().ok()?;
-        let entry = self.entries().get(stream).cloned()?;
+        let entry = self.entries.lock().get(stream).cloned()?;
         Some((entry, seq))
     }
 
     /// Forgets streams (their session ended).
     pub(crate) async fn close(&self, ids: &[String]) {
         {
-            let mut entries = self.entries();
+            let mut entries = self.entries.lock();
             for id in ids {
                 entries.remove(id);
             }
