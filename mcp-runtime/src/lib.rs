@@ -28,6 +28,7 @@
 //! | [`server`] | [`McpServer`](server::McpServer): its builder, its registry, and the dispatcher that answers each request |
 //! | [`connection`] | what the server keeps per peer, and the messages it sends to the peer |
 //! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, [`McpServer::admit`](server::McpServer::admit), bytes out |
+//! | [`sse`] | the `text/event-stream` encoder and decoder of Streamable HTTP |
 //! | [`store`] | what a deployment of several processes shares: the SSE event store |
 //! | [`auth`] | who may use the server: the `Host`/`Origin` policy |
 //! | [`client`] | the MCP client |
@@ -43,6 +44,8 @@ pub mod client;
 pub mod connection;
 pub mod handler;
 pub mod server;
+#[cfg(any(feature = "http", feature = "client-http"))]
+pub mod sse;
 pub mod store;
 pub mod transport;
 

@@ -146,6 +146,18 @@ impl HttpExample {
         std::thread::spawn(move || lines.for_each(drop));
         HttpExample { child, url }
     }
+
+    /// The server's resident memory, in bytes (`VmRSS` of `/proc/PID/status`).
+    pub fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server is running");
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("/proc/PID/status has VmRSS");
+        kib * 1024
+    }
 }
 
 impl Drop for HttpExample {

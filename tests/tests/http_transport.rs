@@ -282,13 +282,12 @@ async fn sessions_are_capped_and_expire() {
         .session_idle_timeout(Duration::from_millis(300));
     let (http, _) = start(true, options).await;
     let url = &http.url;
+    // At the cap, a new session takes the place of the idle one.
+    let first = open_session(url, "2025-06-18").await;
     let session = open_session(url, "2025-06-18").await;
-    let second = post(url, None, &initialize_body("2025-06-18"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(http.transport.session_count(), 1);
+    assert_eq!(http.transport.session_ids(), std::slice::from_ref(&session));
+    let ended = post(url, Some(&first), &call(1, "echo", json!({"text": "x"})));
+    assert_eq!(ended.send().await.unwrap().status(), StatusCode::NOT_FOUND);
     // Idle sessions are swept (every half timeout) without any request arriving.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(http.transport.session_count(), 0);
@@ -633,12 +632,20 @@ async fn host_and_origin_are_checked_first() {
         StatusCode::FORBIDDEN
     );
     let port = url.split(':').nth(2).unwrap().split('/').next().unwrap();
+    // The server's own origin passes; another host or port of loopback is another origin.
     let good = post(url, None, &initialize_body("2025-11-25"))
-        .header("origin", format!("http://localhost:{port}"));
+        .header("origin", format!("http://127.0.0.1:{port}"));
     assert_eq!(good.send().await.unwrap().status(), StatusCode::OK);
+    for other in [
+        format!("http://localhost:{port}"),
+        "http://127.0.0.1:1".into(),
+    ] {
+        let cross = post(url, None, &initialize_body("2025-11-25")).header("origin", other);
+        assert_eq!(cross.send().await.unwrap().status(), StatusCode::FORBIDDEN);
+    }
     let (open, _) = start(
         true,
-        HttpOptions::default().host_policy(HostPolicy::AllowAll),
+        HttpOptions::default().host_policy(HostPolicy::any_host()),
     )
     .await;
     let anywhere =
@@ -984,7 +991,10 @@ async fn the_endpoint_mounts_at_any_path_of_an_app_with_cors() {
         .allow_methods(Any)
         .allow_headers(Any)
         .expose_headers(["mcp-session-id".parse().unwrap()]);
-    let transport = HttpTransport::new(server(true), HttpOptions::default().cors(cors));
+    let options = HttpOptions::default()
+        .cors(cors)
+        .host_policy(HostPolicy::loopback().allow_origins([origin]));
+    let transport = HttpTransport::new(server(true), options);
     let app = axum::Router::new()
         .nest("/api/v1/mcp", transport.router())
         .route("/health", get(|| async { "ok" }));

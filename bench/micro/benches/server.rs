@@ -7,7 +7,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::schema::CompiledSchema;
-use mcp_runtime::transport::http::sse;
+use mcp_runtime::sse;
 use micro::{
     CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
     server_with_tools,

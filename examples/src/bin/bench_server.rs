@@ -63,7 +63,7 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let builder = McpServer::from_registry(server_info!());
+    let builder = McpServer::from_module(server_info!(), module_path!());
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
         .iter()

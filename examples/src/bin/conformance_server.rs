@@ -597,14 +597,16 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let builder =
-        McpServer::from_registry(Implementation::new("mcp-conformance-test-server", "1.0.0"))
-            .stateful()
-            .logging()
-            .resource_subscriptions()
-            .tools_list_changed()
-            .prompts_list_changed()
-            .resources_list_changed();
+    let builder = McpServer::from_module(
+        Implementation::new("mcp-conformance-test-server", "1.0.0"),
+        module_path!(),
+    )
+    .stateful()
+    .logging()
+    .resource_subscriptions()
+    .tools_list_changed()
+    .prompts_list_changed()
+    .resources_list_changed();
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
         (Some("stdio"), None) => builder.serve_stdio().await?,

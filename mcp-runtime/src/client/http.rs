@@ -25,10 +25,13 @@ use tokio::task::AbortHandle;
 
 use super::peer::{Failure, Peer};
 use super::tools::ToolCache;
+use crate::sse::Decoder;
 use mcp_core::headers::{
     METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER, encode_header_value, name_field,
 };
 
+/// The longest server-sent event the client reads; a longer one drops its stream.
+const MAX_EVENT: usize = 64 * 1024 * 1024;
 /// How often a stream that closed before its response is resumed.
 const MAX_RESUMPTIONS: usize = 5;
 /// How long the requests after the handshake wait for the server to answer the standalone GET.
@@ -365,8 +368,8 @@ fn is_event_stream(response: &reqwest::Response) -> bool {
 }
 
 /// Reads the events of `response`, delivering their data, and noting the last event id and the
-/// `retry` the server asked for; stops when the stream ends, or once request `until` has its
-/// answer.
+/// `retry` the server asked for; stops when the stream ends or breaks (an event over
+/// [`MAX_EVENT`] breaks it), or once request `until` has its answer.
 async fn read_events(
     response: reqwest::Response,
     peer: &Weak<Peer>,
@@ -375,41 +378,30 @@ async fn read_events(
     retry: &mut Duration,
 ) {
     let mut stream = response.bytes_stream();
-    let mut buffer = String::new();
-    let mut data = String::new();
+    let mut decoder = Decoder::new(MAX_EVENT);
     while let Some(Ok(chunk)) = stream.next().await {
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find('\n') {
-            let line: String = buffer.drain(..=end).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !data.is_empty()
-                    && let Some(peer) = peer.upgrade()
-                {
-                    peer.deliver(&data);
-                    if until.is_some_and(|id| !peer.is_pending(id)) {
-                        return;
-                    }
-                }
-                data.clear();
+        let events = decoder.feed(&chunk);
+        if let Some(id) = decoder.last_event_id() {
+            *last_event = Some(id.to_owned());
+        }
+        if let Some(asked) = decoder.retry() {
+            *retry = asked;
+        }
+        let events = match events {
+            Ok(events) => events,
+            Err(error) => {
+                tracing::warn!("dropped an SSE stream of the server: {error}");
+                return;
+            }
+        };
+        for event in events {
+            if event.data.is_empty() {
                 continue;
             }
-            let (field, value) = line.split_once(':').unwrap_or((line, ""));
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            match field {
-                "data" => {
-                    if !data.is_empty() {
-                        data.push('\n');
-                    }
-                    data.push_str(value);
-                }
-                "id" => *last_event = Some(value.to_owned()),
-                "retry" => {
-                    if let Ok(ms) = value.parse() {
-                        *retry = Duration::from_millis(ms);
-                    }
-                }
-                _ => {}
+            let Some(peer) = peer.upgrade() else { return };
+            peer.deliver(&event.data);
+            if until.is_some_and(|id| !peer.is_pending(id)) {
+                return;
             }
         }
     }

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 mod outbound;
 
-pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SharedSink};
+pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SendFuture, SharedSink};
 
 /// What the `initialize` handshake settled.
 #[derive(Clone, Debug, PartialEq)]
@@ -338,7 +338,8 @@ impl ConnectionState {
             reason: "the server no longer waits for the answer",
         };
         if sink
-            .send(Outbound::Request(id.clone(), Box::new(request)))
+            .send_when_ready(Outbound::Request(id.clone(), Box::new(request)))
+            .await
             .is_err()
         {
             self.pending.lock().remove(&id);

@@ -4,7 +4,16 @@
 //! such as list-changed notifications) and for each request (for messages about that request, such
 //! as progress, which Streamable HTTP sends on the request's own response stream). The transport
 //! renders each [`Outbound`] message for the peer's protocol revision when it writes it.
+//!
+//! The transports' queues are bounded, so that a peer that does not read cannot grow the server's
+//! memory. A handler's own messages (progress, logs, requests to the client) go out with
+//! [`MessageSink::send_when_ready`], which waits while the queue is full: a handler that reports
+//! faster than its client reads is slowed down to the client's pace. Broadcasts (list changes,
+//! resource updates) go out with [`MessageSink::send`], which never waits: a peer whose queue is
+//! full misses them.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_core::ProtocolVersion;
@@ -64,15 +73,26 @@ pub enum OutboundMessage<'a> {
     Request(JsonRpcRequest<&'a ServerRequest>),
 }
 
-/// The peer is gone: its connection or stream closed.
+/// The peer is gone (its connection or stream closed), or, for [`MessageSink::send`], so far
+/// behind that its queue is full: the message was not sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the peer is no longer connected")]
+#[error("the peer is no longer connected, or not reading what the server sends")]
 pub struct PeerGone;
+
+/// What [`MessageSink::send_when_ready`] returns.
+pub type SendFuture<'a> = Pin<Box<dyn Future<Output = Result<(), PeerGone>> + Send + 'a>>;
 
 /// A destination for [`Outbound`] messages.
 pub trait MessageSink: Send + Sync + 'static {
-    /// Queues `message` for the peer, without waiting.
+    /// Queues `message` for the peer, without waiting; when the peer's queue is full, the
+    /// message is dropped (and `PeerGone` returned).
     fn send(&self, message: Outbound) -> Result<(), PeerGone>;
+
+    /// Queues `message` for the peer, waiting while its queue is full. Sinks without a bound
+    /// queue need not override it: it calls [`send`](Self::send).
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        Box::pin(std::future::ready(self.send(message)))
+    }
 
     /// Ends the response stream that carries this request's messages, asking the client to come
     /// back after `retry` (SSE polling, SEP-1699); the messages that follow are kept for it.
@@ -89,5 +109,19 @@ pub type SharedSink = Arc<dyn MessageSink>;
 impl MessageSink for tokio::sync::mpsc::UnboundedSender<Outbound> {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
         tokio::sync::mpsc::UnboundedSender::send(self, message).map_err(|_| PeerGone)
+    }
+}
+
+impl MessageSink for tokio::sync::mpsc::Sender<Outbound> {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        self.try_send(message).map_err(|_| PeerGone)
+    }
+
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        Box::pin(async move {
+            tokio::sync::mpsc::Sender::send(self, message)
+                .await
+                .map_err(|_| PeerGone)
+        })
     }
 }

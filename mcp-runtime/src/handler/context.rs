@@ -220,9 +220,13 @@ impl RequestContext {
         self.inner.sink.as_ref()
     }
 
-    fn send(&self, notification: ServerNotification) {
+    /// Sends `notification` about this request, waiting while the client's queue is full.
+    async fn send(&self, notification: ServerNotification) {
         if let Some(sink) = &self.inner.sink
-            && sink.send(self.outbound(notification)).is_err()
+            && sink
+                .send_when_ready(self.outbound(notification))
+                .await
+                .is_err()
         {
             tracing::debug!("dropped a notification: the client is gone");
         }
@@ -242,7 +246,8 @@ impl RequestContext {
     /// Reports progress: `done` of `total`. Does nothing when the request did not ask for
     /// progress (it carried no `progressToken`); the token is echoed exactly as sent.
     pub async fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
-        self.report_progress(done.into(), Some(total.into()), None);
+        self.report_progress(done.into(), Some(total.into()), None)
+            .await;
     }
 
     /// Reports progress with a message and, if known, the total.
@@ -252,30 +257,32 @@ impl RequestContext {
         total: Option<f64>,
         message: impl Into<String>,
     ) {
-        self.report_progress(done.into(), total, Some(message.into()));
+        self.report_progress(done.into(), total, Some(message.into()))
+            .await;
     }
 
-    fn report_progress(&self, done: f64, total: Option<f64>, message: Option<String>) {
+    async fn report_progress(&self, done: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = self.meta().and_then(|m| m.progress_token.clone()) else {
             return;
         };
         let mut params = ProgressNotificationParams::new(token, done, total);
         params.message = message;
-        self.send(ServerNotification::Progress(params));
+        self.send(ServerNotification::Progress(params)).await;
     }
 
     /// Sends a log message, if the server has the logging capability and `level` is at least the
     /// client's minimum (set with `logging/setLevel`, or the server's default level).
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
-        self.emit_log(level, None, data.into());
+        self.emit_log(level, None, data.into()).await;
     }
 
     /// Sends a log message naming the `logger` it comes from.
     pub async fn log_from(&self, level: LoggingLevel, logger: &str, data: impl Into<Value>) {
-        self.emit_log(level, Some(logger.to_owned()), data.into());
+        self.emit_log(level, Some(logger.to_owned()), data.into())
+            .await;
     }
 
-    fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
+    async fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
         // A 2026-07-28 request asks for logs with `_meta` logLevel; without it, it gets none.
         let threshold = if self.is_stateless() {
             self.meta().and_then(|m| m.log_level)
@@ -290,7 +297,7 @@ impl RequestContext {
         }
         let mut params = LoggingMessageNotificationParams::new(level, data);
         params.logger = logger;
-        self.send(ServerNotification::LoggingMessage(params));
+        self.send(ServerNotification::LoggingMessage(params)).await;
     }
 
     /// The input-required rounds of this request, if it has them.
@@ -503,7 +510,8 @@ impl RequestContext {
     pub async fn complete_url_elicitation(&self, elicitation_id: impl Into<String>) {
         self.send(ServerNotification::ElicitationComplete(
             ElicitationCompleteNotificationParams::new(elicitation_id),
-        ));
+        ))
+        .await;
     }
 
     /// Asks the client for its roots (`roots/list`). On a 2026-07-28 request the roots come with

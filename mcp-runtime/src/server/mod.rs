@@ -81,7 +81,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::connection::{
     ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
-    SharedSink,
+    SendFuture, SharedSink,
 };
 pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use admission::{Admission, Answer, AnswerIter, Envelope, Running};

@@ -86,9 +86,10 @@ pub(super) async fn listen(
     let acknowledged =
         SubscriptionsAcknowledgedNotificationParams::new(accepted.clone(), subscription.clone());
     if sink
-        .send(Outbound::Stateless(
+        .send_when_ready(Outbound::Stateless(
             ServerNotification::SubscriptionsAcknowledged(acknowledged),
         ))
+        .await
         .is_err()
     {
         return Err(ErrorObject::internal_error("the client is gone"));

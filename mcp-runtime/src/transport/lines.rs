@@ -5,7 +5,13 @@
 //! and responses are handled in order as they are read. Everything the server writes (replies,
 //! progress, logs, requests to the client) goes through one writer task, one message per line.
 //! A line that is not JSON gets a parse error and the server keeps reading; a line longer than the
-//! limit is skipped and answered with an invalid-request error. At the end of input the server
+//! limit is skipped and answered with an invalid-request error.
+//!
+//! The server reads no faster than its peer reads: at most [`LineOptions::max_queued`] messages
+//! wait to be written, and at most as many requests are being handled or waiting to write their
+//! replies. While either is full the server stops reading input, so a peer that never reads its
+//! output cannot make the server's memory grow; a handler's progress and logs wait for room too
+//! (broadcast notifications that find no room are dropped). At the end of input the server
 //! closes the connection: server-to-client requests still waiting (sampling, elicitation, roots,
 //! ping) fail at once, the cancellation token of every request in flight fires, and the server
 //! waits for the handlers to return, writes the replies of those that still produced one, and
@@ -18,12 +24,13 @@ use mcp_core::ErrorObject;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::server::{
-    Answer, ConnectionState, McpServer, MessageSink, Outbound, PeerGone, Reply, SharedSink,
+    Answer, ConnectionState, McpServer, MessageSink, Outbound, PeerGone, Reply, SendFuture,
+    SharedSink,
 };
 
 /// Limits of a line transport.
@@ -32,12 +39,16 @@ use crate::server::{
 pub struct LineOptions {
     /// The longest line read, in bytes (4 MiB by default).
     pub max_message_size: usize,
+    /// How many messages may wait to be written, and how many requests may be handled or wait
+    /// to write their replies, before the server stops reading (256 by default).
+    pub max_queued: usize,
 }
 
 impl Default for LineOptions {
     fn default() -> Self {
         LineOptions {
             max_message_size: 4 * 1024 * 1024,
+            max_queued: 256,
         }
     }
 }
@@ -46,6 +57,13 @@ impl LineOptions {
     /// Sets the longest line read, in bytes.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// Sets how many messages may wait to be written, and how many requests may be in hand,
+    /// before the server stops reading (at least 1).
+    pub fn max_queued(mut self, messages: usize) -> Self {
+        self.max_queued = messages.max(1);
         self
     }
 }
@@ -61,13 +79,22 @@ enum Frame {
 }
 
 /// The sink handed to the server: its messages go to the writer task.
-struct FrameSink(mpsc::UnboundedSender<Frame>);
+struct FrameSink(mpsc::Sender<Frame>);
 
 impl MessageSink for FrameSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
         self.0
-            .send(Frame::Message(Box::new(message)))
+            .try_send(Frame::Message(Box::new(message)))
             .map_err(|_| PeerGone)
+    }
+
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        Box::pin(async move {
+            self.0
+                .send(Frame::Message(Box::new(message)))
+                .await
+                .map_err(|_| PeerGone)
+        })
     }
 }
 
@@ -119,7 +146,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 /// Writes frames until told to close; cancels `failed` when the output breaks.
 async fn write_frames<W: AsyncWrite + Unpin>(
     writer: W,
-    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut frames: mpsc::Receiver<Frame>,
     connection: Arc<ConnectionState>,
     failed: CancellationToken,
 ) {
@@ -166,7 +193,7 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (frames, frame_queue) = mpsc::unbounded_channel();
+    let (frames, frame_queue) = mpsc::channel(options.max_queued);
     let sink: SharedSink = Arc::new(FrameSink(frames.clone()));
     let connection = ConnectionState::persistent(Some(sink.clone()));
     server.register_connection(&connection);
@@ -179,9 +206,23 @@ where
     ));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let requests = TaskTracker::new();
+    let in_hand = Arc::new(Semaphore::new(options.max_queued));
     let shutdown = server.shutdown_token().clone();
     let mut outcome = Ok(());
     loop {
+        // Nothing more is read until the output has room and a request may be taken in hand.
+        let ready = async {
+            let room = frames.reserve().await.is_ok();
+            let permit = in_hand.clone().acquire_owned().await.ok();
+            permit.filter(|_| room)
+        };
+        let permit = tokio::select! {
+            permit = ready => permit,
+            () = shutdown.cancelled() => break,
+            () = output_broken.cancelled() => break,
+        };
+        // The writer is gone only when the output broke.
+        let Some(permit) = permit else { break };
         let line = tokio::select! {
             line = read_line(&mut reader, options.max_message_size) => line,
             () = shutdown.cancelled() => break,
@@ -201,11 +242,19 @@ where
                     "a message of {length} bytes exceeds the limit of {} bytes",
                     options.max_message_size
                 ));
-                send_error(&frames, &connection, error);
+                let text = Reply::error(connection.version(), None, error).render();
+                write(&frames, text).await;
             }
             Line::Complete(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
             Line::Complete(bytes) => {
-                dispatch(&server, &connection, &sink, &frames, &requests, &bytes);
+                let line = Dispatch {
+                    server: &server,
+                    connection: &connection,
+                    sink: &sink,
+                    frames: &frames,
+                    requests: &requests,
+                };
+                line.dispatch(&bytes, permit).await;
             }
         }
     }
@@ -216,58 +265,61 @@ where
     requests.close();
     requests.wait().await;
     // The writer may already be gone when the output broke.
-    let _ = frames.send(Frame::Close);
+    let _ = frames.send(Frame::Close).await;
     if writer_task.await.is_err() {
         tracing::error!("the writer task of a connection panicked");
     }
     outcome
 }
 
-fn send_error(
-    frames: &mpsc::UnboundedSender<Frame>,
-    connection: &ConnectionState,
-    error: ErrorObject,
-) {
-    let text = Reply::error(connection.version(), None, error).render();
-    // The writer is gone only when the output broke; the loop then stops.
-    let _ = frames.send(Frame::Text(text));
+/// Queues a line for the writer, waiting for room. The writer is gone only when the output
+/// broke; the reading loop then stops.
+async fn write(frames: &mpsc::Sender<Frame>, text: String) {
+    let _ = frames.send(Frame::Text(text)).await;
 }
 
-/// Handles one line: what the server admits is answered at once, its requests run on their own
-/// tasks (each registered as in flight before the next line is read), and a batch is answered
-/// in one piece when all of its requests are done.
-fn dispatch(
-    server: &McpServer,
-    connection: &Arc<ConnectionState>,
-    sink: &SharedSink,
-    frames: &mpsc::UnboundedSender<Frame>,
-    requests: &TaskTracker,
-    bytes: &[u8],
-) {
-    // The writer is gone only when the output broke; the loop then stops.
-    let reply_to = |frames: &mpsc::UnboundedSender<Frame>, text: String| {
-        let _ = frames.send(Frame::Text(text));
-    };
-    let admission = server.admit_text(bytes, connection, Some(sink.clone()));
-    if admission.is_batch() {
-        let frames = frames.clone();
-        requests.spawn(async move {
-            if let Some(text) = admission.finish().await {
-                reply_to(&frames, text);
-            }
-        });
-        return;
-    }
-    for answer in admission {
-        match answer {
-            Answer::Ready(reply) => reply_to(frames, reply.render()),
-            Answer::Running(work) => {
-                let frames = frames.clone();
-                requests.spawn(async move {
-                    if let Some(reply) = work.await {
-                        reply_to(&frames, reply.render());
-                    }
-                });
+/// What handling one line needs.
+struct Dispatch<'a> {
+    server: &'a McpServer,
+    connection: &'a Arc<ConnectionState>,
+    sink: &'a SharedSink,
+    frames: &'a mpsc::Sender<Frame>,
+    requests: &'a TaskTracker,
+}
+
+impl Dispatch<'_> {
+    /// Handles one line: what the server admits is answered at once, its requests run on their
+    /// own tasks (each registered as in flight before the next line is read), and a batch is
+    /// answered in one piece when all of its requests are done. `permit` is held until the
+    /// line's replies are queued.
+    async fn dispatch(self, bytes: &[u8], permit: OwnedSemaphorePermit) {
+        let admission = self
+            .server
+            .admit_text(bytes, self.connection, Some(self.sink.clone()));
+        if admission.is_batch() {
+            let frames = self.frames.clone();
+            self.requests.spawn(async move {
+                if let Some(text) = admission.finish().await {
+                    write(&frames, text).await;
+                }
+                drop(permit);
+            });
+            return;
+        }
+        let permit = Arc::new(permit);
+        for answer in admission {
+            match answer {
+                Answer::Ready(reply) => write(self.frames, reply.render()).await,
+                Answer::Running(work) => {
+                    let frames = self.frames.clone();
+                    let permit = permit.clone();
+                    self.requests.spawn(async move {
+                        if let Some(reply) = work.await {
+                            write(&frames, reply.render()).await;
+                        }
+                        drop(permit);
+                    });
+                }
             }
         }
     }

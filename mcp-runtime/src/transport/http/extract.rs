@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
 //! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
-//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit and is JSON-RPC | 415, 413, 400 |
+//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time and is JSON-RPC | 415, 413, 408, 400 |
 
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ impl FromRequestParts<Arc<HttpState>> for AllowedHost {
         parts: &mut Parts,
         http: &Arc<HttpState>,
     ) -> Result<Self, Response> {
-        match http.options.host_policy.check(&parts.headers) {
+        match http.options.policy().check(&parts.headers) {
             Ok(()) => Ok(AllowedHost),
             Err((status, message)) => Err(refuse(status, message)),
         }
@@ -99,11 +99,25 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
             ));
         }
         let limit = http.options.body_limit;
-        let Ok(body) = axum::body::to_bytes(body, limit).await else {
-            return Err(refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
-            ));
+        // The deadline's timer is armed only when the body is not all there at once.
+        let deadline = http.options.body_read_timeout;
+        let body = match tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await {
+            Ok(Ok(body)) => body,
+            Err(_) => {
+                return Err(refuse(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "Request Timeout: the body did not arrive within {} s",
+                        deadline.as_secs_f64()
+                    ),
+                ));
+            }
+            Ok(Err(_)) => {
+                return Err(refuse(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
+                ));
+            }
         };
         match jsonrpc::parse(&body) {
             Ok(incoming) => Ok(JsonRpcPost { headers, incoming }),

@@ -17,8 +17,14 @@
 //! - Every SSE event has an id naming its stream; for 2025-11-25 a stream starts with a priming
 //!   event and a `retry` field, and a `GET` with `Last-Event-ID` replays what the client missed
 //!   from the [`EventStore`] (bounded, in memory by default).
-//! - `Host` and `Origin` are checked before anything else (403) unless the policy allows all; the
-//!   default allows loopback names only.
+//! - `Host` and `Origin` are checked before anything else (403, see [`HostPolicy`]): by default
+//!   the loopback names, and no browser origin but the server's own. Serving on an address that
+//!   is not a loopback one needs a policy naming the hosts clients use.
+//! - A slow or silent client cannot hold the server's memory or connections: each stream buffers
+//!   a bounded number of events ([`HttpOptions::stream_buffer`]), a request body must arrive
+//!   within [`HttpOptions::body_read_timeout`], and [`serve_http`] and [`HttpTransport::serve`]
+//!   also bound the time to send a request's headers (which closes idle connections too), the
+//!   time a write may wait for the client to read, and the number of connections.
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
@@ -35,10 +41,10 @@
 mod extract;
 mod handlers;
 mod headers;
+mod listen;
 mod post;
 mod response;
 mod sessions;
-pub mod sse;
 mod streams;
 
 use std::net::SocketAddr;
@@ -47,7 +53,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::any;
-use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tower_http::cors::CorsLayer;
 
@@ -69,8 +74,12 @@ pub struct HttpOptions {
     pub(crate) body_limit: usize,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
+    pub(crate) stream_buffer: usize,
     pub(crate) always_stream: bool,
-    pub(crate) host_policy: HostPolicy,
+    /// `None`: the loopback policy, which a server on another address must replace.
+    pub(crate) host_policy: Option<HostPolicy>,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) limits: listen::ConnectionLimits,
     pub(crate) event_store: Arc<dyn EventStore>,
     pub(crate) retry: Duration,
     pub(crate) cors: Option<CorsLayer>,
@@ -82,8 +91,11 @@ impl Default for HttpOptions {
             body_limit: 4 * 1024 * 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            stream_buffer: 1024,
             always_stream: false,
-            host_policy: HostPolicy::loopback(),
+            host_policy: None,
+            body_read_timeout: Duration::from_secs(30),
+            limits: listen::ConnectionLimits::default(),
             event_store: Arc::new(InMemoryEventStore::default()),
             retry: Duration::from_millis(1000),
             cors: None,
@@ -105,9 +117,23 @@ impl HttpOptions {
         self
     }
 
-    /// The most sessions alive at once (10,000 by default); `initialize` beyond gets 503.
+    /// The most sessions alive at once (10,000 by default). At the cap, `initialize` ends the
+    /// session idle the longest (one with no request in flight and no client on its standalone
+    /// stream) to make room; when every session is busy it gets 503.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
+        self
+    }
+
+    /// How many events a stream holds for a client that has not read them yet (1,024 by
+    /// default; at least 1). A client that falls this far behind on a session's stream is
+    /// dropped from it (the response ends, and the client resumes with `Last-Event-ID` from the
+    /// [`EventStore`]); on a stream that cannot be resumed (a stateless request's), the handlers
+    /// writing to it wait for the client instead. A session's unsolicited messages wait in a
+    /// queue of the same size for its standalone stream; broadcasts that find it full are
+    /// dropped.
+    pub fn stream_buffer(mut self, events: usize) -> Self {
+        self.stream_buffer = events.max(1);
         self
     }
 
@@ -117,13 +143,54 @@ impl HttpOptions {
         self
     }
 
-    /// Which `Host` and `Origin` headers are accepted (loopback names by default).
+    /// Which `Host` and `Origin` headers are accepted ([`HostPolicy::loopback`] by default,
+    /// which [`serve_http`] refuses to use on an address that is not a loopback one).
     pub fn host_policy(mut self, policy: HostPolicy) -> Self {
-        self.host_policy = policy;
+        self.host_policy = Some(policy);
         self
     }
 
-    /// Where SSE events are kept for resumption (a bounded in-memory store by default).
+    /// How long a client has to send a request's whole body (30 seconds by default); a body
+    /// still incomplete then gets `408 Request Timeout`.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's headers once the connection is open, or once
+    /// the previous response on it ended (30 seconds by default). A connection that is silent
+    /// that long, half-sent headers or idle between requests, is closed. Set by [`serve_http`]
+    /// and [`HttpTransport::serve`]; a server of your own sets it on its HTTP stack.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a write may wait for the client to read (30 seconds by default): a connection
+    /// whose client stops reading a stream is closed after that. Set by [`serve_http`] and
+    /// [`HttpTransport::serve`].
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.write_timeout = timeout;
+        self
+    }
+
+    /// The most connections open at once (1,024 by default; keep it below the process's limit
+    /// of open files, `ulimit -n`). Beyond it, new connections wait in the operating system's
+    /// queue until one closes. Set by [`serve_http`] and [`HttpTransport::serve`].
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max.max(1);
+        self
+    }
+
+    /// The policy in force.
+    pub(crate) fn policy(&self) -> &HostPolicy {
+        static LOOPBACK: std::sync::LazyLock<HostPolicy> =
+            std::sync::LazyLock::new(HostPolicy::loopback);
+        self.host_policy.as_ref().unwrap_or(&LOOPBACK)
+    }
+
+    /// Where SSE events are kept for resumption ([`InMemoryEventStore::default`] by default:
+    /// 64 MiB in all, 4 MiB per session).
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = store;
         self
@@ -135,7 +202,8 @@ impl HttpOptions {
         self
     }
 
-    /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`.
+    /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`. The origins
+    /// it allows must be allowed by the [`HostPolicy`] too ([`HostPolicy::allow_origins`]).
     pub fn cors(mut self, cors: CorsLayer) -> Self {
         self.cors = Some(cors);
         self
@@ -159,8 +227,12 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// The transport serving `server` with `options`.
     pub fn new(server: McpServer, options: HttpOptions) -> Self {
-        let sessions = Sessions::new(options.session_idle_timeout, options.max_sessions);
-        let streams = Streams::new(options.event_store.clone());
+        let sessions = Sessions::new(
+            options.session_idle_timeout,
+            options.max_sessions,
+            options.stream_buffer,
+        );
+        let streams = Streams::new(options.event_store.clone(), options.stream_buffer);
         let state = Arc::new(HttpState {
             server,
             options,
@@ -230,8 +302,9 @@ impl HttpTransport {
 /// Serves `server` at `http://{addr}/mcp` until Ctrl-C, SIGTERM or [`McpServer::shutdown`].
 ///
 /// Accepted connections set `TCP_NODELAY` (without it, a keep-alive connection waits ~40 ms for
-/// every small response). On an address that is not a loopback one, the `Host`/`Origin` check
-/// allows everything unless `options` set another policy than the default.
+/// every small response), and get the connection limits of `options`. On an address that is
+/// not a loopback one, `options` must name the hosts clients use
+/// ([`HttpOptions::host_policy`]): without, serving fails at once, saying so.
 pub async fn serve_http(
     server: McpServer,
     addr: impl ToSocketAddrs,
@@ -245,38 +318,43 @@ pub async fn serve_http(
 pub async fn serve_on(
     listener: TcpListener,
     server: McpServer,
-    mut options: HttpOptions,
+    options: HttpOptions,
 ) -> std::io::Result<()> {
-    let local: SocketAddr = listener.local_addr()?;
-    if !local.ip().is_loopback() && options.host_policy == HostPolicy::loopback() {
-        options.host_policy = HostPolicy::AllowAll;
-    }
     HttpTransport::new(server, options).serve(listener).await
 }
 
 impl HttpTransport {
     /// Serves this transport at `/mcp` on `listener` until Ctrl-C, SIGTERM or
-    /// [`McpServer::shutdown`], with `TCP_NODELAY` on every accepted connection.
+    /// [`McpServer::shutdown`], with `TCP_NODELAY` and the connection limits of its options on
+    /// every accepted connection. Fails at once on an address that is not a loopback one when
+    /// the options name no hosts (see [`serve_http`]).
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
         let local: SocketAddr = listener.local_addr()?;
+        if !local.ip().is_loopback() && self.state.options.host_policy.is_none() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "refusing to serve MCP on {local} without DNS-rebinding protection: on an \
+                     address that is not a loopback one, name the hosts clients reach the server \
+                     by with HttpOptions::host_policy(HostPolicy::hosts([\"mcp.example.com\"])), \
+                     or, when a proxy in front of the server checks the Host header, opt out \
+                     with HttpOptions::host_policy(HostPolicy::any_host())"
+                ),
+            ));
+        }
         tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
         let shutdown = self.server().shutdown_token().clone();
         // Routed at `/mcp` directly rather than nested: a nested router costs every request a
         // second routing and a copy of its path.
         let app = self.endpoint("/mcp");
-        let listener = listener.tap_io(|stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!(%error, "could not set TCP_NODELAY");
+        let limits = self.state.options.limits.clone();
+        listen::serve_connections(listener, app, &limits, async move {
+            tokio::select! {
+                () = shutdown.cancelled() => {}
+                () = termination() => {}
             }
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                tokio::select! {
-                    () = shutdown.cancelled() => {}
-                    () = termination() => {}
-                }
-            })
-            .await
+        })
+        .await
     }
 }
 

@@ -24,7 +24,7 @@ use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
 use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
-    ServerMode, SharedSink, render_batch,
+    SendFuture, ServerMode, SharedSink, render_batch,
 };
 
 /// The POST handler: one message or a batch, admitted by the server, answered as JSON or as a
@@ -75,7 +75,7 @@ pub(crate) async fn post(
             false,
         ),
     };
-    let (tx, events) = mpsc::unbounded_channel();
+    let (tx, events) = mpsc::channel(http.options.stream_buffer);
     let sink: SharedSink = Arc::new(PostSink(tx));
     let mirrored = Mirrored(&headers);
     let envelope = if stateless {
@@ -126,17 +126,26 @@ enum PostEvent {
 }
 
 /// The sink of one POST: messages go to its response stream.
-struct PostSink(mpsc::UnboundedSender<PostEvent>);
+struct PostSink(mpsc::Sender<PostEvent>);
 
 impl MessageSink for PostSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
         self.0
-            .send(PostEvent::Message(Box::new(message)))
+            .try_send(PostEvent::Message(Box::new(message)))
             .map_err(|_| PeerGone)
     }
 
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        Box::pin(async move {
+            self.0
+                .send(PostEvent::Message(Box::new(message)))
+                .await
+                .map_err(|_| PeerGone)
+        })
+    }
+
     fn close_stream(&self, retry: Duration) -> bool {
-        self.0.send(PostEvent::Close(retry)).is_ok()
+        self.0.try_send(PostEvent::Close(retry)).is_ok()
     }
 }
 
@@ -150,7 +159,7 @@ async fn respond(
     connection: Arc<ConnectionState>,
     session: Option<Arc<Session>>,
     admission: Admission,
-    mut events: mpsc::UnboundedReceiver<PostEvent>,
+    mut events: mpsc::Receiver<PostEvent>,
     always_stream: bool,
 ) -> Response {
     let batch = admission.is_batch();
@@ -215,13 +224,13 @@ async fn stream_replies(
     http: &Arc<HttpState>,
     connection: &Arc<ConnectionState>,
     session: Option<Arc<Session>>,
-    events: mpsc::UnboundedReceiver<PostEvent>,
+    events: mpsc::Receiver<PostEvent>,
     replies: Replies,
     first: Option<PostEvent>,
     ready: Vec<Reply>,
 ) -> Response {
     let version = connection.version();
-    let entry = http.streams.open(session.is_some());
+    let entry = http.streams.open(session.as_ref().map(|s| s.id.as_str()));
     if let Some(session) = &session {
         let forgotten = session.remember_stream(entry.id());
         http.streams.close(&forgotten).await;
@@ -249,7 +258,7 @@ async fn stream_replies(
 /// Moves what the handlers send, then their replies, into the stream.
 async fn pump(
     entry: Arc<StreamEntry>,
-    mut events: mpsc::UnboundedReceiver<PostEvent>,
+    mut events: mpsc::Receiver<PostEvent>,
     mut replies: Replies,
     first: Option<PostEvent>,
     ready: Vec<Reply>,

@@ -5,6 +5,10 @@
 //! [`ConnectionState`] and its streams, so nothing leaks between sessions. A session ends on
 //! `DELETE`, after it was idle for the configured time (a client connected to its standalone
 //! GET stream keeps it active), or when the server is dropped.
+//!
+//! At the session cap, a new `initialize` ends the session idle the longest among those with no
+//! request in flight and no client on their standalone stream, so that one client opening
+//! sessions cannot lock everyone else out; only when every session is busy is it refused (503).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -14,7 +18,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
-use crate::server::{ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SharedSink};
+use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
 
 /// How many resumable POST streams a session keeps (the oldest are forgotten first).
 const STREAMS_PER_SESSION: usize = 256;
@@ -44,6 +48,12 @@ impl Session {
         self.last_active.lock().elapsed()
     }
 
+    /// Whether the session may be ended to make room: no request in flight, no client on its
+    /// standalone stream.
+    fn is_evictable(&self) -> bool {
+        self.connection.requests_in_flight() == 0 && !self.standalone.is_attached()
+    }
+
     /// Records a POST stream of this session, for resumption; returns the ids of streams it no
     /// longer keeps.
     pub(crate) fn remember_stream(&self, id: &str) -> Vec<String> {
@@ -65,19 +75,10 @@ impl Session {
     }
 }
 
-/// The session's sink for unsolicited messages: they go to its standalone stream.
-struct SessionSink(mpsc::UnboundedSender<Outbound>);
-
-impl MessageSink for SessionSink {
-    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        self.0.send(message).map_err(|_| PeerGone)
-    }
-}
-
 /// Writes the unsolicited messages of a session to its standalone stream, rendered for the
 /// session's revision, until the session's connection is gone.
 async fn pump_unsolicited(
-    mut messages: mpsc::UnboundedReceiver<Outbound>,
+    mut messages: mpsc::Receiver<Outbound>,
     connection: Weak<ConnectionState>,
     stream: Arc<StreamEntry>,
 ) {
@@ -103,14 +104,17 @@ pub(crate) struct Sessions {
     map: RwLock<HashMap<String, Arc<Session>>>,
     idle_timeout: Duration,
     max_sessions: usize,
+    /// How many unsolicited messages wait for the standalone stream, at most.
+    buffer: usize,
 }
 
 impl Sessions {
-    pub(crate) fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
+    pub(crate) fn new(idle_timeout: Duration, max_sessions: usize, buffer: usize) -> Self {
         Sessions {
             map: RwLock::new(HashMap::new()),
             idle_timeout,
             max_sessions,
+            buffer: buffer.max(1),
         }
     }
 
@@ -132,20 +136,28 @@ impl Sessions {
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
         if self.len() >= self.max_sessions {
-            return Err(TooManySessions);
+            let Some(idlest) = self.idlest_evictable() else {
+                return Err(TooManySessions);
+            };
+            tracing::info!(
+                "ended the session idle the longest to make room for a new one (the cap is {})",
+                self.max_sessions
+            );
+            self.end(&idlest, streams).await;
         }
-        let (tx, rx) = mpsc::unbounded_channel();
-        let sink: SharedSink = Arc::new(SessionSink(tx));
+        let (tx, rx) = mpsc::channel(self.buffer);
+        let sink: SharedSink = Arc::new(tx);
         let connection = ConnectionState::persistent(Some(sink));
         server.register_connection(&connection);
-        let standalone = streams.open(true);
+        let id = random_id(16);
+        let standalone = streams.open(Some(&id));
         tokio::spawn(pump_unsolicited(
             rx,
             Arc::downgrade(&connection),
             standalone.clone(),
         ));
         let session = Arc::new(Session {
-            id: random_id(16),
+            id,
             connection,
             standalone,
             streams: Mutex::new(VecDeque::new()),
@@ -153,6 +165,16 @@ impl Sessions {
         });
         self.map.write().insert(session.id.clone(), session.clone());
         Ok(session)
+    }
+
+    /// The id of the session idle the longest among those that may be ended to make room.
+    fn idlest_evictable(&self) -> Option<String> {
+        self.map
+            .read()
+            .values()
+            .filter(|session| session.is_evictable())
+            .max_by_key(|session| session.idle_for())
+            .map(|session| session.id.clone())
     }
 
     /// The live session `id`, marked active.

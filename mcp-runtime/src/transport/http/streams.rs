@@ -5,8 +5,14 @@
 //! drops (or the server closes it early so that the client polls, SEP-1699), the entry keeps
 //! collecting events, and a later GET with `Last-Event-ID` replays what was missed and carries the
 //! rest. Event ids are `<stream>:<sequence>`, so an id tells which stream it belongs to.
+//!
+//! Between the entry and its response is a queue of at most
+//! [`HttpOptions::stream_buffer`](super::HttpOptions::stream_buffer) events. A client that lets it
+//! fill up is dropped from a resumable stream (the response ends; the client resumes from the
+//! event store with `Last-Event-ID`), and slows down the writers of a stream that cannot be
+//! resumed, which stores nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
-use super::sse;
+use crate::sse;
 use crate::store::EventStore;
 
 /// What an SSE response writes.
@@ -32,15 +38,37 @@ pub(crate) enum Frame {
 /// A stream's mutable state.
 struct StreamState {
     next_seq: u64,
-    live: Option<mpsc::UnboundedSender<Frame>>,
+    live: Option<mpsc::Sender<Frame>>,
     finished: bool,
 }
 
 /// One SSE stream, attached to an HTTP response or not.
 pub(crate) struct StreamEntry {
     id: String,
+    /// The session whose stream it is; `None` when it cannot be resumed (then nothing is stored).
+    session: Option<String>,
     store: Arc<dyn EventStore>,
+    buffer: usize,
     state: tokio::sync::Mutex<StreamState>,
+}
+
+/// What a response carries: the frames known when it attached (priming, replayed events),
+/// then those that come while it is attached.
+pub(crate) struct Frames {
+    backlog: VecDeque<Frame>,
+    live: Option<mpsc::Receiver<Frame>>,
+}
+
+impl Frames {
+    fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Option<Frame>> {
+        if let Some(frame) = self.backlog.pop_front() {
+            return Poll::Ready(Some(frame));
+        }
+        match &mut self.live {
+            Some(live) => live.poll_recv(cx),
+            None => Poll::Ready(None),
+        }
+    }
 }
 
 /// The stream is already being read by another response.
@@ -48,10 +76,12 @@ pub(crate) struct StreamEntry {
 pub(crate) struct AlreadyAttached;
 
 impl StreamEntry {
-    fn new(id: String, store: Arc<dyn EventStore>) -> Self {
+    fn new(id: String, session: Option<String>, store: Arc<dyn EventStore>, buffer: usize) -> Self {
         StreamEntry {
             id,
+            session,
             store,
+            buffer,
             state: tokio::sync::Mutex::new(StreamState {
                 next_seq: 1,
                 live: None,
@@ -65,20 +95,38 @@ impl StreamEntry {
         &self.id
     }
 
-    /// Appends an event, keeping it for resumption and sending it to the attached response.
+    /// Appends an event, keeping it for resumption and sending it to the attached response. A
+    /// response too far behind is dropped from a resumable stream, and waited for on another.
     pub(crate) async fn push(&self, data: Arc<str>) {
         let mut state = self.state.lock().await;
         let seq = state.next_seq;
         state.next_seq += 1;
-        self.store.append(&self.id, seq, data.clone()).await;
-        if let Some(live) = &state.live {
-            let frame = Frame::Event {
-                id: format!("{}:{seq}", self.id),
-                data,
-            };
-            if live.send(frame).is_err() {
-                state.live = None;
-            }
+        if let Some(session) = &self.session {
+            self.store
+                .append(session, &self.id, seq, data.clone())
+                .await;
+        }
+        let Some(live) = &state.live else { return };
+        let frame = Frame::Event {
+            id: format!("{}:{seq}", self.id),
+            data,
+        };
+        let sent = match self.session {
+            Some(_) => match live.try_send(frame) {
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    tracing::debug!(
+                        stream = %self.id,
+                        "dropped a client that fell {} events behind; it can resume the stream",
+                        self.buffer
+                    );
+                    false
+                }
+                sent => sent.is_ok(),
+            },
+            None => live.send(frame).await.is_ok(),
+        };
+        if !sent {
+            state.live = None;
         }
     }
 
@@ -101,8 +149,9 @@ impl StreamEntry {
     pub(crate) async fn detach(&self, retry: Duration) {
         let mut state = self.state.lock().await;
         if let Some(live) = state.live.take() {
-            // The response may already be gone; then there is nothing to tell.
-            let _ = live.send(Frame::Retry(retry));
+            // The response may already be gone, or too far behind to be told; then it ends
+            // without the field, and the client reconnects after its own delay.
+            let _ = live.try_send(Frame::Retry(retry));
         }
     }
 
@@ -113,39 +162,40 @@ impl StreamEntry {
         &self,
         after: Option<u64>,
         priming: Option<Duration>,
-    ) -> Result<mpsc::UnboundedReceiver<Frame>, AlreadyAttached> {
+    ) -> Result<Frames, AlreadyAttached> {
         let mut state = self.state.lock().await;
         if state.live.as_ref().is_some_and(|live| !live.is_closed()) {
             return Err(AlreadyAttached);
         }
-        let (tx, rx) = mpsc::unbounded_channel();
+        let mut backlog = VecDeque::new();
         if let Some(retry) = priming {
-            let id = format!("{}:{}", self.id, state.next_seq - 1);
-            // The receiver is in hand: sending cannot fail.
-            let _ = tx.send(Frame::Event {
-                id,
+            backlog.push_back(Frame::Event {
+                id: format!("{}:{}", self.id, state.next_seq - 1),
                 data: Arc::from(""),
             });
-            let _ = tx.send(Frame::Retry(retry));
+            backlog.push_back(Frame::Retry(retry));
         }
         if let Some(after) = after {
             for (seq, data) in self.store.after(&self.id, after).await {
-                let _ = tx.send(Frame::Event {
+                backlog.push_back(Frame::Event {
                     id: format!("{}:{seq}", self.id),
                     data,
                 });
             }
         }
-        if !state.finished {
+        let live = (!state.finished).then(|| {
+            let (tx, rx) = mpsc::channel(self.buffer);
             state.live = Some(tx);
-        }
-        Ok(rx)
+            rx
+        });
+        Ok(Frames { backlog, live })
     }
 }
 
 /// The streams of the server that can be resumed, by id.
 pub(crate) struct Streams {
     store: Arc<dyn EventStore>,
+    buffer: usize,
     entries: Mutex<HashMap<String, Arc<StreamEntry>>>,
 }
 
@@ -161,17 +211,26 @@ pub(crate) fn random_id(bytes: usize) -> String {
 }
 
 impl Streams {
-    pub(crate) fn new(store: Arc<dyn EventStore>) -> Self {
+    /// The streams of a transport keeping events in `store`, each buffering at most `buffer`
+    /// events for its response.
+    pub(crate) fn new(store: Arc<dyn EventStore>, buffer: usize) -> Self {
         Streams {
             store,
+            buffer: buffer.max(1),
             entries: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A new stream; `resumable` ones are registered for `Last-Event-ID`.
-    pub(crate) fn open(&self, resumable: bool) -> Arc<StreamEntry> {
-        let entry = Arc::new(StreamEntry::new(random_id(8), self.store.clone()));
-        if resumable {
+    /// A new stream; those of a `session` can be resumed, and are registered for
+    /// `Last-Event-ID`.
+    pub(crate) fn open(&self, session: Option<&str>) -> Arc<StreamEntry> {
+        let entry = Arc::new(StreamEntry::new(
+            random_id(8),
+            session.map(str::to_owned),
+            self.store.clone(),
+            self.buffer,
+        ));
+        if session.is_some() {
             self.entries.lock().insert(entry.id.clone(), entry.clone());
         }
         entry
@@ -217,13 +276,13 @@ impl Drop for OnDrop {
 /// after every 15 seconds without one. `on_close` runs when the response body is dropped: when
 /// the stream ended, or when the client went away before.
 pub(crate) fn sse_response(
-    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut frames: Frames,
     on_close: Option<Box<dyn FnOnce() + Send>>,
 ) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
     let mut keep_alive = tokio::time::interval_at(start, KEEP_ALIVE);
     let on_close = OnDrop(on_close);
-    let body = futures_util::stream::poll_fn(move |cx| match frames.poll_recv(cx) {
+    let body = futures_util::stream::poll_fn(move |cx| match frames.poll_next(cx) {
         Poll::Ready(Some(frame)) => {
             let _ = &on_close;
             keep_alive.reset();
@@ -258,9 +317,11 @@ mod tests {
     use super::*;
     use crate::store::InMemoryEventStore;
 
-    fn ids(frames: &mut mpsc::UnboundedReceiver<Frame>) -> Vec<String> {
+    fn ids(frames: &mut Frames) -> Vec<String> {
         let mut out = Vec::new();
-        while let Ok(frame) = frames.try_recv() {
+        let waker = futures_util::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        while let Poll::Ready(Some(frame)) = frames.poll_next(&mut cx) {
             out.push(match frame {
                 Frame::Event { id, data } => format!("{id}={data}"),
                 Frame::Retry(d) => format!("retry={}", d.as_millis()),
@@ -271,8 +332,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_detached_stream_is_resumed_after_the_last_event() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()));
-        let entry = streams.open(true);
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8);
+        let entry = streams.open(Some("session"));
         let id = entry.id().to_owned();
         let mut live = entry
             .attach(None, Some(Duration::from_millis(500)))
@@ -299,7 +360,7 @@ mod tests {
             [format!("{id}:2=two"), format!("{id}:3=three")]
         );
         // The stream was finished: the resumed response ends after the replay.
-        assert!(resumed.recv().await.is_none());
+        assert!(resumed.live.is_none());
         assert!(streams.find("nope:1").is_none());
         assert!(streams.find(&format!("{id}:x")).is_none());
         streams.close(std::slice::from_ref(&id)).await;
@@ -308,8 +369,8 @@ mod tests {
 
     #[tokio::test]
     async fn one_reader_at_a_time() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()));
-        let entry = streams.open(true);
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8);
+        let entry = streams.open(Some("session"));
         let first = entry.attach(None, None).await.unwrap();
         assert!(entry.attach(None, None).await.is_err());
         drop(first);
