@@ -6,9 +6,14 @@
 
 use std::sync::OnceLock;
 
-use examples::notes::{self, Notebook};
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::prelude::*;
+use notes::Notebook;
+
+/// The notebook of the examples, compiled into this target (through the examples' crate, the
+/// HTTP client would be built too).
+#[path = "../../examples/src/notes.rs"]
+mod notes;
 
 struct Fixture {
     runtime: tokio::runtime::Runtime,

@@ -35,6 +35,15 @@ impl Drop for TestHttpServer {
     }
 }
 
+/// The `GET` that opens (or, with `Last-Event-ID`, resumes) a session's standalone stream.
+pub fn standalone_get(url: &str, session: &str, version: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", version)
+}
+
 /// One server-sent event.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SseEvent {

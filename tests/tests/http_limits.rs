@@ -10,7 +10,7 @@ use mcp_runtime::protocol::params::NotificationParams;
 use mcp_runtime::transport::http::{HostPolicy, HttpOptions, HttpTransport, serve_on};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::{SseReader, TestHttpServer};
+use tests::http::{SseReader, TestHttpServer, standalone_get};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -220,11 +220,7 @@ async fn a_client_that_stops_reading_its_stream_is_let_go_and_resumes() {
     let received = until_closed(&mut slow).await;
     assert!(!received.ends_with("0\r\n\r\n"), "the stream ended cleanly");
     // ... and the client resumes its stream from where it stopped reading.
-    let resumed = reqwest::Client::new()
-        .get(&http.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
+    let resumed = standalone_get(&http.url, &session, "2025-11-25")
         .header("last-event-id", format!("{stream}:0"))
         .send()
         .await
@@ -292,11 +288,7 @@ async fn every_session_busy_means_503() {
     let http = TestHttpServer::start(server(), options).await;
     let session = open_session(&http.url).await;
     // Its client holds the standalone stream: the session is busy.
-    let stream = reqwest::Client::new()
-        .get(&http.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
+    let stream = standalone_get(&http.url, &session, "2025-11-25")
         .send()
         .await
         .unwrap();
@@ -340,14 +332,12 @@ async fn a_server_on_every_address_needs_its_host_names() {
         let transport = HttpTransport::new(server(), HttpOptions::default().host_policy(policy));
         tokio::spawn(transport.clone().serve(listener));
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let named = post(&url, None, initialize("2025-11-25"))
-            .header("host", format!("mcp.example.test:{port}"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(named.status(), StatusCode::OK);
-        let foreign = post(&url, None, initialize("2025-11-25"))
-            .header("host", format!("mcp.example.test:{port}"))
+        let named = || {
+            post(&url, None, initialize("2025-11-25"))
+                .header("host", format!("mcp.example.test:{port}"))
+        };
+        assert_eq!(named().send().await.unwrap().status(), StatusCode::OK);
+        let foreign = named()
             .header("origin", "http://evil.example")
             .send()
             .await

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::SseReader;
+use tests::http::{SseReader, standalone_get};
 use tests::interop::HttpExample;
 
 const CLIENTS: usize = 16;
@@ -47,6 +47,18 @@ fn call(id: u64, name: &str, arguments: Value, progress: bool) -> Value {
         params["_meta"] = json!({"progressToken": id});
     }
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// Reads the stream of `response` until the server asks the client for `method`; the stream,
+/// still open, or `None` when it ended without asking.
+async fn asks(response: reqwest::Response, method: &str) -> Option<SseReader> {
+    let mut events = SseReader::new(response);
+    while let Some(event) = events.next(WAIT).await {
+        if event.data.contains(method) {
+            return Some(events);
+        }
+    }
+    None
 }
 
 /// One round of a client's traffic; how many requests it answered as expected.
@@ -127,16 +139,7 @@ async fn round(client: &reqwest::Client, url: &str, round: usize) -> usize {
     .send()
     .await
     .unwrap();
-    let mut events = SseReader::new(delete);
-    let asked = loop {
-        match events.next(WAIT).await {
-            Some(event) if event.data.contains("elicitation/create") => break true,
-            Some(_) => continue,
-            None => break false,
-        }
-    };
-    fine += usize::from(asked);
-    drop(events);
+    fine += usize::from(asks(delete, "elicitation/create").await.is_some());
 
     // A sampling request, then the call cancelled.
     let summarize = post(
@@ -148,15 +151,8 @@ async fn round(client: &reqwest::Client, url: &str, round: usize) -> usize {
     .send()
     .await
     .unwrap();
-    let mut events = SseReader::new(summarize);
-    let sampled = loop {
-        match events.next(WAIT).await {
-            Some(event) if event.data.contains("sampling/createMessage") => break true,
-            Some(_) => continue,
-            None => break false,
-        }
-    };
-    fine += usize::from(sampled);
+    let events = asks(summarize, "sampling/createMessage").await;
+    fine += usize::from(events.is_some());
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 4, "reason": "soak"}});
     let response = post(client, url, session, cancel).send().await.unwrap();
@@ -164,14 +160,7 @@ async fn round(client: &reqwest::Client, url: &str, round: usize) -> usize {
     drop(events);
 
     // The standalone stream, opened and dropped.
-    let standalone = client
-        .get(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &id)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
+    let standalone = standalone_get(url, &id, "2025-11-25").send().await.unwrap();
     let mut events = SseReader::new(standalone);
     fine += usize::from(events.next(WAIT).await.is_some());
     drop(events);

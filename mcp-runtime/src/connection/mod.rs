@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 mod outbound;
 
 pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SendFuture, SharedSink};
+pub(crate) use outbound::{enqueue, try_enqueue};
 
 /// What the `initialize` handshake settled.
 #[derive(Clone, Debug, PartialEq)]

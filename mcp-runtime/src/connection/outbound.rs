@@ -114,14 +114,27 @@ impl MessageSink for tokio::sync::mpsc::UnboundedSender<Outbound> {
 
 impl MessageSink for tokio::sync::mpsc::Sender<Outbound> {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        self.try_send(message).map_err(|_| PeerGone)
+        try_enqueue(self, message)
     }
 
     fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
-        Box::pin(async move {
-            tokio::sync::mpsc::Sender::send(self, message)
-                .await
-                .map_err(|_| PeerGone)
-        })
+        enqueue(self, message)
     }
+}
+
+/// [`MessageSink::send`] of a sink that is a bounded queue of `T`: `item` goes in if there is
+/// room.
+pub(crate) fn try_enqueue<T>(
+    queue: &tokio::sync::mpsc::Sender<T>,
+    item: T,
+) -> Result<(), PeerGone> {
+    queue.try_send(item).map_err(|_| PeerGone)
+}
+
+/// [`MessageSink::send_when_ready`] of a sink that is a bounded queue of `T`.
+pub(crate) fn enqueue<T: Send + 'static>(
+    queue: &tokio::sync::mpsc::Sender<T>,
+    item: T,
+) -> SendFuture<'_> {
+    Box::pin(async move { queue.send(item).await.map_err(|_| PeerGone) })
 }

@@ -15,10 +15,13 @@
 //! and an HMAC-SHA256 over all of it, under a key named in the token, so that keys can be
 //! rotated: a codec seals with its current key and opens tokens of its current and previous keys.
 //!
-//! A token is not single-use: sent again with the identical request (same method, params and
-//! subject) before it expires, it opens again, and the handler runs again with the same state.
-//! Handlers whose rounds must not repeat a side effect keep their own record of what they did;
-//! one-time tokens need a store of spent ones shared by every instance of the server.
+//! A token opens once: the codec remembers the tokens it opened until they expire, and refuses
+//! one sent again ([`RequestStateError::Replayed`]), so a round's answers cannot be played twice
+//! into a handler. The record is this process's, bounded to the most recent
+//! [`SPENT_TOKENS`] tokens (older ones fall out of it first); servers of several instances that
+//! must consume a state at most once keep their own record in a shared store.
+//! [`RequestStateCodec::reusable`] turns the record off: a token then opens on every retry of
+//! the identical request until it expires.
 //!
 //! ```
 //! use mcp_runtime::request_state::{RequestBinding, RequestStateCodec};
@@ -35,6 +38,8 @@
 //! assert!(codec.open(&token, &other).is_err());
 //! ```
 
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
@@ -42,6 +47,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use mcp_core::ErrorObject;
 use mcp_core::jsonrpc::Params;
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -50,6 +56,8 @@ use sha2::{Digest, Sha256};
 const VERSION: &str = "v1";
 /// The shortest secret a key may have, in bytes.
 const MIN_SECRET: usize = 32;
+/// How many opened tokens a codec remembers, at most, to refuse them again.
+pub const SPENT_TOKENS: usize = 100_000;
 
 /// Why a `requestState` was refused (or a key rejected).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -73,6 +81,9 @@ pub enum RequestStateError {
     /// The token was issued for another request.
     #[error("requestState was issued for another request")]
     ForeignRequest,
+    /// The token was already used: a retry carries the `requestState` of the latest answer.
+    #[error("requestState was already used: retry with the requestState of the latest answer")]
+    Replayed,
     /// A key's secret is too short.
     #[error("a requestState key needs a secret of at least {MIN_SECRET} bytes, not {0}")]
     WeakKey(usize),
@@ -238,12 +249,47 @@ struct Payload {
     data: Value,
 }
 
-/// Seals and opens `requestState` tokens (see the [module docs](self)).
+/// Seals and opens `requestState` tokens (see the [module docs](self)). Clones share the record
+/// of opened tokens.
 #[derive(Clone, Debug)]
 pub struct RequestStateCodec {
     current: StateKey,
     previous: Vec<StateKey>,
     lifetime: Duration,
+    spent: Option<Arc<Spent>>,
+}
+
+/// The tokens opened so far (their MAC tags), until they expire, at most [`SPENT_TOKENS`].
+#[derive(Debug, Default)]
+struct Spent {
+    inner: Mutex<SpentInner>,
+}
+
+#[derive(Debug, Default)]
+struct SpentInner {
+    tags: HashSet<Vec<u8>>,
+    /// The tags by age, with their expiry.
+    order: VecDeque<(u64, Vec<u8>)>,
+}
+
+impl Spent {
+    /// Records `tag`, expiring at `exp`; false when it was recorded already.
+    fn first_use(&self, tag: &[u8], exp: u64, now: u64) -> bool {
+        let mut inner = self.inner.lock();
+        let SpentInner { tags, order } = &mut *inner;
+        while let Some((expiry, _)) = order.front()
+            && (*expiry <= now || order.len() >= SPENT_TOKENS)
+        {
+            if let Some((_, old)) = order.pop_front() {
+                tags.remove(&old);
+            }
+        }
+        if !tags.insert(tag.to_vec()) {
+            return false;
+        }
+        order.push_back((exp, tag.to_vec()));
+        true
+    }
 }
 
 impl RequestStateCodec {
@@ -258,7 +304,15 @@ impl RequestStateCodec {
             current: StateKey::new(id, secret)?,
             previous: Vec::new(),
             lifetime: Duration::from_secs(600),
+            spent: Some(Arc::default()),
         })
+    }
+
+    /// Lets a token open on every retry of the identical request until it expires, instead of
+    /// once (for handlers whose rounds repeat no side effect, behind several instances).
+    pub fn reusable(mut self) -> Self {
+        self.spent = None;
+        self
     }
 
     /// A codec with a fresh random key, for a single server process (its tokens cannot be
@@ -363,6 +417,11 @@ impl RequestStateCodec {
         if payload.req != URL_SAFE_NO_PAD.encode(binding.digest()) {
             return Err(RequestStateError::ForeignRequest);
         }
+        if let Some(spent) = &self.spent
+            && !spent.first_use(&tag, payload.exp, unix_seconds(now))
+        {
+            return Err(RequestStateError::Replayed);
+        }
         Ok(payload.data)
     }
 }
@@ -378,6 +437,37 @@ mod tests {
 
     fn codec() -> RequestStateCodec {
         RequestStateCodec::new("k1", [1u8; 32]).unwrap()
+    }
+
+    #[test]
+    fn a_token_opens_once_unless_reusable() {
+        let codec = codec();
+        let token = codec.seal(&binding(), &json!(1));
+        assert_eq!(codec.open(&token, &binding()), Ok(json!(1)));
+        // A clone (another handle on the same server) shares the record.
+        assert_eq!(
+            codec.clone().open(&token, &binding()),
+            Err(RequestStateError::Replayed)
+        );
+        let reusable = codec.reusable();
+        let token = reusable.seal(&binding(), &json!(2));
+        for _ in 0..2 {
+            assert_eq!(reusable.open(&token, &binding()), Ok(json!(2)));
+        }
+    }
+
+    #[test]
+    fn the_record_of_spent_tokens_is_bounded_and_forgets_expired_ones() {
+        let spent = Spent::default();
+        assert!(spent.first_use(b"a", 100, 10));
+        assert!(!spent.first_use(b"a", 100, 10));
+        // Expired, it is forgotten: its token would be refused as expired anyway.
+        assert!(spent.first_use(b"b", 200, 150));
+        assert!(spent.first_use(b"a", 300, 150));
+        for n in 0..SPENT_TOKENS as u32 {
+            assert!(spent.first_use(&n.to_be_bytes(), 1000, 150));
+        }
+        assert_eq!(spent.inner.lock().order.len(), SPENT_TOKENS);
     }
 
     fn binding() -> RequestBinding {

@@ -28,6 +28,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::connection::{enqueue, try_enqueue};
 use crate::server::{
     Answer, ConnectionState, McpServer, MessageSink, Outbound, PeerGone, Reply, SendFuture,
     SharedSink,
@@ -83,18 +84,11 @@ struct FrameSink(mpsc::Sender<Frame>);
 
 impl MessageSink for FrameSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        self.0
-            .try_send(Frame::Message(Box::new(message)))
-            .map_err(|_| PeerGone)
+        try_enqueue(&self.0, Frame::Message(Box::new(message)))
     }
 
     fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
-        Box::pin(async move {
-            self.0
-                .send(Frame::Message(Box::new(message)))
-                .await
-                .map_err(|_| PeerGone)
-        })
+        enqueue(&self.0, Frame::Message(Box::new(message)))
     }
 }
 

@@ -39,9 +39,28 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             header_read_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(30),
-            max_connections: 1024,
+            max_connections: default_max_connections(),
         }
     }
+}
+
+/// The most connections by default: 10,000, or fewer when the process may open fewer files
+/// (its soft `RLIMIT_NOFILE`, less 64 for everything else it opens).
+pub(crate) fn default_max_connections() -> usize {
+    const MOST: usize = 10_000;
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into the struct it is given, nothing else.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+            let files = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+            return files.saturating_sub(64).clamp(1, MOST);
+        }
+    }
+    MOST
 }
 
 /// Serves `app` on the connections `listener` accepts, within `limits`, until `shutdown`

@@ -174,9 +174,10 @@ impl HttpOptions {
         self
     }
 
-    /// The most connections open at once (1,024 by default; keep it below the process's limit
-    /// of open files, `ulimit -n`). Beyond it, new connections wait in the operating system's
-    /// queue until one closes. Set by [`serve_http`] and [`HttpTransport::serve`].
+    /// The most connections open at once: by default 10,000, or the process's limit of open
+    /// files (`ulimit -n`) less 64 when that is lower. Beyond it, new connections wait in the
+    /// operating system's queue until one closes (the header read timeout closes idle ones). Set
+    /// by [`serve_http`] and [`HttpTransport::serve`].
     pub fn max_connections(mut self, max: usize) -> Self {
         self.limits.max_connections = max.max(1);
         self

@@ -22,6 +22,7 @@ use super::headers::{Mirrored, header_str, header_version, is_stateless};
 use super::response::{error_reply, json_response, refusal_status, refuse, status_of};
 use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
+use crate::connection::{enqueue, try_enqueue};
 use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
     SendFuture, ServerMode, SharedSink, render_batch,
@@ -130,18 +131,11 @@ struct PostSink(mpsc::Sender<PostEvent>);
 
 impl MessageSink for PostSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        self.0
-            .try_send(PostEvent::Message(Box::new(message)))
-            .map_err(|_| PeerGone)
+        try_enqueue(&self.0, PostEvent::Message(Box::new(message)))
     }
 
     fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
-        Box::pin(async move {
-            self.0
-                .send(PostEvent::Message(Box::new(message)))
-                .await
-                .map_err(|_| PeerGone)
-        })
+        enqueue(&self.0, PostEvent::Message(Box::new(message)))
     }
 
     fn close_stream(&self, retry: Duration) -> bool {
