@@ -37,12 +37,17 @@
 //! - Failed (variable, position) attempts are memoized, and the escapes of the URI are checked once
 //!   per match (so trying a candidate value costs O(1)): matching is linear in the URI for one or
 //!   two variables and at worst quadratic, and it never panics. URIs longer than
-//!   [`MAX_MATCHED_URI_LENGTH`] never match.
+//!   [`MAX_MATCHED_URI_LENGTH`] never match, and a match gives up (no match) after trying
+//!   [`MAX_MATCH_CANDIDATES`] candidate values: a crafted URI costs a millisecond or so, not the
+//!   second that the quadratic worst case of three variables over 8 KiB of `;` would take.
 
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 use std::sync::Arc;
+
+/// How many candidate values [`UriTemplate::matches`] tries at most before it gives up.
+pub const MAX_MATCH_CANDIDATES: usize = 200_000;
 
 /// The longest URI [`UriTemplate::matches`] considers (8 KiB); longer ones never match, which
 /// bounds the work a crafted URI can cause.
@@ -191,6 +196,13 @@ impl UriTemplate {
     /// Returns `None` if the URI does not match (or is longer than [`MAX_MATCHED_URI_LENGTH`]);
     /// see the [module docs](self) for the rules.
     pub fn matches(&self, uri: &str) -> Option<UriMatch> {
+        let mut budget = MAX_MATCH_CANDIDATES;
+        self.match_within(uri, &mut budget)
+    }
+
+    /// [`matches`](Self::matches), trying at most `budget` candidate values (what is left of it
+    /// is left in it).
+    fn match_within(&self, uri: &str, budget: &mut usize) -> Option<UriMatch> {
         if uri.len() > MAX_MATCHED_URI_LENGTH {
             return None;
         }
@@ -221,11 +233,12 @@ impl UriTemplate {
             // Try the next candidate of the innermost variable; backtrack when it has none.
             let depth = frames.len().checked_sub(1)?;
             let (step, frame) = (self.steps.get(depth)?, frames.get_mut(depth)?);
-            entering = match frame.next_candidate(step, uri, &index) {
+            entering = match frame.next_candidate(step, uri, &index, budget) {
                 Some(end) => {
                     pos = end + step.tail.len();
                     true
                 }
+                None if *budget == 0 => return None,
                 None => {
                     failed.insert((depth, frame.pos));
                     frames.pop();
@@ -407,7 +420,14 @@ impl Frame {
 
     /// The next end where the step's tail follows and the value is acceptable, in the step's
     /// order of preference: nearest first for `{var}`, furthest first otherwise.
-    fn next_candidate(&mut self, step: &Step, uri: &str, index: &UriIndex) -> Option<usize> {
+    /// Each position tried takes one from `budget`; at zero, there is no next candidate.
+    fn next_candidate(
+        &mut self,
+        step: &Step,
+        uri: &str,
+        index: &UriIndex,
+        budget: &mut usize,
+    ) -> Option<usize> {
         let tail_at = |q: usize| {
             uri.as_bytes()
                 .get(q..)
@@ -417,7 +437,8 @@ impl Frame {
             uri.get(self.pos..q).is_some()
                 && (step.kind == Kind::Reserved || index.decodes_to_utf8(self.pos, q))
         };
-        while self.lo < self.hi {
+        while self.lo < self.hi && *budget > 0 {
+            *budget -= 1;
             let q = if step.kind == Kind::Simple {
                 self.lo += 1;
                 self.lo - 1
@@ -838,6 +859,25 @@ mod tests {
         let uri = "x-".repeat(400);
         assert_eq!(t("{a}-{b}-{c}-{d}-{e}!").matches(&uri), None);
         assert_eq!(t("{a*}-{b*}-{c*}-{d*}!").matches(&uri), None);
+    }
+
+    #[test]
+    fn a_match_gives_up_after_its_budget_of_candidates() {
+        // Found by the fuzzer: three variables over a URI of `;` try every pair of splits (the
+        // last variable wants a `c` that never comes), quadratic in the URI's length.
+        let template = t("{k};{+pk};{9}c");
+        let mut budget = MAX_MATCH_CANDIDATES;
+        let uri = ";".repeat(MAX_MATCHED_URI_LENGTH);
+        assert_eq!(template.match_within(&uri, &mut budget), None);
+        assert_eq!(budget, 0);
+        // The same shape, short, is decided well within the budget.
+        let short = format!("a;{};bc", ";".repeat(100));
+        let mut budget = MAX_MATCH_CANDIDATES;
+        let found = template.match_within(&short, &mut budget).unwrap();
+        assert_eq!(found.get("pk"), Some(";".repeat(100).as_str()));
+        assert_eq!(found.get("9"), Some("b"));
+        assert!(budget > MAX_MATCH_CANDIDATES - 1000, "{budget}");
+        assert_eq!(template.match_within(&short, &mut 1), None);
     }
 
     #[test]
