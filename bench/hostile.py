@@ -236,6 +236,7 @@ def stdio(binary, lines=200_000):
                                      "clientInfo": {"name": "hostile", "version": "1"}})
     process.stdin.write(init + b"\n" + json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n")
     process.stdin.flush()
+    time.sleep(0.5)
     before = rss_mib(process.pid)
     sent = 0
     deadline = time.monotonic() + 10
@@ -256,9 +257,10 @@ def stdio(binary, lines=200_000):
 
 
 def every_address(binary):
-    process = subprocess.run([str(binary), "http", "0.0.0.0:0"], capture_output=True, text=True, timeout=20)
-    print(f"a bind on 0.0.0.0 with the default options: exit {process.returncode}: "
-          f"{process.stderr.strip().splitlines()[-1] if process.stderr.strip() else ''}")
+    process = subprocess.run([str(binary), "http", "0.0.0.0:0"], capture_output=True, text=True, timeout=20,
+                             env={"PATH": "/usr/bin:/bin"})
+    error = next((l for l in process.stderr.splitlines() if l.startswith("Error")), process.stderr.strip())
+    print(f"a bind on 0.0.0.0 with the default options: exit {process.returncode}: {error}")
 
 
 ATTACKS = {

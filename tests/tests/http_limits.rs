@@ -351,3 +351,32 @@ async fn a_server_on_every_address_needs_its_host_names() {
         transport.server().shutdown();
     }
 }
+
+#[tokio::test]
+async fn the_bodies_being_read_share_a_memory_budget() {
+    let options = HttpOptions::default()
+        .body_limit(1000)
+        .body_memory(1000)
+        .body_read_timeout(Duration::from_secs(2));
+    let http = TestHttpServer::start(server(), options).await;
+    // 900 bytes of a 1,000-byte body, then nothing.
+    let mut stalled = TcpStream::connect(address(&http.url)).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n";
+    stalled.write_all(head.as_bytes()).await.unwrap();
+    stalled.write_all(&[b' '; 900]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A small body waits for the memory the stalled one holds...
+    let request = post(&http.url, None, initialize("2025-11-25")).send();
+    let waiting = tokio::spawn(async move { request.await.map(|r| r.status()) });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "a body was read beyond the budget");
+    // ... which the stalled one gives back when its deadline passes.
+    let answer = until_closed(&mut stalled).await;
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    let status = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
+    assert_eq!(status.unwrap(), StatusCode::OK);
+}

@@ -7,7 +7,7 @@ use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessag
 use mcp_runtime::transport::http::{HostPolicy, HttpOptions};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::{SseEvent, SseReader, TestHttpServer};
+use tests::http::{SseEvent, SseReader, TestHttpServer, standalone_get};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -302,21 +302,20 @@ async fn sessions_are_capped_and_expire() {
 
 #[tokio::test]
 async fn a_session_whose_client_holds_its_stream_open_is_not_idle() {
-    let options = HttpOptions::default().session_idle_timeout(Duration::from_millis(300));
+    let options = HttpOptions::default().session_idle_timeout(Duration::from_millis(500));
     let (http, _) = start(true, options).await;
     let url = &http.url;
+    // The stream is opened at once: on a loaded machine, opening another session first may
+    // take longer than the idle timeout.
     let listening = open_session(url, "2025-11-25").await;
-    let quiet = open_session(url, "2025-11-25").await;
-    let stream = client()
-        .get(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &listening)
+    let stream = standalone_get(url, &listening, "2025-11-25")
         .send()
         .await
         .unwrap();
     assert_eq!(stream.status(), StatusCode::OK);
+    let quiet = open_session(url, "2025-11-25").await;
     // Longer than the idle timeout, with the sweep running meanwhile.
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(http.transport.session_count(), 1);
     let (status, _) = exchange(
         url,
@@ -329,7 +328,7 @@ async fn a_session_whose_client_holds_its_stream_open_is_not_idle() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     // Once the client lets go of the stream, the session idles out like any other.
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(http.transport.session_count(), 0);
 }
 

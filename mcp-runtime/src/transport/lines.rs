@@ -204,16 +204,22 @@ where
     let shutdown = server.shutdown_token().clone();
     let mut outcome = Ok(());
     loop {
-        // Nothing more is read until the output has room and a request may be taken in hand.
-        let ready = async {
-            let room = frames.reserve().await.is_ok();
-            let permit = in_hand.clone().acquire_owned().await.ok();
-            permit.filter(|_| room)
-        };
-        let permit = tokio::select! {
-            permit = ready => permit,
-            () = shutdown.cancelled() => break,
-            () = output_broken.cancelled() => break,
+        // Nothing more is read until the output has room and a request may be taken in hand
+        // (checked without waiting first: waiting costs a turn of the scheduler).
+        let permit = match in_hand.clone().try_acquire_owned() {
+            Ok(permit) if frames.capacity() > 0 => Some(permit),
+            _ => {
+                let ready = async {
+                    let room = frames.reserve().await.is_ok();
+                    let permit = in_hand.clone().acquire_owned().await.ok();
+                    permit.filter(|_| room)
+                };
+                tokio::select! {
+                    permit = ready => permit,
+                    () = shutdown.cancelled() => break,
+                    () = output_broken.cancelled() => break,
+                }
+            }
         };
         // The writer is gone only when the output broke.
         let Some(permit) = permit else { break };
@@ -266,10 +272,13 @@ where
     outcome
 }
 
-/// Queues a line for the writer, waiting for room. The writer is gone only when the output
-/// broke; the reading loop then stops.
+/// Queues a line for the writer, waiting for room (only when there is none: waiting costs a
+/// turn of the scheduler). The writer is gone only when the output broke; the reading loop then
+/// stops.
 async fn write(frames: &mpsc::Sender<Frame>, text: String) {
-    let _ = frames.send(Frame::Text(text)).await;
+    if let Err(mpsc::error::TrySendError::Full(frame)) = frames.try_send(Frame::Text(text)) {
+        let _ = frames.send(frame).await;
+    }
 }
 
 /// What handling one line needs.
@@ -300,13 +309,14 @@ impl Dispatch<'_> {
             });
             return;
         }
-        let permit = Arc::new(permit);
+        // A single message has one answer at most.
+        let mut permit = Some(permit);
         for answer in admission {
             match answer {
                 Answer::Ready(reply) => write(self.frames, reply.render()).await,
                 Answer::Running(work) => {
                     let frames = self.frames.clone();
-                    let permit = permit.clone();
+                    let permit = permit.take();
                     self.requests.spawn(async move {
                         if let Some(reply) = work.await {
                             write(&frames, reply.render()).await;

@@ -5,16 +5,19 @@
 //! |---|---|---|
 //! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
 //! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
-//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time and is JSON-RPC | 415, 413, 408, 400 |
+//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time (within the memory all bodies being read may hold) and is JSON-RPC | 415, 413, 408, 400 |
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
+use futures_util::StreamExt;
 use mcp_core::jsonrpc::{self, Incoming};
 use mcp_core::{ErrorObject, ProtocolVersion};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::HttpState;
 use super::headers::{accepts, header_str, header_version};
@@ -73,6 +76,46 @@ impl<S: Send + Sync> FromRequestParts<S> for AcceptsStream {
     }
 }
 
+/// Why a body was not read.
+enum BodyError {
+    /// It exceeds the body limit.
+    TooLarge,
+    /// The connection failed before its end.
+    Broken,
+}
+
+/// Reads a body of at most `limit` bytes, taking one permit of `memory` per byte as it arrives
+/// (and waiting for them while the bodies being read hold all): the permits are held with the
+/// bytes, and given back when they are dropped.
+async fn read_body(
+    body: Body,
+    limit: usize,
+    memory: &Arc<Semaphore>,
+) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), BodyError> {
+    let mut chunks = body.into_data_stream();
+    let mut bytes = Vec::new();
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|_| BodyError::Broken)?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        // The limit fits the budget (see `HttpTransport::new`), so a chunk always can.
+        let size = u32::try_from(chunk.len()).map_err(|_| BodyError::TooLarge)?;
+        let permit = memory
+            .clone()
+            .acquire_many_owned(size)
+            .await
+            .map_err(|_| BodyError::Broken)?;
+        match &mut held {
+            Some(held) => held.merge(permit),
+            None => held = Some(permit),
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok((bytes, held))
+}
+
 /// A POST's JSON-RPC body, parsed, with the request's headers.
 pub(crate) struct JsonRpcPost {
     pub(crate) headers: HeaderMap,
@@ -101,8 +144,9 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
         let limit = http.options.body_limit;
         // The deadline's timer is armed only when the body is not all there at once.
         let deadline = http.options.body_read_timeout;
-        let body = match tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await {
-            Ok(Ok(body)) => body,
+        let read = read_body(body, limit, &http.body_memory);
+        let (body, _held) = match tokio::time::timeout(deadline, read).await {
+            Ok(Ok(read)) => read,
             Err(_) => {
                 return Err(refuse(
                     StatusCode::REQUEST_TIMEOUT,
@@ -112,10 +156,16 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
                     ),
                 ));
             }
-            Ok(Err(_)) => {
+            Ok(Err(BodyError::TooLarge)) => {
                 return Err(refuse(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
+                ));
+            }
+            Ok(Err(BodyError::Broken)) => {
+                return Err(refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: the body could not be read",
                 ));
             }
         };

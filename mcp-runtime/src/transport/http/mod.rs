@@ -79,6 +79,7 @@ pub struct HttpOptions {
     /// `None`: the loopback policy, which a server on another address must replace.
     pub(crate) host_policy: Option<HostPolicy>,
     pub(crate) body_read_timeout: Duration,
+    pub(crate) body_memory: usize,
     pub(crate) limits: listen::ConnectionLimits,
     pub(crate) event_store: Arc<dyn EventStore>,
     pub(crate) retry: Duration,
@@ -95,6 +96,7 @@ impl Default for HttpOptions {
             always_stream: false,
             host_policy: None,
             body_read_timeout: Duration::from_secs(30),
+            body_memory: 256 * 1024 * 1024,
             limits: listen::ConnectionLimits::default(),
             event_store: Arc::new(InMemoryEventStore::default()),
             retry: Duration::from_millis(1000),
@@ -157,6 +159,15 @@ impl HttpOptions {
         self
     }
 
+    /// How many bytes the request bodies being read may hold in all (256 MiB by default, and at
+    /// least the body limit). When they hold that much, the next bytes wait (within the body
+    /// read timeout) for the bodies ahead to be parsed or to time out: many clients sending
+    /// large bodies slowly cannot exhaust the server's memory.
+    pub fn body_memory(mut self, bytes: usize) -> Self {
+        self.body_memory = bytes;
+        self
+    }
+
     /// How long a client has to send a request's headers once the connection is open, or once
     /// the previous response on it ended (30 seconds by default). A connection that is silent
     /// that long, half-sent headers or idle between requests, is closed. Set by [`serve_http`]
@@ -215,6 +226,8 @@ impl HttpOptions {
 pub(crate) struct HttpState {
     pub(crate) server: McpServer,
     pub(crate) options: HttpOptions,
+    /// The bytes the bodies being read may still take (see [`HttpOptions::body_memory`]).
+    pub(crate) body_memory: Arc<tokio::sync::Semaphore>,
     pub(crate) sessions: Sessions,
     pub(crate) streams: Streams,
 }
@@ -234,8 +247,13 @@ impl HttpTransport {
             options.stream_buffer,
         );
         let streams = Streams::new(options.event_store.clone(), options.stream_buffer);
+        let body_memory = options
+            .body_memory
+            .max(options.body_limit)
+            .min(tokio::sync::Semaphore::MAX_PERMITS);
         let state = Arc::new(HttpState {
             server,
+            body_memory: Arc::new(tokio::sync::Semaphore::new(body_memory)),
             options,
             sessions,
             streams,
