@@ -88,24 +88,33 @@ impl Stored {
         let Some(partition) = self.sessions.get_mut(session) else {
             return;
         };
+        let before = (partition.bytes, partition.events.len());
         let Some((stream, _, data)) = partition.events.pop_front() else {
             return;
         };
-        let before = partition.bytes;
         partition.bytes -= cost(&stream, &data);
-        let (after, empty) = (partition.bytes, partition.events.is_empty());
         if let Some((_, count)) = self.streams.get_mut(&stream) {
             *count -= 1;
             if *count == 0 {
                 self.streams.remove(&stream);
             }
         }
-        if empty {
+        self.shrunk(session, before);
+    }
+
+    /// Accounts for events `session` lost: it held `before` (bytes, events), its partition now
+    /// holds what it holds (and goes when empty).
+    fn shrunk(&mut self, session: &Arc<str>, before: (usize, usize)) {
+        let Some(partition) = self.sessions.get(session) else {
+            return;
+        };
+        let after = (partition.bytes, partition.events.len());
+        if after.1 == 0 {
             self.sessions.remove(session);
         }
-        self.bytes -= before - after;
-        self.count -= 1;
-        self.resize(session, before, after);
+        self.bytes -= before.0 - after.0;
+        self.count -= before.1 - after.1;
+        self.resize(session, before.0, after.0);
     }
 }
 
@@ -224,19 +233,16 @@ impl EventStore for InMemoryEventStore {
             && let Some(partition) = stored.sessions.get_mut(&session)
         {
             let before = (partition.bytes, partition.events.len());
-            partition.events.retain(|(s, _, _)| &**s != stream);
-            partition.bytes = partition
-                .events
-                .iter()
-                .map(|(s, _, data)| cost(s, data))
-                .sum();
-            let after = (partition.bytes, partition.events.len());
-            if partition.events.is_empty() {
-                stored.sessions.remove(&session);
-            }
-            stored.bytes -= before.0 - after.0;
-            stored.count -= before.1 - after.1;
-            stored.resize(&session, before.0, after.0);
+            let mut freed = 0;
+            partition.events.retain(|(s, _, data)| {
+                let other = &**s != stream;
+                if !other {
+                    freed += cost(s, data);
+                }
+                other
+            });
+            partition.bytes -= freed;
+            stored.shrunk(&session, before);
         }
         Box::pin(std::future::ready(()))
     }

@@ -114,7 +114,7 @@ impl Sessions {
             map: RwLock::new(HashMap::new()),
             idle_timeout,
             max_sessions,
-            buffer: buffer.max(1),
+            buffer,
         }
     }
 

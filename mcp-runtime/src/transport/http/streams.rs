@@ -216,7 +216,7 @@ impl Streams {
     pub(crate) fn new(store: Arc<dyn EventStore>, buffer: usize) -> Self {
         Streams {
             store,
-            buffer: buffer.max(1),
+            buffer,
             entries: Mutex::new(HashMap::new()),
         }
     }
