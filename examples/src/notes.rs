@@ -85,7 +85,7 @@ impl Notebook {
 }
 
 /// Add two integers.
-#[mcp_tool(read_only, idempotent)]
+#[mcp_tool(read_only, idempotent, scopes = "notes:read")]
 async fn add(
     /// The first addend.
     a: i64,
@@ -97,7 +97,7 @@ async fn add(
 }
 
 /// Add a note to the notebook.
-#[mcp_tool(title = "Add a note")]
+#[mcp_tool(title = "Add a note", scopes = "notes:write")]
 async fn add_note(
     /// A short title.
     #[arg(min_length = 1)]
@@ -120,7 +120,7 @@ struct Matches {
 }
 
 /// Find the notes whose title, text or tags contain a word.
-#[mcp_tool(read_only, idempotent, title = "Search notes")]
+#[mcp_tool(read_only, idempotent, title = "Search notes", scopes = "notes:read")]
 async fn search_notes(
     /// What to look for (case-insensitive).
     text: String,
@@ -154,7 +154,7 @@ struct Confirmation {
 }
 
 /// Delete a note. Asks the user to confirm when the client can ask.
-#[mcp_tool(destructive = true, idempotent)]
+#[mcp_tool(destructive = true, idempotent, scopes = "notes:write")]
 async fn delete_note(
     id: u32,
     State(notebook): State<Notebook>,
@@ -187,7 +187,7 @@ struct WordCounts {
 }
 
 /// Count the words of every note, reporting progress as it goes.
-#[mcp_tool(read_only, idempotent)]
+#[mcp_tool(read_only, idempotent, scopes = "notes:read")]
 async fn word_count(
     State(notebook): State<Notebook>,
     ctx: RequestContext,
@@ -208,7 +208,7 @@ async fn word_count(
 }
 
 /// Summarize a note in one sentence, with the client's model.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, scopes = "notes:read")]
 async fn summarize_note(
     id: u32,
     State(notebook): State<Notebook>,
@@ -241,7 +241,7 @@ fn focuses(request: &CompletionRequest) -> Vec<String> {
 }
 
 /// Ask the model to review a note.
-#[mcp_prompt(title = "Review a note")]
+#[mcp_prompt(title = "Review a note", scopes = "notes:read")]
 async fn review_note(
     /// The note's number.
     #[arg(complete = note_ids)]
@@ -262,7 +262,11 @@ async fn review_note(
 }
 
 /// Every note, as Markdown.
-#[mcp_resource(uri = "notes://all", mime_type = "text/markdown")]
+#[mcp_resource(
+    uri = "notes://all",
+    mime_type = "text/markdown",
+    scopes = "notes:read"
+)]
 async fn all_notes(State(notebook): State<Notebook>) -> String {
     notebook
         .notes()
@@ -273,7 +277,12 @@ async fn all_notes(State(notebook): State<Notebook>) -> String {
 }
 
 /// One note, as Markdown.
-#[mcp_resource(uri = "notes://{id}", mime_type = "text/markdown", title = "A note")]
+#[mcp_resource(
+    uri = "notes://{id}",
+    mime_type = "text/markdown",
+    title = "A note",
+    scopes = "notes:read"
+)]
 async fn note(
     #[arg(complete = note_ids)] id: u32,
     State(notebook): State<Notebook>,

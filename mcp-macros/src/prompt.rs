@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use crate::params::{self, PROMPT_ARG_OPTIONS};
 use crate::shared::{Annotated, Bound, text_parser};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "icon", "icons"];
+const OPTIONS: &[&str] = &["name", "title", "description", "icon", "icons", "scopes"];
 
 /// The error for a `Json<T>` parameter.
 const WHOLE_INPUT: &str =

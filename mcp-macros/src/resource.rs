@@ -18,6 +18,7 @@ const OPTIONS: &[&str] = &[
     "icon",
     "icons",
     "cache",
+    "scopes",
 ];
 
 /// The error for a `Json<T>` parameter.

@@ -61,8 +61,8 @@ impl Annotated {
         })
     }
 
-    /// The builder calls every definition gets from its options: its description, title and
-    /// icons.
+    /// The builder calls every definition gets from its options: its description, title, icons
+    /// and the OAuth scopes a call needs (`scopes = "notes:read notes:write"`).
     pub(crate) fn common_settings(&self) -> syn::Result<Vec<TokenStream>> {
         let mut settings = Vec::new();
         if let Some(description) = &self.description {
@@ -73,6 +73,20 @@ impl Annotated {
         }
         if let Some(icons) = icons(&self.options)? {
             settings.push(quote! { .icons(#icons) });
+        }
+        if let Some(scopes) = self.options.string("scopes")? {
+            let list: Vec<String> = scopes
+                .value()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            if list.is_empty() {
+                return Err(syn::Error::new(
+                    scopes.span(),
+                    "`scopes` names the OAuth scopes a call needs, separated by spaces: `scopes = \"notes:write\"`",
+                ));
+            }
+            settings.push(quote! { .scopes([#(#list),*]) });
         }
         Ok(settings)
     }

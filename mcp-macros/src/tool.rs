@@ -22,6 +22,7 @@ const OPTIONS: &[&str] = &[
     "input_schema",
     "output_schema",
     "requires",
+    "scopes",
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {

@@ -30,7 +30,7 @@
 //! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, [`McpServer::admit`](server::McpServer::admit), bytes out |
 //! | [`sse`] | the `text/event-stream` encoder and decoder of Streamable HTTP |
 //! | [`store`] | what a deployment of several processes shares: the SSE event store |
-//! | [`auth`] | who may use the server: the `Host`/`Origin` policy |
+//! | [`auth`] | who may use the server: the `Host`/`Origin` policy, OAuth 2.1 bearer tokens and their scopes |
 //! | [`client`] | the MCP client |
 //! | [`protocol`] | the protocol model (the `mcp-core` crate) |
 //!
@@ -38,7 +38,6 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "http")]
 pub mod auth;
 pub mod client;
 pub mod connection;
@@ -73,9 +72,10 @@ macro_rules! server_info {
 
 /// What most servers need, in one import.
 pub mod prelude {
+    pub use crate::auth::AccessToken;
     pub use crate::completion::{CompletionRequest, prefix_match};
     pub use crate::elicit::{Elicit, ElicitOutcome};
-    pub use crate::extract::State;
+    pub use crate::extract::{HttpExtension, HttpRequest, State};
     pub use crate::protocol::content::{ContentBlock, Role};
     pub use crate::protocol::implementation::Implementation;
     pub use crate::protocol::logging::LoggingLevel;

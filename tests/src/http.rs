@@ -19,11 +19,17 @@ pub struct TestHttpServer {
 impl TestHttpServer {
     /// Serves `server` with `options`.
     pub async fn start(server: McpServer, options: HttpOptions) -> Self {
+        Self::start_with(server, |_| options).await
+    }
+
+    /// Serves `server` with the options `options` makes for the endpoint's URL (which options
+    /// such as authorization name).
+    pub async fn start_with(server: McpServer, options: impl FnOnce(&str) -> HttpOptions) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a free port");
         let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
-        let transport = HttpTransport::new(server, options);
+        let transport = HttpTransport::new(server, options(&url));
         tokio::spawn(transport.clone().serve(listener));
         TestHttpServer { url, transport }
     }

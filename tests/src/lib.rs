@@ -10,6 +10,7 @@
 //! the params of requests and notifications and results (which inherit `_meta` from their base
 //! types), and the members of `allOf` compositions.
 
+pub mod authorization_server;
 pub mod client;
 pub mod http;
 pub mod interop;

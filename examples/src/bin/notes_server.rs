@@ -5,15 +5,43 @@
 //! ```sh
 //! cargo run -p examples --bin notes-server                          # stdio
 //! cargo run -p examples --bin notes-server -- --http 127.0.0.1:8000  # http://127.0.0.1:8000/mcp
+//! cargo run -p examples --bin notes-server -- --http 127.0.0.1:8000 \
+//!     --auth-issuer https://auth.example.com/realms/notes --resource http://127.0.0.1:8000/mcp
 //! ```
 //!
 //! On stdio, speak MCP on stdin, or point any MCP client at the command. Over HTTP the server is
 //! stateful (sessions, a standalone stream, `logging/setLevel`) and prints its endpoint on
 //! stderr once it listens (`--http 127.0.0.1:0` picks a free port). Logs go to stderr
 //! (`RUST_LOG=debug` for more).
+//!
+//! With `--auth-issuer`, the HTTP server is an OAuth 2.1 protected resource: every request needs a
+//! JWT access token of that issuer (checked against the keys its metadata names) whose audience is
+//! the `--resource` URI, and the tools and resources that read notes need the scope `notes:read`,
+//! those that write them `notes:write`.
 
+use std::net::SocketAddr;
+
+use clap::Parser;
 use examples::notes;
+use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
+
+/// A small notebook, served over MCP.
+#[derive(Parser, Debug)]
+#[command(name = "notes-server", version)]
+struct Args {
+    /// Serve Streamable HTTP at http://ADDRESS/mcp instead of stdio (port 0 picks a free one).
+    #[arg(long, value_name = "ADDRESS")]
+    http: Option<String>,
+    /// Require access tokens issued by this OAuth authorization server (its issuer URL); its
+    /// signing keys are found through its metadata (RFC 8414, or OpenID Connect discovery).
+    #[arg(long, value_name = "URL", requires = "http")]
+    auth_issuer: Option<String>,
+    /// The canonical URI of this server, which tokens must name as their audience (by default
+    /// http://ADDRESS/mcp, the endpoint served).
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    resource: Option<String>,
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -21,21 +49,23 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
+    let args = Args::parse();
     let builder = notes::builder();
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (None, _) => builder.serve_stdio().await?,
-        (Some("--http"), Some(address)) => {
-            let listener = tokio::net::TcpListener::bind(&address).await?;
-            eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
-            serve_on(
-                listener,
-                builder.stateful().build()?,
-                HttpOptions::default(),
-            )
-            .await?;
-        }
-        _ => anyhow::bail!("usage: notes-server [--http ADDRESS]"),
+    let Some(address) = args.http else {
+        builder.serve_stdio().await?;
+        return Ok(());
+    };
+    let listener = tokio::net::TcpListener::bind(&address).await?;
+    let local: SocketAddr = listener.local_addr()?;
+    eprintln!("MCP endpoint: http://{local}/mcp");
+    let mut options = HttpOptions::default();
+    if let Some(issuer) = args.auth_issuer {
+        let resource = args
+            .resource
+            .unwrap_or_else(|| format!("http://{local}/mcp"));
+        eprintln!("Access tokens of {issuer} for {resource} are required");
+        options = options.authorization(ResourceServer::jwt(issuer, resource));
     }
+    serve_on(listener, builder.stateful().build()?, options).await?;
     Ok(())
 }

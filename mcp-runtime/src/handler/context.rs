@@ -46,8 +46,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::caller::{Caller, HttpRequest};
 use super::elicit::{Elicit, ElicitOutcome};
 use super::rounds::Rounds;
+use crate::auth::AccessToken;
 use crate::connection::{ConnectionState, PeerRequestError};
 use crate::connection::{Outbound, SharedSink};
 
@@ -87,6 +89,7 @@ struct ContextInner {
     cancellation: CancellationToken,
     sink: Option<SharedSink>,
     rounds: Option<Arc<Rounds>>,
+    caller: Caller,
     /// A client capability the handler needed and the request did not declare.
     missing_capability: parking_lot::Mutex<Option<&'static str>>,
 }
@@ -112,6 +115,8 @@ pub(crate) struct ContextParts {
     /// The input-required rounds, for a 2026-07-28 `tools/call`, `prompts/get` or
     /// `resources/read`.
     pub(crate) rounds: Option<Arc<Rounds>>,
+    /// The caller's token and HTTP request, when the transport has them.
+    pub(crate) caller: Caller,
 }
 
 impl RequestContext {
@@ -126,6 +131,7 @@ impl RequestContext {
                 cancellation: parts.cancellation,
                 sink: parts.sink,
                 rounds: parts.rounds,
+                caller: parts.caller,
                 missing_capability: parking_lot::Mutex::new(None),
             }),
         }
@@ -149,6 +155,20 @@ impl RequestContext {
     /// The protocol revision of this request.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.inner.version
+    }
+
+    /// The caller's verified access token (subject, client, scopes, expiry, claims), on a server
+    /// whose HTTP transport has authorization
+    /// ([`HttpOptions::authorization`](crate::transport::http::HttpOptions::authorization));
+    /// `None` elsewhere.
+    pub fn access_token(&self) -> Option<&AccessToken> {
+        self.inner.caller.token.as_deref()
+    }
+
+    /// The HTTP request that carried this request (its headers, and the extensions that tower
+    /// layers set); `None` on stdio and in process.
+    pub fn http_request(&self) -> Option<&HttpRequest> {
+        self.inner.caller.http.as_ref()
     }
 
     /// The request's `_meta`, if it had one.

@@ -28,6 +28,7 @@ use std::any::TypeId;
 
 use mcp_core::ErrorObject;
 
+pub use super::caller::{HttpExtension, HttpRequest};
 use crate::handler::RequestContext;
 
 /// A value the server builds from the request context for a handler parameter.

@@ -11,6 +11,7 @@
 //! | [`tool`], [`prompt`], [`resource`], [`completion`] | the definitions, and what handlers may return |
 //! | [`context`] | the [`RequestContext`]: progress, logs, cancellation, requests to the client |
 //! | [`extract`] | handler parameters that are not arguments: the context, shared state |
+//! | [`caller`] | who is calling: the verified access token, the HTTP request and its extensions |
 //! | [`arguments`] | arguments that travel as text (prompt arguments, URI variables) |
 //! | [`elicit`] | typed elicitation forms |
 //! | [`request_state`], `rounds` | the input-required rounds of a 2026-07-28 request, and their sealed state |
@@ -20,6 +21,7 @@
 //! level) it reaches through a narrow handle.
 
 pub mod arguments;
+pub mod caller;
 pub mod completion;
 pub mod context;
 pub mod elicit;
@@ -30,4 +32,5 @@ pub mod resource;
 pub(crate) mod rounds;
 pub mod tool;
 
+pub use caller::{HttpExtension, HttpRequest};
 pub use context::{ClientRequestError, NamedInput, RequestContext};

@@ -40,6 +40,7 @@ pub struct PromptDefinition {
     pub(crate) handler: Arc<PromptHandler>,
     pub(crate) completers: HashMap<String, Completer>,
     pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for PromptDefinition {
@@ -68,6 +69,7 @@ impl PromptDefinition {
             handler,
             completers: HashMap::new(),
             required_state: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -97,6 +99,18 @@ impl PromptDefinition {
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.prompt.icons = Some(icons);
         self
+    }
+
+    /// The OAuth scopes a caller's access token must have been granted to get the prompt (see
+    /// [`ToolDefinition::scopes`](crate::tool::ToolDefinition::scopes)).
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = crate::auth::scope_list(scopes);
+        self
+    }
+
+    /// The OAuth scopes getting the prompt needs ([`scopes`](Self::scopes)).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Adds an argument.

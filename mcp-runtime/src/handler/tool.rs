@@ -19,6 +19,10 @@
 //! output schema is not an object schema does not build (the error names the tool). A `None` field
 //! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
 //! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
+//!
+//! On a server that is an OAuth protected resource, `#[mcp_tool(scopes = "notes:write")]` (or
+//! [`ToolDefinition::scopes`]) names the scopes a caller's token needs to call the tool; prompts
+//! and resources take the same option. See [`auth`](crate::auth).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -53,6 +57,7 @@ pub struct ToolDefinition {
     pub(crate) required_state: Vec<StateRequirement>,
     pub(crate) required_capabilities: Option<ClientCapabilities>,
     pub(crate) defect: Option<String>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for ToolDefinition {
@@ -81,6 +86,7 @@ impl ToolDefinition {
             required_state: Vec::new(),
             required_capabilities: None,
             defect: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -125,6 +131,21 @@ impl ToolDefinition {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.tool.name
+    }
+
+    /// The OAuth scopes a caller's access token must have been granted to call the tool, on a
+    /// server whose HTTP transport has authorization
+    /// ([`HttpOptions::authorization`](crate::transport::http::HttpOptions::authorization));
+    /// without them the call gets `403` with an `insufficient_scope` challenge naming them.
+    /// Elsewhere (stdio, in process) scopes are not checked.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = crate::auth::scope_list(scopes);
+        self
+    }
+
+    /// The OAuth scopes a call needs ([`scopes`](Self::scopes)).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Sets the display name.

@@ -32,19 +32,22 @@ use mcp_core::stateless::{StatelessMeta, check_version_and_method};
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
-use super::dispatch;
 use super::reply::{Reply, render_batch};
-use super::{McpServer, lifecycle};
+use super::{McpServer, authorization, dispatch, lifecycle};
+use crate::auth::{AccessToken, joined};
 use crate::connection::{ConnectionState, SharedSink};
+use crate::handler::HttpRequest;
+use crate::handler::caller::Caller;
 
 /// The work of a request that was started: its handler runs when this is polled, and yields no
 /// reply when the request was cancelled.
 pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
 /// What a transport knows of a message besides the message itself.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Envelope<'a> {
     mirrored: Option<&'a dyn RequestHeaders>,
+    caller: Caller,
 }
 
 impl<'a> Envelope<'a> {
@@ -58,6 +61,32 @@ impl<'a> Envelope<'a> {
     pub fn mirrored(headers: &'a dyn RequestHeaders) -> Self {
         Envelope {
             mirrored: Some(headers),
+            ..Envelope::default()
+        }
+    }
+
+    /// The message came in `request`, which its handlers may read
+    /// ([`RequestContext::http_request`](crate::handler::RequestContext::http_request)).
+    pub fn with_http_request(mut self, request: HttpRequest) -> Self {
+        self.caller.http = Some(request);
+        self
+    }
+
+    /// The message came with the caller's verified access `token`: admission refuses the
+    /// requests whose targets need scopes it lacks ([`Admission::insufficient_scope`]), the
+    /// handlers read it ([`RequestContext::access_token`](crate::handler::RequestContext::access_token)),
+    /// and the 2026-07-28 `requestState` the server seals is bound to its subject.
+    pub fn authorized(mut self, token: Arc<AccessToken>) -> Self {
+        self.caller.token = Some(token);
+        self
+    }
+
+    /// The envelope of one entry of a batch: the same caller, no mirrored headers (a batch has
+    /// none).
+    fn entry(&self) -> Envelope<'static> {
+        Envelope {
+            mirrored: None,
+            caller: self.caller.clone(),
         }
     }
 }
@@ -66,6 +95,8 @@ impl std::fmt::Debug for Envelope<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Envelope")
             .field("mirrored", &self.mirrored.is_some())
+            .field("http", &self.caller.http.is_some())
+            .field("principal", &self.caller.principal())
             .finish()
     }
 }
@@ -112,6 +143,8 @@ impl Answers {
 pub struct Admission {
     /// Whether the one answer is the refusal of the whole message.
     refused: bool,
+    /// The scopes the message needs, when it was refused for the token's lack of them.
+    insufficient_scope: Option<Vec<String>>,
     batch: bool,
     answers: Answers,
 }
@@ -130,6 +163,7 @@ impl Admission {
     fn new(batch: bool) -> Self {
         Admission {
             refused: false,
+            insufficient_scope: None,
             batch,
             answers: Answers::None,
         }
@@ -138,6 +172,7 @@ impl Admission {
     fn refused(reply: Box<Reply>) -> Self {
         Admission {
             refused: true,
+            insufficient_scope: None,
             batch: false,
             answers: Answers::One(Answer::Ready(reply)),
         }
@@ -150,6 +185,13 @@ impl Admission {
             Answers::One(Answer::Ready(reply)) if self.refused => Some(reply),
             _ => None,
         }
+    }
+
+    /// The scopes the message needs when the caller's access token lacks some of them: the
+    /// message was refused as a whole ([`refusal`](Self::refusal) says why), and HTTP answers
+    /// it with `403 Forbidden` and an `insufficient_scope` challenge naming these scopes.
+    pub fn insufficient_scope(&self) -> Option<&[String]> {
+        self.insufficient_scope.as_deref()
     }
 
     /// Whether the message was a batch, whose answers go in one array.
@@ -242,13 +284,20 @@ pub(super) fn admit(
     sink: Option<SharedSink>,
     envelope: Envelope<'_>,
 ) -> Admission {
+    if let Some(token) = &envelope.caller.token
+        && let Some(denied) = authorization::check(server, &incoming, token)
+    {
+        return forbidden(connection.version(), denied);
+    }
     let outcome = match incoming {
         // The usual message, straight to its request's admission.
         Incoming::Message(JsonRpcMessage::Request(request)) => {
-            admit_request(server, request, connection, sink, envelope, false).map(Some)
+            admit_request(server, request, connection, sink, &envelope, false).map(Some)
         }
-        Incoming::Message(message) => admit_other(server, message, connection, envelope),
-        Incoming::Batch(entries) => return admit_batch(server, entries, connection, sink),
+        Incoming::Message(message) => admit_other(server, message, connection, &envelope),
+        Incoming::Batch(entries) => {
+            return admit_batch(server, entries, connection, sink, &envelope);
+        }
         _ => Ok(None),
     };
     match outcome {
@@ -261,6 +310,23 @@ pub(super) fn admit(
     }
 }
 
+/// The refusal of a message whose requests need scopes the caller's token lacks.
+fn forbidden(version: ProtocolVersion, denied: authorization::Denied) -> Admission {
+    let one = denied.scopes.len() == 1;
+    let error = ErrorObject::invalid_request(format!(
+        "Forbidden: {} need{} the scope{} {}, and the access token was not granted {}",
+        denied.targets.join(" and "),
+        if denied.targets.len() == 1 { "s" } else { "" },
+        if one { "" } else { "s" },
+        joined(&denied.scopes),
+        if one { "it" } else { "them all" },
+    ));
+    Admission {
+        insufficient_scope: Some(denied.scopes),
+        ..Admission::refused(Box::new(Reply::error(version, None, error)))
+    }
+}
+
 /// Admits a batch: refused as a whole unless the peer speaks 2025-03-26; each entry admitted in
 /// order, an invalid one answered with its error, `initialize` refused.
 fn admit_batch(
@@ -268,6 +334,7 @@ fn admit_batch(
     entries: Vec<Result<JsonRpcMessage, EnvelopeError>>,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
+    envelope: &Envelope<'_>,
 ) -> Admission {
     let version = connection.version();
     if !version.accepts_batches() {
@@ -277,13 +344,13 @@ fn admit_batch(
         return Admission::refused(Box::new(Reply::error(version, None, error)));
     }
     let mut admission = Admission::new(true);
-    let bare = Envelope::bare();
+    let each = envelope.entry();
     for entry in entries {
         let answer = match entry {
             Ok(JsonRpcMessage::Request(request)) => {
-                admit_request(server, request, connection, sink.clone(), bare, true).map(Some)
+                admit_request(server, request, connection, sink.clone(), &each, true).map(Some)
             }
-            Ok(message) => admit_other(server, message, connection, bare),
+            Ok(message) => admit_other(server, message, connection, &each),
             Err(error) => {
                 let error_object = ErrorObject::from(&error);
                 let reply = Reply::error(version, error.id().cloned(), error_object);
@@ -306,7 +373,7 @@ fn admit_other(
     server: &McpServer,
     message: JsonRpcMessage,
     connection: &Arc<ConnectionState>,
-    envelope: Envelope<'_>,
+    envelope: &Envelope<'_>,
 ) -> Result<Option<Answer>, Box<Reply>> {
     match message {
         JsonRpcMessage::Notification(notification) => {
@@ -342,7 +409,7 @@ fn admit_request(
     request: JsonRpcRequest,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    envelope: Envelope<'_>,
+    envelope: &Envelope<'_>,
     batched: bool,
 ) -> Result<Answer, Box<Reply>> {
     let ready = |version, id, error| Ok(Answer::Ready(Box::new(Reply::error(version, id, error))));
@@ -371,7 +438,14 @@ fn admit_request(
         }
     };
     Ok(
-        match dispatch::start(server, request, connection, sink, revision) {
+        match dispatch::start(
+            server,
+            request,
+            connection,
+            sink,
+            revision,
+            &envelope.caller,
+        ) {
             Ok(work) => Answer::Running(work),
             Err(reply) => Answer::Ready(reply),
         },

@@ -287,6 +287,16 @@ impl McpServerBuilder {
         self
     }
 
+    /// Leaves out of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` what the caller's access token lacks a scope for (off by
+    /// default: clients then see everything, and a call they may not make gets `403` with the
+    /// scopes to ask for). Only requests with a verified token are affected (see
+    /// [`HttpOptions::authorization`](crate::transport::http::HttpOptions::authorization)).
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.options.hide_unauthorized = hide;
+        self
+    }
+
     /// Splits `*/list` results in pages of at most `size` items (0, the default, disables
     /// pagination).
     pub fn page_size(mut self, size: usize) -> Self {

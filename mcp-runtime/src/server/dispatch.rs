@@ -26,6 +26,7 @@ use super::reply::Reply;
 use super::{McpServer, completion, lifecycle, logging, prompts, resources, subscriptions, tools};
 use crate::connection::{ConnectionState, Refusal, SharedSink};
 use crate::handler::RequestContext;
+use crate::handler::caller::Caller;
 use crate::handler::context::ContextParts;
 use crate::handler::request_state::RequestBinding;
 use crate::handler::rounds::Rounds;
@@ -41,6 +42,7 @@ pub(super) fn start(
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
     version: ProtocolVersion,
+    caller: &Caller,
 ) -> Result<Running, Box<Reply>> {
     let JsonRpcRequest {
         id, request: call, ..
@@ -59,13 +61,14 @@ pub(super) fn start(
             return Err(Box::new(Reply::error(version, Some(id), error.into())));
         }
     };
-    // The input-required rounds are bound to the request as first sent: its method and params.
+    // The input-required rounds are bound to the request as first sent (its method and params)
+    // and to the caller's subject.
     let binding = (version.era() == Era::Stateless
         && matches!(
             method.as_str(),
             "tools/call" | "prompts/get" | "resources/read"
         ))
-    .then(|| RequestBinding::from_params(None, &method, params));
+    .then(|| RequestBinding::from_params(caller.principal(), &method, params));
     let slot = if matches!(*request, ClientRequest::Initialize(_)) {
         // A client must not cancel `initialize`; a cancellation naming it finds nothing.
         Ok(connection.untracked_request())
@@ -94,6 +97,7 @@ pub(super) fn start(
         cancellation: slot.token().clone(),
         sink,
         rounds,
+        caller: caller.clone(),
     });
     let server = server.clone();
     let connection = connection.clone();
@@ -204,13 +208,15 @@ async fn answer(
         }
         ClientRequest::Ping(_) => EmptyResult::default().into(),
         ClientRequest::Discover(_) => lifecycle::discover(server).into(),
-        ClientRequest::ListTools(params) => tools::list_tools(server, &params)?.into(),
+        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx)?.into(),
         ClientRequest::CallTool(params) => tools::call(server, params, ctx).await?.into(),
-        ClientRequest::ListPrompts(params) => prompts::list_prompts(server, &params)?.into(),
+        ClientRequest::ListPrompts(params) => prompts::list_prompts(server, &params, ctx)?.into(),
         ClientRequest::GetPrompt(params) => prompts::get(server, params, ctx).await?.into(),
-        ClientRequest::ListResources(params) => resources::list_resources(server, &params)?.into(),
+        ClientRequest::ListResources(params) => {
+            resources::list_resources(server, &params, ctx)?.into()
+        }
         ClientRequest::ListResourceTemplates(params) => {
-            resources::list_templates(server, &params)?.into()
+            resources::list_templates(server, &params, ctx)?.into()
         }
         ClientRequest::ReadResource(params) => resources::read(server, params, ctx).await?.into(),
         ClientRequest::Subscribe(params) => subscriptions::subscribe(server, &params, ctx)?.into(),

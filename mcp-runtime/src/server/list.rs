@@ -12,18 +12,22 @@ use mcp_core::params::PaginatedRequestParams;
 use mcp_core::result::Paginated;
 
 use super::McpServer;
+use super::authorization::{Scoped, visible};
 use super::caching::CachedList;
+use crate::handler::RequestContext;
 
-/// The page of the list `R` that `params` asks for: `entries` (the whole list, in order), cut to
-/// the server's page size and described by `describe`, with the caching hint the server sets for
-/// `cached`.
-pub(super) fn list<R: Paginated, E>(
+/// The page of the list `R` that `params` asks for: `entries` (the whole list, in order, less
+/// what the caller may not see), cut to the server's page size and described by `describe`,
+/// with the caching hint the server sets for `cached`.
+pub(super) fn list<R: Paginated, E: Scoped>(
     server: &McpServer,
-    entries: Vec<E>,
+    ctx: &RequestContext,
+    mut entries: Vec<E>,
     params: &PaginatedRequestParams,
     cached: CachedList,
     describe: impl Fn(&E) -> R::Item,
 ) -> Result<R, ErrorObject> {
+    entries.retain(|entry| visible(server, ctx, entry));
     let options = &server.inner.options;
     let (entries, next) = page(
         R::LIST,

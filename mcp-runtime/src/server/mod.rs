@@ -43,6 +43,7 @@
 //! ```
 
 mod admission;
+pub(crate) mod authorization;
 mod builder;
 pub mod caching;
 mod dispatch;

@@ -36,6 +36,8 @@ pub(crate) struct ServerOptions {
     pub(crate) result_server_info: bool,
     /// Caching hints of `server/discover` and the lists (2026-07-28).
     pub(crate) cache_hints: HashMap<CachedList, CacheHint>,
+    /// Whether the lists leave out what the caller's access token may not use.
+    pub(crate) hide_unauthorized: bool,
 }
 
 /// How long the server waits for the client's answer to each kind of server-to-client request
@@ -107,6 +109,7 @@ impl Default for ServerOptions {
             timeouts: ClientRequestTimeouts::default(),
             result_server_info: true,
             cache_hints: HashMap::new(),
+            hide_unauthorized: false,
         }
     }
 }

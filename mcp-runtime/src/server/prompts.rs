@@ -13,9 +13,10 @@ use crate::handler::RequestContext;
 pub(super) fn list_prompts(
     server: &McpServer,
     params: &PaginatedRequestParams,
+    ctx: &RequestContext,
 ) -> Result<ListPromptsResult, ErrorObject> {
     let prompts = server.inner.registry.prompts.snapshot();
-    list(server, prompts, params, CachedList::Prompts, |p| {
+    list(server, ctx, prompts, params, CachedList::Prompts, |p| {
         p.definition.prompt.clone()
     })
 }

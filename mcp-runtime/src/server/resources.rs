@@ -17,9 +17,10 @@ use crate::handler::resource::default_mime_type;
 pub(super) fn list_resources(
     server: &McpServer,
     params: &PaginatedRequestParams,
+    ctx: &RequestContext,
 ) -> Result<ListResourcesResult, ErrorObject> {
     let resources = server.inner.registry.resources.snapshot();
-    list(server, resources, params, CachedList::Resources, |r| {
+    list(server, ctx, resources, params, CachedList::Resources, |r| {
         r.definition.resource.clone()
     })
 }
@@ -28,10 +29,12 @@ pub(super) fn list_resources(
 pub(super) fn list_templates(
     server: &McpServer,
     params: &PaginatedRequestParams,
+    ctx: &RequestContext,
 ) -> Result<ListResourceTemplatesResult, ErrorObject> {
     let templates = server.inner.registry.templates.snapshot();
     list(
         server,
+        ctx,
         templates,
         params,
         CachedList::ResourceTemplates,
@@ -46,6 +49,21 @@ pub(super) fn resolves(server: &McpServer, uri: &str) -> bool {
         || registry
             .templates
             .any(|t| t.definition.matcher.matches(uri).is_some())
+}
+
+/// The scopes reading `uri` needs: those of the resource at the URI, else of the first template
+/// that matches it (the one `resources/read` reads); `None` when nothing answers for it.
+pub(super) fn scopes_of(server: &McpServer, uri: &str) -> Option<Vec<String>> {
+    let registry = &server.inner.registry;
+    if let Some(resource) = registry.resources.get(uri) {
+        return Some(resource.definition.scopes.clone());
+    }
+    registry.templates.snapshot().into_iter().find_map(|t| {
+        t.definition
+            .matcher
+            .matches(uri)
+            .map(|_| t.definition.scopes.clone())
+    })
 }
 
 /// `resources/read`: the resource at the URI, or the first template that matches it.

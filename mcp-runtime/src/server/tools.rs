@@ -19,9 +19,10 @@ use crate::handler::RequestContext;
 pub(super) fn list_tools(
     server: &McpServer,
     params: &PaginatedRequestParams,
+    ctx: &RequestContext,
 ) -> Result<ListToolsResult, ErrorObject> {
     let tools = server.inner.registry.tools.snapshot();
-    list(server, tools, params, CachedList::Tools, |t| {
+    list(server, ctx, tools, params, CachedList::Tools, |t| {
         t.definition.tool.clone()
     })
 }

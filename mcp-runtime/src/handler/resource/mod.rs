@@ -44,6 +44,7 @@ pub struct ResourceDefinition {
     pub(crate) reader: Arc<DirectReader>,
     pub(crate) required_state: Vec<StateRequirement>,
     pub(crate) cache: CacheHint,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for ResourceDefinition {
@@ -73,6 +74,7 @@ impl ResourceDefinition {
             resource,
             reader,
             required_state: Vec::new(),
+            scopes: Vec::new(),
             cache: CacheHint::default(),
         }
     }
@@ -125,6 +127,19 @@ impl ResourceDefinition {
         self
     }
 
+    /// The OAuth scopes a caller's access token must have been granted to read the resource (see
+    /// [`ToolDefinition::scopes`](crate::tool::ToolDefinition::scopes)); subscribing to it and
+    /// completing its arguments need them too.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = crate::auth::scope_list(scopes);
+        self
+    }
+
+    /// The OAuth scopes reading needs ([`scopes`](Self::scopes)).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
     /// Declares that the reader needs shared state of type `T`.
     pub fn requires_state<T: 'static>(mut self) -> Self {
         self.required_state.push(StateRequirement::of::<T>());
@@ -141,6 +156,7 @@ pub struct ResourceTemplateDefinition {
     pub(crate) completers: HashMap<String, Completer>,
     pub(crate) required_state: Vec<StateRequirement>,
     pub(crate) cache: CacheHint,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for ResourceTemplateDefinition {
@@ -175,6 +191,7 @@ impl ResourceTemplateDefinition {
             reader,
             completers: HashMap::new(),
             required_state: Vec::new(),
+            scopes: Vec::new(),
             cache: CacheHint::default(),
         })
     }
@@ -219,6 +236,19 @@ impl ResourceTemplateDefinition {
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.template.icons = Some(icons);
         self
+    }
+
+    /// The OAuth scopes a caller's access token must have been granted to read the resources of the template (see
+    /// [`ToolDefinition::scopes`](crate::tool::ToolDefinition::scopes)); subscribing to it and
+    /// completing its arguments need them too.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = crate::auth::scope_list(scopes);
+        self
+    }
+
+    /// The OAuth scopes reading needs ([`scopes`](Self::scopes)).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Attaches a completer to the template variable `name`.

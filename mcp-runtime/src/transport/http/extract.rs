@@ -4,15 +4,16 @@
 //! | extractor | checks | rejection |
 //! |---|---|---|
 //! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
+//! | [`Authorized`] | the bearer token and the scopes the server requires, by the [`ResourceServer`](crate::auth::ResourceServer) (when there is one) | 401, 403, 503 |
 //! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
 //! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time (within the memory all bodies being read may hold) and is JSON-RPC | 415, 413, 408, 400 |
 
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use futures_util::StreamExt;
 use mcp_core::jsonrpc::{self, Incoming};
@@ -22,7 +23,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::HttpState;
 use super::headers::{accepts, header_str, header_version};
 use super::response::{error_reply, refuse};
+use crate::auth::resource_server::Refusal;
+use crate::auth::{AccessToken, ResourceServer};
 use crate::server::Reply;
+use crate::server::authorization::declared_scopes;
 
 /// A request whose `Host` and `Origin` the server answers to.
 pub(crate) struct AllowedHost;
@@ -39,6 +43,71 @@ impl FromRequestParts<Arc<HttpState>> for AllowedHost {
             Err((status, message)) => Err(refuse(status, message)),
         }
     }
+}
+
+/// The caller's verified access token when the transport has authorization (`None` without).
+pub(crate) struct Authorized(pub(crate) Option<Arc<AccessToken>>);
+
+impl Authorized {
+    /// Who the token speaks for (see [`AccessToken::principal`]).
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.0.as_deref().and_then(AccessToken::principal)
+    }
+}
+
+impl FromRequestParts<Arc<HttpState>> for Authorized {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        http: &Arc<HttpState>,
+    ) -> Result<Self, Response> {
+        let Some(authorization) = &http.options.authorization else {
+            return Ok(Authorized(None));
+        };
+        match authorization.authenticate(parts).await {
+            Ok(token) => Ok(Authorized(Some(Arc::new(token)))),
+            Err(refusal) => Err(unauthorized(http, authorization, &refusal)),
+        }
+    }
+}
+
+/// The response to a request whose credentials `authorization` refused.
+pub(crate) fn unauthorized(
+    http: &HttpState,
+    authorization: &ResourceServer,
+    refusal: &Refusal,
+) -> Response {
+    if let Refusal::Unavailable(reason) = refusal {
+        tracing::warn!(%reason, "an access token could not be verified");
+    } else {
+        tracing::debug!(?refusal, "refused a request's credentials");
+    }
+    let declared = || declared_scopes(&http.server);
+    let (status, challenge, message) = authorization.challenge(refusal, declared);
+    challenged(refuse(status, message), challenge)
+}
+
+/// The `403` of a message the server refused because the caller's token lacks `scopes`, which
+/// its requests need: `refusal` (the server's error, which names what was called) with the
+/// `insufficient_scope` challenge naming those scopes and the ones the server requires.
+pub(crate) fn insufficient_scope(
+    authorization: &ResourceServer,
+    scopes: &[String],
+    refusal: &Reply,
+) -> Response {
+    let refused = Refusal::InsufficientScope(authorization.needed_with_required(scopes));
+    let (status, challenge, _) = authorization.challenge(&refused, Vec::new);
+    challenged(error_reply(status, refusal), challenge)
+}
+
+fn challenged(mut response: Response, challenge: Option<HeaderValue>) -> Response {
+    if let Some(challenge) = challenge {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
 }
 
 /// A POST whose client accepts both answers the endpoint may give: JSON and an SSE stream.
@@ -116,9 +185,9 @@ async fn read_body(
     Ok((bytes, held))
 }
 
-/// A POST's JSON-RPC body, parsed, with the request's headers.
+/// A POST's JSON-RPC body, parsed, with the rest of the request (its headers, its extensions).
 pub(crate) struct JsonRpcPost {
-    pub(crate) headers: HeaderMap,
+    pub(crate) parts: Parts,
     pub(crate) incoming: Incoming,
 }
 
@@ -126,9 +195,14 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
     type Rejection = Response;
 
     async fn from_request(request: Request, http: &Arc<HttpState>) -> Result<Self, Response> {
-        let (parts, body) = request.into_parts();
-        let headers = parts.headers;
-        let json_body = header_str(&headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
+        let (mut parts, body) = request.into_parts();
+        // Nested in an application, the router sees the path below its mount point; handlers
+        // get the one the client sent.
+        if let Some(OriginalUri(uri)) = parts.extensions.get::<OriginalUri>() {
+            parts.uri = uri.clone();
+        }
+        let headers = &parts.headers;
+        let json_body = header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
             ct.split(';')
                 .next()
                 .unwrap_or_default()
@@ -170,10 +244,10 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
             }
         };
         match jsonrpc::parse(&body) {
-            Ok(incoming) => Ok(JsonRpcPost { headers, incoming }),
+            Ok(incoming) => Ok(JsonRpcPost { parts, incoming }),
             Err(error) => {
                 // Before any session is found, the revision is the one the header names.
-                let version = header_version(&headers)
+                let version = header_version(&parts.headers)
                     .ok()
                     .flatten()
                     .unwrap_or(ProtocolVersion::V2025_03_26);

@@ -10,12 +10,13 @@ use mcp_core::ProtocolVersion;
 use mcp_core::headers::SESSION_HEADER;
 
 use super::HttpState;
-use super::extract::{AcceptsStream, AllowedHost};
+use super::extract::{AcceptsStream, AllowedHost, Authorized};
 use super::headers::{header_str, is_stateless_client};
-use super::response::refuse;
+use super::response::{json_response, refuse};
 use super::sessions::Session;
 use super::streams::sse_response;
 use crate::server::ServerMode;
+use crate::server::authorization::declared_scopes;
 
 /// A request the transport refuses: its status, and what the JSON-RPC error says.
 pub(crate) struct Refused(StatusCode, &'static str);
@@ -26,10 +27,13 @@ impl IntoResponse for Refused {
     }
 }
 
-/// The session a request names: 400 without the header, 404 for an unknown or ended session.
+/// The session a request names: 400 without the header, 404 for an unknown or ended session,
+/// or for one that another caller opened (sessions are bound to the `principal` of the access
+/// token that opened them: a session id presented by someone else is as good as unknown).
 pub(crate) fn require_session(
     http: &HttpState,
     headers: &HeaderMap,
+    principal: Option<&str>,
 ) -> Result<Arc<Session>, Refused> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
         return Err(Refused(
@@ -37,17 +41,24 @@ pub(crate) fn require_session(
             "Bad Request: the Mcp-Session-Id header is required",
         ));
     };
-    http.sessions.get(id).ok_or(Refused(
-        StatusCode::NOT_FOUND,
-        "Session not found: start a new one with initialize",
-    ))
+    match http.sessions.get(id) {
+        Some(session) if session.principal.as_deref() == principal => Ok(session),
+        Some(_) => {
+            tracing::warn!("refused a session id presented by a caller other than its own");
+            Err(Refused(StatusCode::NOT_FOUND, SESSION_NOT_FOUND))
+        }
+        None => Err(Refused(StatusCode::NOT_FOUND, SESSION_NOT_FOUND)),
+    }
 }
+
+const SESSION_NOT_FOUND: &str = "Session not found: start a new one with initialize";
 
 /// The GET handler: the standalone SSE stream, or the resumption of a stream after
 /// `Last-Event-ID`.
 pub(crate) async fn get(
     State(http): State<Arc<HttpState>>,
     _: AllowedHost,
+    authorized: Authorized,
     _: AcceptsStream,
     headers: HeaderMap,
 ) -> Response {
@@ -57,7 +68,7 @@ pub(crate) async fn get(
     if http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no standalone stream");
     }
-    let session = match require_session(&http, &headers) {
+    let session = match require_session(&http, &headers, authorized.principal()) {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -94,22 +105,35 @@ fn method_not_allowed(message: &str) -> Response {
 pub(crate) async fn delete(
     State(http): State<Arc<HttpState>>,
     _: AllowedHost,
+    authorized: Authorized,
     headers: HeaderMap,
 ) -> Response {
     if is_stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
-    let Some(id) = header_str(&headers, SESSION_HEADER) else {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: the Mcp-Session-Id header is required",
-        );
+    let session = match require_session(&http, &headers, authorized.principal()) {
+        Ok(session) => session,
+        Err(refused) => return refused.into_response(),
     };
-    if http.sessions.end(id, &http.streams).await {
+    if http.sessions.end(&session.id, &http.streams).await {
         StatusCode::OK.into_response()
     } else {
-        refuse(StatusCode::NOT_FOUND, "Session not found")
+        refuse(StatusCode::NOT_FOUND, SESSION_NOT_FOUND)
     }
+}
+
+/// The protected resource metadata (RFC 9728), readable from any origin.
+pub(crate) async fn resource_metadata(State(http): State<Arc<HttpState>>) -> Response {
+    let Some(authorization) = &http.options.authorization else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let document = authorization.metadata(|| declared_scopes(&http.server));
+    let mut response = json_response(StatusCode::OK, document.to_string());
+    response.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
 }
 
 /// Answers anything else.

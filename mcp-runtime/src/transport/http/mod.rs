@@ -20,6 +20,11 @@
 //! - `Host` and `Origin` are checked before anything else (403, see [`HostPolicy`]): by default
 //!   the loopback names, and no browser origin but the server's own. Serving on an address that
 //!   is not a loopback one needs a policy naming the hosts clients use.
+//! - With [`HttpOptions::authorization`], the server is an OAuth 2.1 protected resource: every
+//!   request needs a bearer token its [`ResourceServer`] accepts (`401` otherwise) with the scopes
+//!   the request needs (`403`), and the protected resource metadata is served
+//!   ([`HttpTransport::metadata_router`]). Handlers read the verified token, and the HTTP request
+//!   with the extensions your own layers set, from their context.
 //! - A slow or silent client cannot hold the server's memory or connections: each stream buffers
 //!   a bounded number of events ([`HttpOptions::stream_buffer`]), a request body must arrive
 //!   within [`HttpOptions::body_read_timeout`], and [`serve_http`] and [`HttpTransport::serve`]
@@ -61,7 +66,7 @@ pub use axum;
 /// CORS for browser clients ([`HttpOptions::cors`]).
 pub use tower_http::cors;
 
-pub use crate::auth::HostPolicy;
+pub use crate::auth::{HostPolicy, ResourceServer};
 pub use crate::store::{EventStore, InMemoryEventStore, StoreFuture};
 
 use crate::server::{McpServer, PeerRequestError};
@@ -84,6 +89,7 @@ pub struct HttpOptions {
     pub(crate) event_store: Arc<dyn EventStore>,
     pub(crate) retry: Duration,
     pub(crate) cors: Option<CorsLayer>,
+    pub(crate) authorization: Option<Arc<ResourceServer>>,
 }
 
 impl Default for HttpOptions {
@@ -101,6 +107,7 @@ impl Default for HttpOptions {
             event_store: Arc::new(InMemoryEventStore::default()),
             retry: Duration::from_millis(1000),
             cors: None,
+            authorization: None,
         }
     }
 }
@@ -214,6 +221,15 @@ impl HttpOptions {
         self
     }
 
+    /// Makes the server an OAuth 2.1 protected resource: every request must carry a bearer token
+    /// that `authorization` accepts, with the scopes the request needs, and the protected
+    /// resource metadata is served ([`HttpTransport::metadata_router`]). See
+    /// [`ResourceServer`].
+    pub fn authorization(mut self, authorization: ResourceServer) -> Self {
+        self.authorization = Some(Arc::new(authorization));
+        self
+    }
+
     /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`. The origins
     /// it allows must be allowed by the [`HostPolicy`] too ([`HostPolicy::allow_origins`]).
     pub fn cors(mut self, cors: CorsLayer) -> Self {
@@ -284,6 +300,32 @@ impl HttpTransport {
             Some(cors) => router.layer(cors.clone()),
             None => router,
         }
+    }
+
+    /// The routes of the protected resource metadata (RFC 9728), at the paths the
+    /// [`ResourceServer`] derives from the endpoint's URI: `/.well-known/oauth-protected-resource`
+    /// followed by the endpoint's path, and `/.well-known/oauth-protected-resource`. Merge it at
+    /// the root of your application when you nest [`router`](Self::router) elsewhere:
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::transport::http::HttpTransport;
+    /// # fn app(transport: HttpTransport) -> axum::Router {
+    /// axum::Router::new()
+    ///     .nest("/api/mcp", transport.router())
+    ///     .merge(transport.metadata_router())
+    /// # }
+    /// ```
+    ///
+    /// Without authorization it has no routes. [`serve_http`] and [`HttpTransport::serve`] serve
+    /// it themselves.
+    pub fn metadata_router(&self) -> Router {
+        let mut router = Router::new();
+        if let Some(authorization) = &self.state.options.authorization {
+            for path in authorization.metadata_paths() {
+                router = router.route(path, axum::routing::get(handlers::resource_metadata));
+            }
+        }
+        router.with_state(self.state.clone())
     }
 
     /// The server behind the transport.
@@ -365,7 +407,7 @@ impl HttpTransport {
         let shutdown = self.server().shutdown_token().clone();
         // Routed at `/mcp` directly rather than nested: a nested router costs every request a
         // second routing and a copy of its path.
-        let app = self.endpoint("/mcp");
+        let app = self.endpoint("/mcp").merge(self.metadata_router());
         let limits = self.state.options.limits.clone();
         listen::serve_connections(listener, app, &limits, async move {
             tokio::select! {

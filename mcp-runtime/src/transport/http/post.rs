@@ -16,13 +16,14 @@ use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
 use tokio::sync::mpsc;
 
 use super::HttpState;
-use super::extract::{AcceptsPost, AllowedHost, JsonRpcPost};
+use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
 use super::handlers::require_session;
 use super::headers::{Mirrored, header_str, header_version, is_stateless};
 use super::response::{error_reply, json_response, refusal_status, refuse, status_of};
 use super::sessions::Session;
 use super::streams::{StreamEntry, sse_response};
 use crate::connection::{enqueue, try_enqueue};
+use crate::handler::HttpRequest;
 use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
     SendFuture, ServerMode, SharedSink, render_batch,
@@ -33,14 +34,17 @@ use crate::server::{
 pub(crate) async fn post(
     State(http): State<Arc<HttpState>>,
     _: AllowedHost,
+    authorized: Authorized,
     _: AcceptsPost,
-    JsonRpcPost { headers, incoming }: JsonRpcPost,
+    JsonRpcPost { parts, incoming }: JsonRpcPost,
 ) -> Response {
+    let request = HttpRequest::new(parts);
+    let headers = &request.headers;
     // An unknown version is refused unless the request is of 2026-07-28, whose admission checks
     // the header against `_meta`.
-    let named_version = header_version(&headers);
+    let named_version = header_version(headers);
     let header_version = named_version.clone().ok().flatten();
-    let stateless = is_stateless(&headers, header_version, &incoming);
+    let stateless = is_stateless(headers, header_version, &incoming);
     if let (false, Err(name)) = (stateless, &named_version) {
         return refuse(
             StatusCode::BAD_REQUEST,
@@ -55,8 +59,13 @@ pub(crate) async fn post(
             None,
             false,
         ),
-        ServerMode::Stateful if initialize && header_str(&headers, SESSION_HEADER).is_none() => {
-            match http.sessions.create(&http.server, &http.streams).await {
+        ServerMode::Stateful if initialize && header_str(headers, SESSION_HEADER).is_none() => {
+            let principal = authorized.principal().map(str::to_owned);
+            match http
+                .sessions
+                .create(&http.server, &http.streams, principal)
+                .await
+            {
                 Ok(session) => (session.connection.clone(), Some(session), true),
                 Err(_) => {
                     return refuse(
@@ -66,7 +75,7 @@ pub(crate) async fn post(
                 }
             }
         }
-        ServerMode::Stateful => match require_session(&http, &headers) {
+        ServerMode::Stateful => match require_session(&http, headers, authorized.principal()) {
             Ok(session) => (session.connection.clone(), Some(session), false),
             Err(refused) => return refused.into_response(),
         },
@@ -78,18 +87,30 @@ pub(crate) async fn post(
     };
     let (tx, events) = mpsc::channel(http.options.stream_buffer);
     let sink: SharedSink = Arc::new(PostSink(tx));
-    let mirrored = Mirrored(&headers);
-    let envelope = if stateless {
-        Envelope::mirrored(&mirrored)
-    } else {
-        Envelope::bare()
+    let mirrored = Mirrored(headers);
+    let admission = {
+        // Built in place: an envelope (which borrows the headers) must not live across an await.
+        let envelope = if stateless {
+            Envelope::mirrored(&mirrored)
+        } else {
+            Envelope::bare()
+        }
+        .with_http_request(request.clone());
+        let envelope = match authorized.0 {
+            Some(token) => envelope.authorized(token),
+            None => envelope,
+        };
+        http.server
+            .admit(incoming, &connection, Some(sink), envelope)
     };
-    let admission = http
-        .server
-        .admit(incoming, &connection, Some(sink), envelope);
     if let Some(refusal) = admission.refusal() {
         if let Some(session) = session.filter(|_| new_session) {
             http.sessions.end(&session.id, &http.streams).await;
+        }
+        if let (Some(scopes), Some(authorization)) =
+            (admission.insufficient_scope(), &http.options.authorization)
+        {
+            return insufficient_scope(authorization, scopes, refusal);
         }
         return error_reply(refusal_status(refusal), refusal);
     }

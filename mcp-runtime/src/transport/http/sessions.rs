@@ -26,6 +26,8 @@ const STREAMS_PER_SESSION: usize = 256;
 /// One session.
 pub(crate) struct Session {
     pub(crate) id: String,
+    /// Who the access token that opened the session speaks for; only they may use it.
+    pub(crate) principal: Option<String>,
     pub(crate) connection: Arc<ConnectionState>,
     /// The stream of the standalone GET, which carries the session's unsolicited messages.
     pub(crate) standalone: Arc<StreamEntry>,
@@ -133,6 +135,7 @@ impl Sessions {
         &self,
         server: &McpServer,
         streams: &Streams,
+        principal: Option<String>,
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
         if self.len() >= self.max_sessions {
@@ -158,6 +161,7 @@ impl Sessions {
         ));
         let session = Arc::new(Session {
             id,
+            principal,
             connection,
             standalone,
             streams: Mutex::new(VecDeque::new()),

@@ -1,0 +1,148 @@
+//! Who is calling, and through what: the verified access token and the HTTP request.
+//!
+//! On the Streamable HTTP transport every MCP request reaches its handler with the HTTP request
+//! that carried it ([`HttpRequest`]: method, URI, headers, and the `http::Extensions` that tower
+//! layers set), and, when the server is an OAuth protected resource, with the caller's verified
+//! [`AccessToken`]. Both are handler parameters:
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// What a tower layer of the application found out about the caller.
+//! #[derive(Clone)]
+//! struct Tenant(String);
+//!
+//! /// Who am I?
+//! #[mcp_tool]
+//! async fn whoami(
+//!     #[ctx] token: Option<AccessToken>,
+//!     #[ctx] request: HttpRequest,
+//!     #[ctx] HttpExtension(tenant): HttpExtension<Tenant>,
+//! ) -> String {
+//!     let agent = request.headers.get("user-agent").and_then(|v| v.to_str().ok());
+//!     format!(
+//!         "{} of {} with {}",
+//!         token.as_ref().and_then(|t| t.subject()).unwrap_or("someone"),
+//!         tenant.0,
+//!         agent.unwrap_or("an unnamed client"),
+//!     )
+//! }
+//! ```
+//!
+//! A parameter of type `HttpRequest` or `HttpExtension<T>` fails the request (with an error that
+//! says why) when there is no HTTP request (stdio, in process) or no extension of that type; one of
+//! type `AccessToken` fails when the request carries no verified token. Make it an `Option` to
+//! take what there is.
+
+use std::sync::Arc;
+
+use mcp_core::ErrorObject;
+
+use super::RequestContext;
+use super::extract::FromRequestContext;
+use crate::auth::AccessToken;
+
+/// What a transport knows of who sent a request: its verified access token and the HTTP request
+/// that carried it.
+#[derive(Clone, Default)]
+pub(crate) struct Caller {
+    pub(crate) token: Option<Arc<AccessToken>>,
+    pub(crate) http: Option<HttpRequest>,
+}
+
+impl Caller {
+    /// Who the caller's token speaks for (see [`AccessToken::principal`]).
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.token.as_deref().and_then(AccessToken::principal)
+    }
+}
+
+/// The HTTP request that carried an MCP request, without its body: method, URI, version,
+/// headers, and the extensions that the tower layers around the transport's router set. Cheap to
+/// clone; it dereferences to [`http::request::Parts`].
+#[derive(Clone)]
+pub struct HttpRequest(Arc<http::request::Parts>);
+
+impl HttpRequest {
+    /// The request made of `parts`.
+    pub fn new(parts: http::request::Parts) -> Self {
+        HttpRequest(Arc::new(parts))
+    }
+
+    /// The extension of type `T` that a layer set, if any.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.0.extensions.get::<T>()
+    }
+}
+
+impl std::ops::Deref for HttpRequest {
+    type Target = http::request::Parts;
+
+    fn deref(&self) -> &http::request::Parts {
+        &self.0
+    }
+}
+
+/// Names the headers without their values: they may carry credentials.
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpRequest")
+            .field("method", &self.0.method)
+            .field("uri", &self.0.uri.path())
+            .field("headers", &self.0.headers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The caller's verified access token; fails when the request carries none.
+impl FromRequestContext for AccessToken {
+    fn from_context(ctx: &RequestContext) -> Result<Self, ErrorObject> {
+        ctx.access_token().cloned().ok_or_else(|| {
+            ErrorObject::internal_error(
+                "this handler takes the caller's access token, and the request carries none: serve \
+                 the server over HTTP with authorization (HttpOptions::authorization), or take an \
+                 `Option<AccessToken>`",
+            )
+        })
+    }
+}
+
+/// The HTTP request; fails when the request did not come over HTTP.
+impl FromRequestContext for HttpRequest {
+    fn from_context(ctx: &RequestContext) -> Result<Self, ErrorObject> {
+        ctx.http_request().cloned().ok_or_else(|| {
+            ErrorObject::internal_error(
+                "this handler takes the HTTP request, and the request did not come over HTTP (take \
+                 an `Option<HttpRequest>` to serve other transports too)",
+            )
+        })
+    }
+}
+
+/// An extension of type `T` on the HTTP request, set by a tower layer of the application (an
+/// authentication middleware, say): the handler-side end of `request.extensions_mut().insert(..)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HttpExtension<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequestContext for HttpExtension<T> {
+    fn from_context(ctx: &RequestContext) -> Result<Self, ErrorObject> {
+        ctx.http_request()
+            .and_then(|request| request.extension::<T>())
+            .cloned()
+            .map(HttpExtension)
+            .ok_or_else(|| {
+                ErrorObject::internal_error(format!(
+                    "this handler takes an HTTP request extension of type `{}`, and the request \
+                     has none: is the layer that sets it around the MCP router?",
+                    std::any::type_name::<T>()
+                ))
+            })
+    }
+}
+
+/// What there is: `None` where `T` would fail.
+impl<T: FromRequestContext> FromRequestContext for Option<T> {
+    fn from_context(ctx: &RequestContext) -> Result<Self, ErrorObject> {
+        Ok(T::from_context(ctx).ok())
+    }
+}

@@ -1,0 +1,242 @@
+//! Every kind of token of a real issuer, through the whole HTTP stack: the test authorization
+//! server (keys generated at start, RFC 8414 metadata, JWKS, introspection) issues them, and a
+//! server with `ResourceServer::jwt` (or an `IntrospectionVerifier`) answers each with the exact
+//! status, `WWW-Authenticate` and body.
+
+use mcp_runtime::auth::{Algorithm, IntrospectionVerifier, ResourceServer};
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::http::HttpOptions;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::authorization_server::AuthorizationServer;
+use tests::http::TestHttpServer;
+
+/// Reads the notes.
+#[mcp_tool(scopes = "notes:read")]
+async fn read_notes(#[ctx] token: AccessToken) -> String {
+    format!("notes of {}", token.subject().unwrap_or("nobody"))
+}
+
+/// Writes a note.
+#[mcp_tool(scopes = "notes:write")]
+async fn write_note() -> &'static str {
+    "written"
+}
+
+fn server() -> McpServer {
+    McpServer::from_module(server_info!(), module_path!())
+        .build()
+        .unwrap()
+}
+
+/// A server whose tokens are JWTs of `issuer`.
+async fn jwt_server(issuer: &AuthorizationServer) -> TestHttpServer {
+    let issuer = issuer.issuer().to_owned();
+    TestHttpServer::start_with(server(), |url| {
+        HttpOptions::default().authorization(ResourceServer::jwt(issuer, url))
+    })
+    .await
+}
+
+fn call(name: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {}}})
+}
+
+/// A stateless 2025-03-26 `tools/call` of `name` with `token`: status, challenge, body.
+async fn send(url: &str, token: &str, name: &str) -> (StatusCode, Option<String>, Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(token)
+        .body(call(name).to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, challenge, response.json().await.unwrap())
+}
+
+/// What a server at `url` answers to a token it refuses for `reason`.
+fn refused(url: &str, reason: &str) -> (StatusCode, Option<String>, Value) {
+    let metadata = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let description = reason.replace('"', "'");
+    (
+        StatusCode::UNAUTHORIZED,
+        Some(format!(
+            "Bearer error=\"invalid_token\", error_description=\"{description}\", resource_metadata=\"{metadata}\", scope=\"notes:read notes:write\""
+        )),
+        json!({"jsonrpc": "2.0", "error": {"code": -32600,
+            "message": format!("Unauthorized: {reason}")}}),
+    )
+}
+
+fn text(body: &Value) -> &str {
+    body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn tokens_of_every_kind_get_the_answer_they_deserve() {
+    let issuer = AuthorizationServer::start().await;
+    let http = jwt_server(&issuer).await;
+    let url = &http.url;
+    let token = || issuer.token().audience(url.as_str()).scope("notes:read");
+
+    // Valid tokens, RSA and EC.
+    for signed in [token().sign(), token().alg(Algorithm::ES256).sign()] {
+        let (status, challenge, body) = send(url, &signed, "read_notes").await;
+        assert_eq!((status, challenge), (StatusCode::OK, None));
+        assert_eq!(text(&body), "notes of alice");
+    }
+    let cases = [
+        (
+            token().signed_by_stranger(),
+            "the token's signature does not verify".to_owned(),
+        ),
+        (
+            token().issuer("https://evil.test").sign(),
+            format!(
+                "the token was issued by https://evil.test, not {}",
+                issuer.issuer()
+            ),
+        ),
+        (
+            issuer
+                .token()
+                .audience("https://other.test/mcp")
+                .scope("notes:read")
+                .sign(),
+            format!(
+                "the token was issued for another resource (its audience is https://other.test/mcp), not for {url}"
+            ),
+        ),
+        (
+            token().expires_in(-120).sign(),
+            "the token has expired".to_owned(),
+        ),
+        (
+            token().not_before_in(300).sign(),
+            "the token is not valid yet".to_owned(),
+        ),
+        (
+            token().unsigned_alg_none(),
+            "the token is signed with alg none, which this server does not accept".to_owned(),
+        ),
+        (
+            token().hs256_with_public_key(),
+            "the token is signed with alg HS256, which this server does not accept".to_owned(),
+        ),
+        (
+            token().typ("id_token").sign(),
+            "the token is of type id_token, not an access token (at+jwt)".to_owned(),
+        ),
+        (
+            token().kid("no-such-key").sign(),
+            "no key of the issuer has kid \"no-such-key\"".to_owned(),
+        ),
+        ("not.a.jwt".to_owned(), "the token is not a JWT".to_owned()),
+    ];
+    for (signed, reason) in cases {
+        assert_eq!(
+            send(url, &signed, "read_notes").await,
+            refused(url, &reason),
+            "{reason}"
+        );
+    }
+
+    // Within the leeway (60 s), a token just expired is still accepted.
+    let (status, _, _) = send(url, &token().expires_in(-30).sign(), "read_notes").await;
+    assert_eq!(status, StatusCode::OK);
+
+    // A missing scope: 403, step-up; with it, 200.
+    let (status, challenge, body) = send(url, &token().sign(), "write_note").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{}\", error_description=\"this request needs the scopes notes:write\"",
+            url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        )
+    );
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+            "message": "Forbidden: calling tool `write_note` needs the scope notes:write, and the access token was not granted it"}})
+    );
+    let writer = issuer
+        .token()
+        .audience(url.as_str())
+        .scope("notes:read notes:write")
+        .sign();
+    let (status, _, body) = send(url, &writer, "write_note").await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "written"));
+}
+
+#[tokio::test]
+async fn keys_the_issuer_rotates_in_are_fetched_when_a_token_names_one() {
+    let issuer = AuthorizationServer::start().await;
+    let http = jwt_server(&issuer).await;
+    let url = &http.url;
+    let token = || issuer.token().audience(url.as_str()).scope("notes:read");
+    let (status, _, _) = send(url, &token().sign(), "read_notes").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(issuer.jwks_fetches(), 1);
+
+    // The issuer rotates its keys: a token with the new kid makes the server fetch them again,
+    // at once (the fetch waits out the rate limit, a second at most).
+    let old = token().sign();
+    issuer.rotate_keys().await;
+    let (status, _, body) = send(url, &token().sign(), "read_notes").await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "notes of alice"));
+    assert_eq!(issuer.jwks_fetches(), 2);
+    // The retired key is gone from the server's keys too.
+    let (status, _, _) = send(url, &old, "read_notes").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_introspected() {
+    let issuer = AuthorizationServer::start().await;
+    let (client, secret) = issuer.introspection_client();
+    let issuer_url = issuer.issuer().to_owned();
+    let http = TestHttpServer::start_with(server(), |url| {
+        let verifier = IntrospectionVerifier::discover(issuer_url.clone(), client, secret, url);
+        HttpOptions::default()
+            .authorization(ResourceServer::new(url, verifier).authorization_server(issuer_url))
+    })
+    .await;
+    let url = &http.url;
+    let active = issuer.opaque_token(json!({"sub": "bob", "scope": "notes:read", "aud": url}));
+    let (status, _, body) = send(url, &active, "read_notes").await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "notes of bob"));
+    // Cached: a second call asks the issuer nothing more.
+    let asked = issuer.introspections();
+    let (status, _, _) = send(url, &active, "read_notes").await;
+    assert_eq!((status, issuer.introspections()), (StatusCode::OK, asked));
+
+    let revoked = issuer.opaque_token(json!({"sub": "bob", "scope": "notes:read", "aud": url}));
+    issuer.revoke(&revoked);
+    for inactive in [revoked.as_str(), "never-issued"] {
+        assert_eq!(
+            send(url, inactive, "read_notes").await,
+            refused(url, "the token is not active (expired or revoked)")
+        );
+    }
+    let elsewhere = issuer.opaque_token(json!({"sub": "bob", "scope": "notes:read",
+        "aud": "https://other.test/mcp"}));
+    assert_eq!(
+        send(url, &elsewhere, "read_notes").await,
+        refused(
+            url,
+            &format!(
+                "the token was issued for another resource (its audience is https://other.test/mcp), not for {url}"
+            )
+        )
+    );
+}
