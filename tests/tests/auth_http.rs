@@ -411,14 +411,14 @@ async fn the_metadata_documents_name_the_resource_its_issuers_and_scopes() {
     assert_eq!(
         challenge.unwrap(),
         format!(
-            "Bearer error=\"insufficient_scope\", scope=\"mcp\", resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", error_description=\"this request needs the scopes mcp\"",
+            "Bearer error=\"insufficient_scope\", scope=\"mcp\", resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", error_description=\"this request needs the scope mcp\"",
             origin(&http.url)
         )
     );
     assert_eq!(
         body,
         refusal(
-            "Forbidden: this request needs the scopes mcp, and the access token was not granted them all"
+            "Forbidden: this request needs the scope mcp, and the access token was not granted it"
         )
     );
 }
@@ -497,7 +497,7 @@ async fn a_call_without_the_scopes_of_its_target_gets_403_naming_them_all() {
     assert_eq!(
         challenge.unwrap(),
         format!(
-            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{metadata}\", error_description=\"this request needs the scopes notes:write\""
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{metadata}\", error_description=\"this request needs the scope notes:write\""
         )
     );
     assert_eq!(

@@ -84,3 +84,82 @@ async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
     // The server fetched the issuer's keys once, through its metadata.
     assert_eq!(issuer.jwks_fetches(), 1);
 }
+
+/// `notes-server --auth-issuer --introspection-client`, as an operator runs it: JWTs and opaque
+/// tokens of the issuer, each judged the way it should be.
+#[tokio::test(flavor = "multi_thread")]
+async fn notes_server_judges_jwts_and_introspected_tokens() {
+    let issuer = AuthorizationServer::start().await;
+    let (client, secret) = issuer.introspection_client();
+    let mut command = Command::new(tests::interop::example_binary("notes-server"));
+    command
+        .args(["--http", "127.0.0.1:0", "--auth-issuer", issuer.issuer()])
+        .args(["--introspection-client", &client])
+        .env("NOTES_INTROSPECTION_SECRET", &secret);
+    let server = HttpExample::spawn(command);
+    let url = server.url.clone();
+    let post = |token: &str, session: Option<&str>, body: Value| {
+        let request = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .bearer_auth(token)
+            .body(body.to_string());
+        match session {
+            Some(id) => request
+                .header("mcp-session-id", id)
+                .header("mcp-protocol-version", "2025-11-25"),
+            None => request,
+        }
+        .send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "operator", "version": "1"}}});
+    // The status of a tools/call of search_notes in a session the token opened (or of the
+    // initialize, when that is refused).
+    let search = |token: String| {
+        let (post, initialize) = (&post, initialize.clone());
+        async move {
+            let opened = post(&token, None, initialize).await.unwrap();
+            let Some(id) = opened.headers().get("mcp-session-id") else {
+                return opened.status().as_u16();
+            };
+            let id = id.to_str().unwrap().to_owned();
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            post(&token, Some(&id), initialized).await.unwrap();
+            let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "search_notes", "arguments": {"text": "rust"}}});
+            post(&token, Some(&id), call)
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let jwt = issuer
+        .token()
+        .audience(url.as_str())
+        .scope("notes:read")
+        .sign();
+    let reader = json!({"sub": "bob", "scope": "notes:read", "aud": url});
+    let active = issuer.opaque_token(reader.clone());
+    let revoked = issuer.opaque_token(reader);
+    issuer.revoke(&revoked);
+    let other = issuer
+        .token()
+        .audience("https://other.test/mcp")
+        .scope("notes:read")
+        .sign();
+    let unscoped = issuer
+        .token()
+        .audience(url.as_str())
+        .scope("profile")
+        .sign();
+    assert_eq!(search(jwt).await, 200);
+    assert_eq!(search(active).await, 200);
+    assert_eq!(search(revoked).await, 401);
+    assert_eq!(search(other).await, 401);
+    assert_eq!(search(unscoped).await, 403);
+    assert_eq!(search("opaque-and-unknown".into()).await, 401);
+}

@@ -160,7 +160,7 @@ async fn tokens_of_every_kind_get_the_answer_they_deserve() {
     assert_eq!(
         challenge.unwrap(),
         format!(
-            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{}\", error_description=\"this request needs the scopes notes:write\"",
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{}\", error_description=\"this request needs the scope notes:write\"",
             url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
         )
     );

@@ -17,13 +17,19 @@
 //! With `--auth-issuer`, the HTTP server is an OAuth 2.1 protected resource: every request needs a
 //! JWT access token of that issuer (checked against the keys its metadata names) whose audience is
 //! the `--resource` URI, and the tools and resources that read notes need the scope `notes:read`,
-//! those that write them `notes:write`.
+//! those that write them `notes:write`. With `--introspection-client ID` (and the client's secret
+//! in `NOTES_INTROSPECTION_SECRET`), opaque tokens are accepted too, as the issuer's
+//! introspection endpoint judges them.
 
 use std::net::SocketAddr;
 
 use clap::Parser;
 use examples::notes;
-use mcp_runtime::auth::ResourceServer;
+use std::sync::Arc;
+
+use mcp_runtime::auth::{
+    AccessToken, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenError, TokenVerifier,
+};
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 
 /// A small notebook, served over MCP.
@@ -41,6 +47,11 @@ struct Args {
     /// http://ADDRESS/mcp, the endpoint served).
     #[arg(long, value_name = "URL", requires = "auth_issuer")]
     resource: Option<String>,
+    /// Also accept opaque (non-JWT) access tokens, by asking the issuer's introspection endpoint
+    /// (RFC 7662) as this client; its secret is read from the environment variable
+    /// NOTES_INTROSPECTION_SECRET.
+    #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
+    introspection_client: Option<String>,
 }
 
 #[tokio::main]
@@ -64,8 +75,46 @@ async fn main() -> anyhow::Result<()> {
             .resource
             .unwrap_or_else(|| format!("http://{local}/mcp"));
         eprintln!("Access tokens of {issuer} for {resource} are required");
-        options = options.authorization(ResourceServer::jwt(issuer, resource));
+        let authorization = match args.introspection_client {
+            None => ResourceServer::jwt(issuer, resource),
+            Some(client) => {
+                let secret = std::env::var("NOTES_INTROSPECTION_SECRET").map_err(|_| {
+                    anyhow::anyhow!(
+                        "--introspection-client needs the client's secret in the environment \
+                         variable NOTES_INTROSPECTION_SECRET"
+                    )
+                })?;
+                let verifier = jwt_or_introspection(&issuer, &resource, client, secret);
+                ResourceServer::new(resource, verifier).authorization_server(issuer)
+            }
+        };
+        options = options.authorization(authorization);
     }
     serve_on(listener, builder.stateful().build()?, options).await?;
     Ok(())
+}
+
+/// A verifier of both kinds of tokens `issuer` issues: JWTs (three dot-separated parts) checked
+/// against its keys, anything else introspected as `client`.
+fn jwt_or_introspection(
+    issuer: &str,
+    resource: &str,
+    client: String,
+    secret: String,
+) -> impl TokenVerifier {
+    let jwt = Arc::new(JwtVerifier::new(issuer, resource));
+    let introspection = Arc::new(IntrospectionVerifier::discover(
+        issuer, client, secret, resource,
+    ));
+    move |token: String| {
+        let (jwt, introspection) = (jwt.clone(), introspection.clone());
+        async move {
+            let verified: Result<AccessToken, TokenError> = if token.split('.').count() == 3 {
+                jwt.verify(&token).await
+            } else {
+                introspection.verify(&token).await
+            };
+            verified
+        }
+    }
 }

@@ -338,14 +338,19 @@ impl ResourceServer {
                 );
             }
             Refusal::InsufficientScope(scopes) => {
-                let scopes = joined(scopes);
+                let needs = match scopes.len() {
+                    1 => format!("the scope {}", joined(scopes)),
+                    _ => format!("the scopes {}", joined(scopes)),
+                };
+                let granted = if scopes.len() == 1 { "it" } else { "them all" };
                 (
                     StatusCode::FORBIDDEN,
                     format!(
-                        "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", {metadata}, error_description=\"this request needs the scopes {scopes}\""
+                        "Bearer error=\"insufficient_scope\", scope=\"{}\", {metadata}, error_description=\"this request needs {needs}\"",
+                        joined(scopes)
                     ),
                     format!(
-                        "Forbidden: this request needs the scopes {scopes}, and the access token was not granted them all"
+                        "Forbidden: this request needs {needs}, and the access token was not granted {granted}"
                     ),
                 )
             }

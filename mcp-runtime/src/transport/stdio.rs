@@ -8,6 +8,12 @@
 //! A stdio connection is one persistent session whatever the [`ServerMode`](crate::server::ServerMode):
 //! `logging/setLevel`, resource subscriptions and server-to-client requests all work on it.
 //!
+//! stdio has no authorization: the client started the server, which runs as its user, and the MCP
+//! specification says such a server takes the credentials it needs (API keys, tokens for the
+//! services it calls) from its environment, not from the protocol. Handlers see no access token
+//! ([`RequestContext::access_token`](crate::handler::RequestContext::access_token) is `None`) and
+//! the scopes of tools, prompts and resources are not checked.
+//!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
 //!
