@@ -914,3 +914,47 @@ async fn a_batch_is_refused_whole_when_one_of_its_calls_lacks_a_scope() {
         json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": message}})
     );
 }
+
+#[tokio::test]
+async fn a_tool_registered_at_run_time_carries_its_scopes() {
+    let server = server(false);
+    let http = start_server(server.clone(), |rs| rs).await;
+    let tool = ToolDefinition::new("rotate_keys", serde_json::Map::new(), |_, _| async {
+        "rotated"
+    })
+    .scopes(["notes:admin"]);
+    assert_eq!(tool.required_scopes(), ["notes:admin"]);
+    server.add_tool(tool).unwrap();
+    let session = open_session(&http.url, "alice-write").await;
+    let (status, challenge, body) = parts(
+        post(
+            &http.url,
+            Some("alice-write"),
+            Some(&session),
+            &call(1, "rotate_keys", json!({})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(
+        challenge
+            .unwrap()
+            .starts_with("Bearer error=\"insufficient_scope\", scope=\"notes:admin\"")
+    );
+    assert_eq!(
+        body,
+        refusal(
+            "Forbidden: calling tool `rotate_keys` needs the scope notes:admin, and the access token was not granted it"
+        )
+    );
+    let session = open_session(&http.url, "admin").await;
+    let (status, answer) = call_text(&http.url, "admin", &session, "rotate_keys", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        answer["result"]["content"],
+        json!([{"type": "text", "text": "rotated"}])
+    );
+}
