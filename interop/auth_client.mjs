@@ -3,20 +3,23 @@
 // (tests/tests/auth_interop.rs) starts the test authorization server and the notes server, then
 // compares the transcript with the values it expects.
 //
-// Usage: node interop/auth_client.mjs <MCP endpoint URL> <issuer> <client id> <client secret>
+// Usage: node interop/auth_client.mjs <MCP endpoint URL> <issuer> <client id> <client secret> [scope]
 //
 // The client starts without a token: the server's 401 names its protected resource metadata and
 // the scopes it wants, the client finds the authorization server through that metadata, gets a
 // token with the client-credentials grant (RFC 8707 `resource` included), and retries. The same
-// happens on its own when the token expires or lacks a scope (403, step-up).
+// happens on its own when the token expires or lacks a scope (403, step-up). The client's
+// token requests name no scope unless `scope` is given: this version of the SDK sends the scope
+// it was configured with, not the one a challenge asks for, so an authorization server that
+// grants no scope by default needs it.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const [url, issuer, clientId, clientSecret] = process.argv.slice(2);
+const [url, issuer, clientId, clientSecret, scope] = process.argv.slice(2);
 if (!clientSecret) {
-  console.error('usage: node auth_client.mjs <url> <issuer> <client id> <client secret>');
+  console.error('usage: node auth_client.mjs <url> <issuer> <client id> <client secret> [scope]');
   process.exit(2);
 }
 
@@ -29,7 +32,12 @@ const recordingFetch = async (input, init) => {
   return response;
 };
 
-const provider = new ClientCredentialsProvider({ clientId, clientSecret, expectedIssuer: issuer });
+const provider = new ClientCredentialsProvider({
+  clientId,
+  clientSecret,
+  expectedIssuer: issuer,
+  scope,
+});
 const transport = new StreamableHTTPClientTransport(new URL(url), {
   authProvider: provider,
   fetch: recordingFetch,

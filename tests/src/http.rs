@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt};
 use mcp_runtime::server::McpServer;
 use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A server listening on `127.0.0.1` at a free port; shut down on drop.
 pub struct TestHttpServer {
@@ -142,4 +142,50 @@ fn parse_block(block: &str) -> Option<SseEvent> {
     }
     event.data = data.join("\n");
     any.then_some(event)
+}
+
+/// What an HTTP server answered a `tools/call` of `tool` with `arguments`, made with `token` in a
+/// 2025-11-25 session that the token opened: the status and `WWW-Authenticate` of the call, or
+/// of the `initialize` when that was refused.
+pub async fn call_tool_with_token(
+    url: &str,
+    token: &str,
+    tool: &str,
+    arguments: Value,
+) -> (u16, Option<String>) {
+    let client = reqwest::Client::new();
+    let post = |session: Option<&str>, body: Value| {
+        let request = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .bearer_auth(token)
+            .body(body.to_string());
+        match session {
+            Some(id) => request
+                .header("mcp-session-id", id)
+                .header("mcp-protocol-version", "2025-11-25"),
+            None => request,
+        }
+        .send()
+    };
+    let answer = |response: &reqwest::Response| {
+        let challenge = response.headers().get("www-authenticate");
+        let challenge = challenge.map(|value| value.to_str().expect("ASCII").to_owned());
+        (response.status().as_u16(), challenge)
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "token-check", "version": "1"}}});
+    let opened = post(None, initialize).await.expect("initialize sent");
+    let Some(session) = opened.headers().get("mcp-session-id") else {
+        return answer(&opened);
+    };
+    let session = session.to_str().expect("ASCII").to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let acknowledged = post(Some(&session), initialized).await.expect("sent");
+    assert_eq!(acknowledged.status(), 202, "notifications/initialized");
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    answer(&post(Some(&session), call).await.expect("tools/call sent"))
 }

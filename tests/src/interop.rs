@@ -109,6 +109,31 @@ pub fn run_json(program: &Path, args: &[&Path]) -> Value {
     })
 }
 
+/// Runs `interop/auth_client.mjs`: the official TypeScript client drives the MCP endpoint `url`
+/// under authorization, getting its tokens from `issuer` with the client-credentials grant
+/// (asking for `scope` when given), and the transcript it printed is returned.
+pub async fn typescript_auth_session(
+    url: &str,
+    issuer: &str,
+    client_id: &str,
+    secret: &str,
+    scope: Option<&str>,
+) -> Value {
+    let mut command = Command::new(node());
+    command
+        .arg(interop_script("auth_client.mjs"))
+        .args([url, issuer, client_id, secret])
+        .args(scope);
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .expect("the blocking task ran")
+        .expect("node runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "auth_client.mjs failed:\n{stderr}");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("auth_client.mjs printed no JSON ({e}):\n{stderr}"))
+}
+
 /// A server program serving Streamable HTTP on a free loopback port, killed on drop.
 pub struct HttpExample {
     child: Child,

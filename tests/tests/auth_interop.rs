@@ -5,9 +5,10 @@
 
 use std::process::Command;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tests::authorization_server::AuthorizationServer;
-use tests::interop::{HttpExample, interop_script, node};
+use tests::http::call_tool_with_token;
+use tests::interop::{HttpExample, typescript_auth_session};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
@@ -17,21 +18,8 @@ async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
         &["--http", "127.0.0.1:0", "--auth-issuer", issuer.issuer()],
     );
     let (client_id, secret) = issuer.client_credentials();
-    let mut command = Command::new(node());
-    command.arg(interop_script("auth_client.mjs")).args([
-        &server.url,
-        issuer.issuer(),
-        &client_id,
-        &secret,
-    ]);
-    let output = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .unwrap()
-        .expect("node runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "auth_client.mjs failed:\n{stderr}");
-    let transcript: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("auth_client.mjs printed no JSON ({e}):\n{stderr}"));
+    let transcript =
+        typescript_auth_session(&server.url, issuer.issuer(), &client_id, &secret, None).await;
 
     assert_eq!(
         transcript["tools"],
@@ -98,43 +86,14 @@ async fn notes_server_judges_jwts_and_introspected_tokens() {
         .env("NOTES_INTROSPECTION_SECRET", &secret);
     let server = HttpExample::spawn(command);
     let url = server.url.clone();
-    let post = |token: &str, session: Option<&str>, body: Value| {
-        let request = reqwest::Client::new()
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .bearer_auth(token)
-            .body(body.to_string());
-        match session {
-            Some(id) => request
-                .header("mcp-session-id", id)
-                .header("mcp-protocol-version", "2025-11-25"),
-            None => request,
-        }
-        .send()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "operator", "version": "1"}}});
     // The status of a tools/call of search_notes in a session the token opened (or of the
     // initialize, when that is refused).
     let search = |token: String| {
-        let (post, initialize) = (&post, initialize.clone());
+        let url = url.clone();
         async move {
-            let opened = post(&token, None, initialize).await.unwrap();
-            let Some(id) = opened.headers().get("mcp-session-id") else {
-                return opened.status().as_u16();
-            };
-            let id = id.to_str().unwrap().to_owned();
-            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            post(&token, Some(&id), initialized).await.unwrap();
-            let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "search_notes", "arguments": {"text": "rust"}}});
-            post(&token, Some(&id), call)
+            call_tool_with_token(&url, &token, "search_notes", json!({"text": "rust"}))
                 .await
-                .unwrap()
-                .status()
-                .as_u16()
+                .0
         }
     };
     let jwt = issuer

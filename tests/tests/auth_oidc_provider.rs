@@ -1,0 +1,266 @@
+//! `notes-server` under authorization against an authorization server that no one here wrote:
+//! panva's `oidc-provider`, a certified OpenID Provider (`interop/oidc_provider.mjs` runs it on
+//! loopback with keys it generates). The official TypeScript client drives a session with its
+//! tokens; then tokens of every kind are tried: the provider's own JWTs (RFC 9068, minted for the
+//! resource the client names, RFC 8707) and opaque tokens (introspected, RFC 7662), and forged
+//! ones signed with the provider's key. Last, the provider rotates its key.
+
+use std::io::{BufRead, BufReader, Lines, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+use tests::http::call_tool_with_token;
+use tests::interop::{HttpExample, example_binary, interop_script, node, typescript_auth_session};
+
+/// `interop/oidc_provider.mjs`, killed on drop.
+struct OidcProvider {
+    child: Child,
+    commands: ChildStdin,
+    answers: Lines<BufReader<ChildStdout>>,
+    issuer: String,
+}
+
+impl OidcProvider {
+    fn start() -> Self {
+        let mut child = Command::new(node())
+            .arg(interop_script("oidc_provider.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs");
+        let commands = child.stdin.take().expect("stdin is piped");
+        let answers = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+        let mut provider = OidcProvider {
+            child,
+            commands,
+            answers,
+            issuer: String::new(),
+        };
+        let started = provider.answer();
+        provider.issuer = started["issuer"].as_str().expect("an issuer").to_owned();
+        provider
+    }
+
+    fn answer(&mut self) -> Value {
+        let line = self
+            .answers
+            .next()
+            .expect("oidc_provider.mjs answers")
+            .expect("its stdout reads");
+        serde_json::from_str(&line).expect("oidc_provider.mjs prints JSON")
+    }
+
+    fn command(&mut self, command: &str) -> Value {
+        writeln!(self.commands, "{command}").expect("oidc_provider.mjs reads commands");
+        self.answer()
+    }
+
+    /// An access token of the client-credentials grant, for `resource` with `scope`.
+    async fn token(&self, client: (&str, &str), resource: &str, scope: &str) -> String {
+        let response = reqwest::Client::new()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client.0, Some(client.1))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("resource", resource),
+                ("scope", scope),
+            ])
+            .send()
+            .await
+            .expect("the token endpoint answers");
+        let status = response.status();
+        let answer: Value = response.json().await.expect("a token response");
+        assert_eq!(status, 200, "the token request of {}: {answer}", client.0);
+        assert_eq!(answer["token_type"], "Bearer");
+        assert_eq!(answer["scope"], scope);
+        answer["access_token"].as_str().expect("a token").to_owned()
+    }
+
+    /// Revokes `token` (RFC 7009), as its client.
+    async fn revoke(&self, client: (&str, &str), token: &str) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/token/revocation", self.issuer))
+            .basic_auth(client.0, Some(client.1))
+            .form(&[("token", token)])
+            .send()
+            .await
+            .expect("the revocation endpoint answers");
+        assert_eq!(response.status(), 200);
+    }
+}
+
+impl Drop for OidcProvider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const AGENT: (&str, &str) = ("agent", "agent-secret");
+const OPAQUE_AGENT: (&str, &str) = ("opaque-agent", "opaque-secret");
+
+/// The challenge of a token refused for `reason`.
+fn refused(url: &str, reason: &str) -> (u16, Option<String>) {
+    let metadata = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    (
+        401,
+        Some(format!(
+            "Bearer error=\"invalid_token\", error_description=\"{reason}\", \
+             resource_metadata=\"{metadata}\", scope=\"notes:read notes:write\""
+        )),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn notes_server_serves_the_tokens_of_a_certified_openid_provider() {
+    let mut provider = OidcProvider::start();
+    let issuer = provider.issuer.clone();
+    let mut command = Command::new(example_binary("notes-server"));
+    command
+        .args(["--http", "127.0.0.1:0", "--auth-issuer", &issuer])
+        .args(["--introspection-client", "notes-server"])
+        .env("NOTES_INTROSPECTION_SECRET", "notes-secret");
+    let server = HttpExample::spawn(command);
+    let url = server.url.clone();
+
+    // The official client: 401, the metadata, the provider's metadata, a token for this
+    // server, the session.
+    let transcript = typescript_auth_session(
+        &url,
+        &issuer,
+        AGENT.0,
+        AGENT.1,
+        Some("notes:read notes:write"),
+    )
+    .await;
+    let added =
+        json!({"id": 3, "title": "Authorized", "body": "Written with a token.", "tags": ["auth"]});
+    assert_eq!(transcript["added"]["structuredContent"], added);
+    assert_eq!(
+        transcript["search"]["structuredContent"],
+        json!({"notes": [added]})
+    );
+    assert_eq!(transcript["scope"], "notes:read notes:write");
+    let exchanges: Vec<&str> = transcript["exchanges"]
+        .as_array()
+        .expect("exchanges")
+        .iter()
+        .map(|e| e.as_str().expect("text"))
+        .collect();
+    assert_eq!(
+        &exchanges[..5],
+        [
+            "POST /mcp 401",
+            "GET /.well-known/oauth-protected-resource/mcp 200",
+            "GET /.well-known/oauth-authorization-server 200",
+            "POST /token 200",
+            "POST /mcp 200",
+        ]
+    );
+
+    let call = |token: String, tool: &'static str| {
+        let url = url.clone();
+        async move {
+            let arguments = match tool {
+                "add_note" => json!({"title": "t", "body": "b"}),
+                _ => json!({"text": "rust"}),
+            };
+            call_tool_with_token(&url, &token, tool, arguments).await
+        }
+    };
+    let ok = (200, None);
+
+    // The provider's JWTs: for this server, with a scope too few, for another resource.
+    let reader = provider.token(AGENT, &url, "notes:read").await;
+    assert_eq!(call(reader.clone(), "search_notes").await, ok);
+    let metadata = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        call(reader, "add_note").await,
+        (
+            403,
+            Some(format!(
+                "Bearer error=\"insufficient_scope\", scope=\"notes:write\", \
+                 resource_metadata=\"{metadata}\", \
+                 error_description=\"this request needs the scope notes:write\""
+            ))
+        )
+    );
+    let elsewhere = provider
+        .token(AGENT, "https://other.invalid/mcp", "notes:read")
+        .await;
+    assert_eq!(
+        call(elsewhere, "search_notes").await,
+        refused(
+            &url,
+            &format!(
+                "the token was issued for another resource (its audience is \
+                 https://other.invalid/mcp), not for {url}"
+            )
+        )
+    );
+
+    // Its opaque tokens, introspected: one in force, one revoked.
+    let opaque = provider.token(OPAQUE_AGENT, &url, "notes:read").await;
+    assert_eq!(opaque.split('.').count(), 1, "an opaque token: {opaque}");
+    assert_eq!(call(opaque, "search_notes").await, ok);
+    let revoked = provider.token(OPAQUE_AGENT, &url, "notes:read").await;
+    provider.revoke(OPAQUE_AGENT, &revoked).await;
+    assert_eq!(
+        call(revoked, "search_notes").await,
+        refused(&url, "the token is not active (expired or revoked)")
+    );
+
+    // Forged tokens, signed with the provider's key where a signature is needed.
+    let forged = provider.command(&format!("forge {url}"));
+    let token = |kind: &str| forged[kind].as_str().expect(kind).to_owned();
+    assert_eq!(call(token("good"), "search_notes").await, ok);
+    for (kind, reason) in [
+        ("expired", "the token has expired".to_owned()),
+        ("not_yet_valid", "the token is not valid yet".to_owned()),
+        (
+            "wrong_issuer",
+            format!("the token was issued by https://issuer.invalid, not {issuer}"),
+        ),
+        (
+            "wrong_audience",
+            format!(
+                "the token was issued for another resource (its audience is \
+                 https://other.invalid/mcp), not for {url}"
+            ),
+        ),
+        (
+            "alg_none",
+            "the token is signed with alg none, which this server does not accept".to_owned(),
+        ),
+        (
+            "hs256_public_key",
+            "the token is signed with alg HS256, which this server does not accept".to_owned(),
+        ),
+        (
+            "bad_signature",
+            "the token's signature does not verify".to_owned(),
+        ),
+        (
+            "unknown_kid",
+            "no key of the issuer has kid 'next'".to_owned(),
+        ),
+    ] {
+        assert_eq!(
+            call(token(kind), "search_notes").await,
+            refused(&url, &reason),
+            "{kind}"
+        );
+    }
+
+    // The provider rotates to a new key (ES256 this time): its tokens are served, the server
+    // having fetched the new key set, and the retired key no longer verifies anything.
+    assert_eq!(provider.command("rotate"), json!({"rotated": "next"}));
+    let rotated = provider.token(AGENT, &url, "notes:read").await;
+    assert_eq!(call(rotated, "search_notes").await, ok);
+    assert_eq!(call(token("unknown_kid"), "search_notes").await, ok);
+    assert_eq!(
+        call(token("good"), "search_notes").await,
+        refused(&url, "no key of the issuer has kid 'first'")
+    );
+}
