@@ -254,6 +254,21 @@ async fn clocks_may_disagree_by_the_leeway() {
 }
 
 #[tokio::test]
+async fn an_accepted_token_is_refused_once_it_expires() {
+    // Accepted, and so cached: the cache keeps the verdict until the token's expiry only.
+    let (server, verifier) = jwt_setup().await;
+    let verifier = verifier.leeway(Duration::ZERO);
+    let token = server.token().audience(RESOURCE).expires_in(1).sign();
+    assert!(verifier.verify(&token).await.is_ok());
+    assert!(verifier.verify(&token).await.is_ok());
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(
+        verifier.verify(&token).await,
+        invalid("the token has expired")
+    );
+}
+
+#[tokio::test]
 async fn alg_none_is_refused() {
     let (server, verifier) = jwt_setup().await;
     let token = server.token().audience(RESOURCE).unsigned_alg_none();

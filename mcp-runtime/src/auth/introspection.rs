@@ -2,21 +2,19 @@
 //! Introspection, RFC 7662).
 //!
 //! The struct's documentation says what is checked and what is cached; this module also holds
-//! the cache and the client authentication.
+//! the client authentication.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
+use super::cache::{CacheKey, TokenCache};
+use super::discovery::{self, AuthorizationServerMetadata, shown};
+use super::jwt::seconds_now;
+use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
-
-use super::discovery::{self, AuthorizationServerMetadata, shown};
-use super::jwt::seconds_now;
-use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
 
 /// How the server authenticates to the introspection endpoint (RFC 6749 §2.3.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,9 +73,8 @@ pub struct IntrospectionVerifier {
     authentication: ClientAuthentication,
     client: reqwest::Client,
     cache_ttl: Duration,
-    max_cache_entries: usize,
-    /// Active answers, by the SHA-256 of the token.
-    cache: parking_lot::Mutex<HashMap<[u8; 32], Cached>>,
+    /// Active answers.
+    cache: TokenCache,
 }
 
 /// Where tokens are introspected.
@@ -92,13 +89,6 @@ enum Endpoint {
         /// When discovery last failed, and why: discovery is not tried again for a second.
         failed: parking_lot::Mutex<Option<(Instant, String)>>,
     },
-}
-
-/// A cached active answer.
-struct Cached {
-    token: AccessToken,
-    stored: Instant,
-    until: Instant,
 }
 
 /// How long after a failed discovery it is tried again.
@@ -124,8 +114,7 @@ impl IntrospectionVerifier {
             authentication: ClientAuthentication::Basic,
             client: reqwest::Client::new(),
             cache_ttl: Duration::from_secs(60),
-            max_cache_entries: 10_000,
-            cache: parking_lot::Mutex::new(HashMap::new()),
+            cache: TokenCache::new(10_000),
         }
     }
 
@@ -186,7 +175,7 @@ impl IntrospectionVerifier {
     /// How many answers the cache holds at most (default 10,000). When full, expired entries
     /// go first, then the oldest.
     pub fn max_cache_entries(mut self, entries: usize) -> Self {
-        self.max_cache_entries = entries;
+        self.cache.set_max_entries(entries);
         self
     }
 
@@ -204,8 +193,8 @@ impl IntrospectionVerifier {
 
     /// Verifies `token`.
     async fn check(&self, token: &str) -> Result<AccessToken, TokenError> {
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(known) = self.cached(&key) {
+        let key = TokenCache::key(token);
+        if let Some(known) = self.cache.get(&key, 0) {
             return Ok(known);
         }
         let endpoint = self.endpoint().await?;
@@ -373,23 +362,9 @@ impl IntrospectionVerifier {
         }
     }
 
-    /// The cached answer for the token hashed to `key`, if it is still fresh.
-    fn cached(&self, key: &[u8; 32]) -> Option<AccessToken> {
-        let mut cache = self.cache.lock();
-        let entry = cache.get(key)?;
-        if Instant::now() < entry.until {
-            return Some(entry.token.clone());
-        }
-        cache.remove(key);
-        None
-    }
-
-    /// Caches `token`, the answer for the token hashed to `key`.
-    fn remember(&self, key: [u8; 32], token: &AccessToken) {
-        if self.cache_ttl.is_zero() || self.max_cache_entries == 0 {
-            return;
-        }
-        let now = Instant::now();
+    /// Caches `token`, the answer for the token hashed to `key`, for the cache's time (never
+    /// past the token's expiry).
+    fn remember(&self, key: CacheKey, token: &AccessToken) {
         let mut ttl = self.cache_ttl;
         if let Some(expiry) = token.expires_at() {
             match expiry.duration_since(SystemTime::now()) {
@@ -397,31 +372,9 @@ impl IntrospectionVerifier {
                 Err(_) => return,
             }
         }
-        let Some(until) = now.checked_add(ttl) else {
-            return;
-        };
-        let mut cache = self.cache.lock();
-        if cache.len() >= self.max_cache_entries && !cache.contains_key(&key) {
-            cache.retain(|_, entry| entry.until > now);
-            while cache.len() >= self.max_cache_entries {
-                let Some(oldest) = cache
-                    .iter()
-                    .min_by_key(|(_, entry)| entry.stored)
-                    .map(|(key, _)| *key)
-                else {
-                    break;
-                };
-                cache.remove(&oldest);
-            }
+        if let Some(until) = Instant::now().checked_add(ttl) {
+            self.cache.insert(key, token, 0, until);
         }
-        cache.insert(
-            key,
-            Cached {
-                token: token.clone(),
-                stored: now,
-                until,
-            },
-        );
     }
 }
 
@@ -557,26 +510,20 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_is_bounded_and_evicts_the_oldest() {
-        let v = verifier().max_cache_entries(2);
+    fn answers_are_never_cached_past_the_token_s_expiry() {
+        let v = verifier();
         let token = AccessToken::new().with_subject("alice");
         v.remember([1; 32], &token);
-        v.remember([2; 32], &token);
-        v.remember([3; 32], &token);
-        assert!(v.cached(&[1; 32]).is_none());
-        assert_eq!(v.cached(&[2; 32]), Some(token.clone()));
-        assert_eq!(v.cached(&[3; 32]), Some(token.clone()));
-        // Never cached past the token's expiry.
+        assert_eq!(v.cache.get(&[1; 32], 0), Some(token.clone()));
         let expired = token.with_expiry(SystemTime::now() - Duration::from_secs(1));
-        v.remember([4; 32], &expired);
-        assert!(v.cached(&[4; 32]).is_none());
-        assert_eq!(v.cache.lock().len(), 2);
+        v.remember([2; 32], &expired);
+        assert_eq!(v.cache.get(&[2; 32], 0), None);
     }
 
     #[test]
     fn a_zero_ttl_turns_the_cache_off() {
         let v = verifier().cache_ttl(Duration::ZERO);
         v.remember([1; 32], &AccessToken::new());
-        assert!(v.cached(&[1; 32]).is_none());
+        assert_eq!(v.cache.get(&[1; 32], 0), None);
     }
 }

@@ -17,6 +17,8 @@
 //! whatever credentials it needs from its environment, as the MCP specification says.
 
 #[cfg(feature = "auth")]
+mod cache;
+#[cfg(feature = "auth")]
 mod discovery;
 #[cfg(feature = "http")]
 mod host;
