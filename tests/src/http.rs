@@ -144,6 +144,25 @@ fn parse_block(block: &str) -> Option<SseEvent> {
     any.then_some(event)
 }
 
+/// The `WWW-Authenticate` of a response.
+pub fn challenge(response: &reqwest::Response) -> Option<String> {
+    let value = response.headers().get("www-authenticate")?;
+    Some(value.to_str().expect("an ASCII challenge").to_owned())
+}
+
+/// The status, `WWW-Authenticate` and JSON body of a response.
+pub async fn status_challenge_body(
+    response: reqwest::Response,
+) -> (reqwest::StatusCode, Option<String>, Value) {
+    let challenge = challenge(&response);
+    let status = response.status();
+    (
+        status,
+        challenge,
+        response.json().await.expect("a JSON body"),
+    )
+}
+
 /// What an HTTP server answered a `tools/call` of `tool` with `arguments`, made with `token` in a
 /// 2025-11-25 session that the token opened: the status and `WWW-Authenticate` of the call, or
 /// of the `initialize` when that was refused.
@@ -169,11 +188,7 @@ pub async fn call_tool_with_token(
         }
         .send()
     };
-    let answer = |response: &reqwest::Response| {
-        let challenge = response.headers().get("www-authenticate");
-        let challenge = challenge.map(|value| value.to_str().expect("ASCII").to_owned());
-        (response.status().as_u16(), challenge)
-    };
+    let answer = |response: &reqwest::Response| (response.status().as_u16(), challenge(response));
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "token-check", "version": "1"}}});

@@ -134,6 +134,34 @@ pub async fn typescript_auth_session(
         .unwrap_or_else(|e| panic!("auth_client.mjs printed no JSON ({e}):\n{stderr}"))
 }
 
+/// Asserts the HTTP exchanges of a transcript of `auth_client.mjs`: the 401, the protected
+/// resource metadata it names, the authorization server's metadata, the token, the request
+/// retried with it; then only successes.
+pub fn assert_authorized_exchanges(transcript: &Value) {
+    let exchanges: Vec<&str> = transcript["exchanges"]
+        .as_array()
+        .expect("the transcript lists exchanges")
+        .iter()
+        .map(|e| e.as_str().expect("an exchange is text"))
+        .collect();
+    assert_eq!(
+        &exchanges[..5],
+        [
+            "POST /mcp 401",
+            "GET /.well-known/oauth-protected-resource/mcp 200",
+            "GET /.well-known/oauth-authorization-server 200",
+            "POST /token 200",
+            "POST /mcp 200",
+        ]
+    );
+    assert!(
+        exchanges[5..]
+            .iter()
+            .all(|e| e.ends_with(" 200") || e.ends_with(" 202")),
+        "{exchanges:?}"
+    );
+}
+
 /// A server program serving Streamable HTTP on a free loopback port, killed on drop.
 pub struct HttpExample {
     child: Child,

@@ -9,7 +9,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::TestHttpServer;
+use tests::http::{TestHttpServer, status_challenge_body};
 
 /// Who is calling, and with what.
 #[mcp_tool]
@@ -177,16 +177,6 @@ fn call(id: i64, name: &str, arguments: Value) -> Value {
         "params": {"name": name, "arguments": arguments}})
 }
 
-/// Status, `WWW-Authenticate` and JSON body of a response.
-async fn parts(response: reqwest::Response) -> (StatusCode, Option<String>, Value) {
-    let status = response.status();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
-    (status, challenge, response.json().await.unwrap())
-}
-
 fn refusal(message: &str) -> Value {
     json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": message}})
 }
@@ -241,13 +231,13 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
 
     // No token at all, and a scheme that is not Bearer.
     let (status, challenge, body) =
-        parts(post(url, None, None, &initialize()).send().await.unwrap()).await;
+        status_challenge_body(post(url, None, None, &initialize()).send().await.unwrap()).await;
     assert_eq!(
         (status, challenge.as_deref(), &body),
         (StatusCode::UNAUTHORIZED, Some(plain.as_str()), &no_token)
     );
     let basic = post(url, None, None, &initialize()).header("authorization", "Basic YTpi");
-    let (status, challenge, body) = parts(basic.send().await.unwrap()).await;
+    let (status, challenge, body) = status_challenge_body(basic.send().await.unwrap()).await;
     assert_eq!(
         (status, challenge.as_deref(), &body),
         (StatusCode::UNAUTHORIZED, Some(plain.as_str()), &no_token)
@@ -256,7 +246,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     // A malformed header.
     let malformed =
         post(url, None, None, &initialize()).header("authorization", "Bearer two words");
-    let (status, challenge, body) = parts(malformed.send().await.unwrap()).await;
+    let (status, challenge, body) = status_challenge_body(malformed.send().await.unwrap()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.as_deref(),
@@ -268,7 +258,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     );
 
     // A token the verifier refuses: its reason, quotable, in the challenge.
-    let (status, challenge, body) = parts(
+    let (status, challenge, body) = status_challenge_body(
         post(url, Some("forged"), None, &initialize())
             .send()
             .await
@@ -289,7 +279,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
         None,
         &initialize(),
     );
-    let (status, challenge, body) = parts(query.send().await.unwrap()).await;
+    let (status, challenge, body) = status_challenge_body(query.send().await.unwrap()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.as_deref(),
@@ -303,7 +293,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     );
 
     // A verifier that cannot decide: 503, no challenge.
-    let (status, challenge, body) = parts(
+    let (status, challenge, body) = status_challenge_body(
         post(url, Some("down"), None, &initialize())
             .send()
             .await
@@ -384,7 +374,7 @@ async fn the_metadata_documents_name_the_resource_its_issuers_and_scopes() {
     .await
     .unwrap();
     assert_eq!(document["scopes_supported"], json!(["mcp", "notes:read"]));
-    let (status, challenge, _) = parts(
+    let (status, challenge, _) = status_challenge_body(
         post(&http.url, None, None, &initialize())
             .send()
             .await
@@ -400,7 +390,7 @@ async fn the_metadata_documents_name_the_resource_its_issuers_and_scopes() {
         )
     );
     // A token without the server's required scope: 403 naming it.
-    let (status, challenge, body) = parts(
+    let (status, challenge, body) = status_challenge_body(
         post(&http.url, Some("alice-read"), None, &initialize())
             .send()
             .await
@@ -446,7 +436,7 @@ async fn the_endpoint_and_its_metadata_work_mounted_at_another_path() {
     .await
     .unwrap();
     assert_eq!(document["resource"], json!(resource));
-    let (status, challenge, _) = parts(
+    let (status, challenge, _) = status_challenge_body(
         post(&resource, None, None, &initialize())
             .send()
             .await
@@ -492,7 +482,7 @@ async fn a_call_without_the_scopes_of_its_target_gets_403_naming_them_all() {
     .send()
     .await
     .unwrap();
-    let (status, challenge, body) = parts(response).await;
+    let (status, challenge, body) = status_challenge_body(response).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(
         challenge.unwrap(),
@@ -517,7 +507,7 @@ async fn a_call_without_the_scopes_of_its_target_gets_403_naming_them_all() {
     .send()
     .await
     .unwrap();
-    let (status, challenge, body) = parts(response).await;
+    let (status, challenge, body) = status_challenge_body(response).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(
         challenge.unwrap(),
@@ -564,7 +554,7 @@ async fn a_call_without_the_scopes_of_its_target_gets_403_naming_them_all() {
         ),
     ] {
         let session = open_session(url, token).await;
-        let (status, challenge, body) = parts(
+        let (status, challenge, body) = status_challenge_body(
             post(url, Some(token), Some(&session), &message)
                 .send()
                 .await
@@ -749,7 +739,7 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     let not_found = refusal("Session not found: start a new one with initialize");
 
     // Another subject presenting alice's session id is refused as if it did not exist.
-    let (status, _, body) = parts(
+    let (status, _, body) = status_challenge_body(
         post(
             url,
             Some("bob-write"),
@@ -900,7 +890,7 @@ async fn a_batch_is_refused_whole_when_one_of_its_calls_lacks_a_scope() {
         .send()
         .await
         .unwrap();
-    let (status, challenge, body) = parts(response).await;
+    let (status, challenge, body) = status_challenge_body(response).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(
         challenge
@@ -926,7 +916,7 @@ async fn a_tool_registered_at_run_time_carries_its_scopes() {
     assert_eq!(tool.required_scopes(), ["notes:admin"]);
     server.add_tool(tool).unwrap();
     let session = open_session(&http.url, "alice-write").await;
-    let (status, challenge, body) = parts(
+    let (status, challenge, body) = status_challenge_body(
         post(
             &http.url,
             Some("alice-write"),

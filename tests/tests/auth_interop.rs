@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::json;
 use tests::authorization_server::AuthorizationServer;
 use tests::http::call_tool_with_token;
-use tests::interop::{HttpExample, typescript_auth_session};
+use tests::interop::{HttpExample, assert_authorized_exchanges, typescript_auth_session};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
@@ -47,28 +47,7 @@ async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
     // The scopes the server's 401 asked for.
     assert_eq!(transcript["scope"], "notes:read notes:write");
     // 401, the metadata named in the challenge, the issuer's metadata, the token, the retry.
-    let exchanges: Vec<&str> = transcript["exchanges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e.as_str().unwrap())
-        .collect();
-    assert_eq!(
-        &exchanges[..5],
-        [
-            "POST /mcp 401",
-            "GET /.well-known/oauth-protected-resource/mcp 200",
-            "GET /.well-known/oauth-authorization-server 200",
-            "POST /token 200",
-            "POST /mcp 200",
-        ]
-    );
-    assert!(
-        exchanges[5..]
-            .iter()
-            .all(|e| e.ends_with(" 200") || e.ends_with(" 202")),
-        "{exchanges:?}"
-    );
+    assert_authorized_exchanges(&transcript);
     // The server fetched the issuer's keys once, through its metadata.
     assert_eq!(issuer.jwks_fetches(), 1);
 }

@@ -9,7 +9,7 @@ use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::authorization_server::AuthorizationServer;
-use tests::http::TestHttpServer;
+use tests::http::{TestHttpServer, status_challenge_body};
 
 /// Reads the notes.
 #[mcp_tool(scopes = "notes:read")]
@@ -53,12 +53,7 @@ async fn send(url: &str, token: &str, name: &str) -> (StatusCode, Option<String>
         .send()
         .await
         .unwrap();
-    let status = response.status();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
-    (status, challenge, response.json().await.unwrap())
+    status_challenge_body(response).await
 }
 
 /// What a server at `url` answers to a token it refuses for `reason`.

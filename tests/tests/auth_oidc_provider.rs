@@ -10,7 +10,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 use tests::http::call_tool_with_token;
-use tests::interop::{HttpExample, example_binary, interop_script, node, typescript_auth_session};
+use tests::interop::{
+    HttpExample, assert_authorized_exchanges, example_binary, interop_script, node,
+    typescript_auth_session,
+};
 
 /// `interop/oidc_provider.mjs`, killed on drop.
 struct OidcProvider {
@@ -142,22 +145,7 @@ async fn notes_server_serves_the_tokens_of_a_certified_openid_provider() {
         json!({"notes": [added]})
     );
     assert_eq!(transcript["scope"], "notes:read notes:write");
-    let exchanges: Vec<&str> = transcript["exchanges"]
-        .as_array()
-        .expect("exchanges")
-        .iter()
-        .map(|e| e.as_str().expect("text"))
-        .collect();
-    assert_eq!(
-        &exchanges[..5],
-        [
-            "POST /mcp 401",
-            "GET /.well-known/oauth-protected-resource/mcp 200",
-            "GET /.well-known/oauth-authorization-server 200",
-            "POST /token 200",
-            "POST /mcp 200",
-        ]
-    );
+    assert_authorized_exchanges(&transcript);
 
     let call = |token: String, tool: &'static str| {
         let url = url.clone();
