@@ -1,7 +1,8 @@
 //! Criterion micro-benchmarks of authorization: what verifying a bearer token costs per request
 //! (a JWT of each common algorithm against static keys, so that no fetch is measured: on its
-//! first use, and from the verifier's cache on the requests after it), and what the server's
-//! scope check adds to a `tools/call` admitted with a verified token.
+//! first use, and from the verifier's cache on the requests after it), what the server's scope
+//! check adds to a `tools/call` admitted with a verified token, and what authorization adds to a
+//! whole HTTP request (the endpoint's router called in process, without sockets).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -10,12 +11,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use criterion::{Criterion, criterion_group, criterion_main};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_runtime::auth::{JwtVerifier, TokenVerifier};
+use mcp_runtime::auth::{JwtVerifier, ResourceServer, TokenVerifier};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::implementation::Implementation;
 use mcp_runtime::protocol::jsonrpc;
 use mcp_runtime::server::Envelope;
+use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
 use micro::CALL_ADD;
 use serde_json::json;
 use tokio::runtime::Runtime;
@@ -137,5 +139,64 @@ fn scope_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, verify_jwt, scope_check);
+/// A 2026-07-28 `tools/call add` POSTed to the endpoint's router: served openly, and served as
+/// a protected resource to a client whose JWT (RS256) the verifier has seen before.
+fn http_request(c: &mut Criterion) {
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let (rsa, jwk) = key(Algorithm::RS256, "rsa");
+    let bearer = format!("Bearer {}", token(Algorithm::RS256, "rsa", &rsa));
+    let verifier = JwtVerifier::new(ISSUER, RESOURCE).jwks(JwkSet { keys: vec![jwk] });
+    let open = HttpTransport::new(micro::add_server(), HttpOptions::default()).router();
+    let protected = HttpTransport::new(
+        micro::add_server(),
+        HttpOptions::default().authorization(ResourceServer::new(RESOURCE, verifier)),
+    )
+    .router();
+    let post = |router: axum::Router, bearer: Option<&str>| {
+        let mut request = http::Request::post("/")
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "add");
+        if let Some(bearer) = bearer {
+            request = request.header("authorization", bearer);
+        }
+        let request = request
+            .body(axum::body::Body::from(micro::CALL_ADD_STATELESS))
+            .expect("a request");
+        async move {
+            let response = router.oneshot(request).await.expect("infallible");
+            let status = response.status();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .expect("the body");
+            (status, body)
+        }
+    };
+    let expected = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"micro","version":"0.1.0"}},"resultType":"complete"}}"#;
+    for (router, bearer) in [(&open, None), (&protected, Some(bearer.as_str()))] {
+        let (status, body) = rt.block_on(post(router.clone(), bearer));
+        let body = std::str::from_utf8(&body).expect("UTF-8");
+        assert_eq!((status.as_u16(), body), (200, expected));
+    }
+    let (status, _) = rt.block_on(post(protected.clone(), None));
+    assert_eq!(status.as_u16(), 401);
+    let mut group = c.benchmark_group("POST tools/call add (2026-07-28) to the router");
+    group.bench_function("open", |b| {
+        b.to_async(&rt).iter(|| post(open.clone(), None))
+    });
+    group.bench_function("protected, a JWT seen before", |b| {
+        b.to_async(&rt)
+            .iter(|| post(protected.clone(), Some(bearer.as_str())))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, verify_jwt, scope_check, http_request);
 criterion_main!(benches);
