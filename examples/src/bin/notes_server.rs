@@ -68,15 +68,14 @@ async fn main() -> anyhow::Result<()> {
     };
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local: SocketAddr = listener.local_addr()?;
-    eprintln!("MCP endpoint: http://{local}/mcp");
     let mut options = HttpOptions::default();
     if let Some(issuer) = args.auth_issuer {
         let resource = args
             .resource
             .unwrap_or_else(|| format!("http://{local}/mcp"));
-        eprintln!("Access tokens of {issuer} for {resource} are required");
+        let jwt = JwtVerifier::try_new(issuer.clone(), resource.clone())?;
         let authorization = match args.introspection_client {
-            None => ResourceServer::jwt(issuer, resource),
+            None => ResourceServer::try_new(resource.clone(), jwt)?,
             Some(client) => {
                 let secret = std::env::var("NOTES_INTROSPECTION_SECRET").map_err(|_| {
                     anyhow::anyhow!(
@@ -84,25 +83,28 @@ async fn main() -> anyhow::Result<()> {
                          variable NOTES_INTROSPECTION_SECRET"
                     )
                 })?;
-                let verifier = jwt_or_introspection(&issuer, &resource, client, secret);
-                ResourceServer::new(resource, verifier).authorization_server(issuer)
+                let verifier = jwt_or_introspection(jwt, &issuer, &resource, client, secret);
+                ResourceServer::try_new(resource.clone(), verifier)?
             }
         };
-        options = options.authorization(authorization);
+        options = options.authorization(authorization.authorization_server(issuer.clone()));
+        eprintln!("Access tokens of {issuer} for {resource} are required");
     }
+    eprintln!("MCP endpoint: http://{local}/mcp");
     serve_on(listener, builder.stateful().build()?, options).await?;
     Ok(())
 }
 
 /// A verifier of both kinds of tokens `issuer` issues: JWTs (three dot-separated parts) checked
-/// against its keys, anything else introspected as `client`.
+/// by `jwt`, anything else introspected as `client`.
 fn jwt_or_introspection(
+    jwt: JwtVerifier,
     issuer: &str,
     resource: &str,
     client: String,
     secret: String,
 ) -> impl TokenVerifier {
-    let jwt = Arc::new(JwtVerifier::new(issuer, resource));
+    let jwt = Arc::new(jwt);
     let introspection = Arc::new(IntrospectionVerifier::discover(
         issuer, client, secret, resource,
     ));

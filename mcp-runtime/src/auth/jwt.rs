@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::cache::TokenCache;
 use super::discovery::{self, AuthorizationServerMetadata, shown};
-use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
+use super::{AccessToken, InvalidUri, TokenError, TokenVerifier, VerifyFuture};
 
 /// A JWS signing algorithm (re-exported from `jsonwebtoken`), for
 /// [`JwtVerifier::algorithms`].
@@ -275,6 +275,23 @@ impl JwtVerifier {
             attempts: AtomicU64::new(0),
             accepted: TokenCache::new(10_000),
         }
+    }
+
+    /// [`new`](Self::new), or why `issuer` cannot be an issuer identifier: it must be an `http`
+    /// or `https` URL without a query or fragment (RFC 8414 §2). `new` takes any string, and a
+    /// verifier whose issuer is malformed finds no keys: every token gets `503`.
+    pub fn try_new(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Result<Self, InvalidUri> {
+        let issuer = issuer.into();
+        if let Err(reason) = discovery::discovery_urls(&issuer) {
+            return Err(InvalidUri::new(format!(
+                "the issuer {issuer:?} cannot be used: {reason}; give the URL the authorization \
+                 server names as its issuer, such as https://auth.example.com/realms/notes"
+            )));
+        }
+        Ok(Self::new(issuer, audience))
     }
 
     /// Fetches the keys from `url`, a JSON Web Key Set, without discovering the issuer's
@@ -835,6 +852,34 @@ mod tests {
         v.verify(&token).await.expect("accepted");
         let until = v.accepted.until(&TokenCache::key(&token)).expect("cached");
         assert!(until.duration_since(Instant::now()) <= MAX_CACHED);
+    }
+
+    #[test]
+    fn try_new_refuses_an_issuer_that_is_not_an_http_url() {
+        let error = |issuer: &str| {
+            JwtVerifier::try_new(issuer, "https://mcp.example.com/mcp")
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error("idp.example.com"),
+            "the issuer \"idp.example.com\" cannot be used: it is not a URL; give the URL the \
+             authorization server names as its issuer, such as \
+             https://auth.example.com/realms/notes"
+        );
+        assert_eq!(
+            error("https://idp.example.com/?tenant=a"),
+            "the issuer \"https://idp.example.com/?tenant=a\" cannot be used: an issuer \
+             identifier has no query or fragment (RFC 8414 §2); give the URL the authorization \
+             server names as its issuer, such as https://auth.example.com/realms/notes"
+        );
+        let verifier =
+            JwtVerifier::try_new("https://idp.example.com", "https://mcp.example.com/mcp");
+        assert_eq!(
+            verifier.map(|v| v.issuer().to_owned()).ok().as_deref(),
+            Some("https://idp.example.com")
+        );
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use introspection::{ClientAuthentication, IntrospectionVerifier};
 #[cfg(feature = "auth")]
 pub use jwt::{Algorithm, JwtVerifier};
 #[cfg(feature = "http")]
-pub use resource_server::ResourceServer;
+pub use resource_server::{InvalidUri, ResourceServer};
 pub(crate) use scopes::{grants_all, joined, scope_list};
 pub use token::AccessToken;
 pub use verify::{TokenError, TokenVerifier, VerifyFuture};

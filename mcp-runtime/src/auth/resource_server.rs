@@ -92,6 +92,19 @@ pub(crate) enum Refusal {
     InsufficientScope(Vec<String>),
 }
 
+/// A URI that cannot serve where it was given: the canonical URI of a [`ResourceServer`], or the
+/// issuer of a [`JwtVerifier`](super::JwtVerifier). The message says which and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidUri(String);
+
+impl InvalidUri {
+    /// The error for `message`, which says which URI is wrong and what to give instead.
+    pub(crate) fn new(message: String) -> Self {
+        InvalidUri(message)
+    }
+}
+
 impl ResourceServer {
     /// The protected resource at `resource`, its canonical URI (the absolute URL clients use
     /// for the MCP endpoint, such as `https://mcp.example.com/mcp`: the audience tokens must be
@@ -99,31 +112,41 @@ impl ResourceServer {
     ///
     /// # Panics
     ///
-    /// When `resource` is not an absolute `http` or `https` URL without a query or fragment.
+    /// When `resource` is not an absolute `http` or `https` URL without a query or fragment;
+    /// [`try_new`](Self::try_new) returns that error instead (for a URI read from a command line
+    /// or a file).
     pub fn new(resource: impl Into<String>, verifier: impl TokenVerifier) -> Self {
+        Self::try_new(resource, verifier).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// [`new`](Self::new), or why `resource` cannot be the canonical URI of an MCP endpoint.
+    pub fn try_new(
+        resource: impl Into<String>,
+        verifier: impl TokenVerifier,
+    ) -> Result<Self, InvalidUri> {
         let resource = resource.into();
-        let uri: Uri = match resource.parse() {
-            Ok(uri) => uri,
-            Err(error) => panic!(
+        let uri: Uri = resource.parse().map_err(|error| {
+            InvalidUri::new(format!(
                 "the resource URI {resource:?} does not parse ({error}): give the absolute URL \
                  of the MCP endpoint, such as https://mcp.example.com/mcp"
-            ),
-        };
+            ))
+        })?;
         let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
-            panic!(
+            return Err(InvalidUri::new(format!(
                 "the resource URI {resource:?} is not absolute: give the absolute URL of the MCP \
                  endpoint, such as https://mcp.example.com/mcp"
-            )
+            )));
         };
-        assert!(
-            matches!(scheme, "http" | "https") && uri.query().is_none() && !resource.contains('#'),
-            "the resource URI {resource:?} must be an http or https URL without a query or \
-             fragment (RFC 8707 §2), such as https://mcp.example.com/mcp"
-        );
+        if !matches!(scheme, "http" | "https") || uri.query().is_some() || resource.contains('#') {
+            return Err(InvalidUri::new(format!(
+                "the resource URI {resource:?} must be an http or https URL without a query or \
+                 fragment (RFC 8707 §2), such as https://mcp.example.com/mcp"
+            )));
+        }
         let path = uri.path().trim_end_matches('/');
         let metadata_path = format!("{WELL_KNOWN}{path}");
         let metadata_url = format!("{scheme}://{authority}{metadata_path}");
-        ResourceServer {
+        Ok(ResourceServer {
             resource,
             metadata_path,
             metadata_url,
@@ -134,7 +157,7 @@ impl ResourceServer {
             implied: Vec::new(),
             resource_name: None,
             documentation: None,
-        }
+        })
     }
 
     /// The protected resource at `resource` whose tokens are JWTs of `issuer`, checked against
@@ -460,6 +483,33 @@ mod tests {
     #[should_panic(expected = "is not absolute")]
     fn a_relative_resource_is_refused() {
         server("/mcp");
+    }
+
+    #[test]
+    fn try_new_says_what_is_wrong_with_the_resource() {
+        let refuse = |_: String| async { Err(TokenError::invalid("no")) };
+        let error = |resource: &str| {
+            ResourceServer::try_new(resource, refuse)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error("mcp.example.com:80"),
+            "the resource URI \"mcp.example.com:80\" is not absolute: give the absolute URL of \
+             the MCP endpoint, such as https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            error("ftp://mcp.example.com/mcp"),
+            "the resource URI \"ftp://mcp.example.com/mcp\" must be an http or https URL \
+             without a query or fragment (RFC 8707 §2), such as https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            error("https://mcp example/"),
+            "the resource URI \"https://mcp example/\" does not parse (invalid uri character): \
+             give the absolute URL of the MCP endpoint, such as https://mcp.example.com/mcp"
+        );
+        assert!(ResourceServer::try_new("https://mcp.example.com/mcp", refuse).is_ok());
     }
 
     fn headers(values: &[&str]) -> HeaderMap {
