@@ -230,8 +230,11 @@ impl HttpOptions {
         self
     }
 
-    /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`. The origins
-    /// it allows must be allowed by the [`HostPolicy`] too ([`HostPolicy::allow_origins`]).
+    /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`, and under
+    /// [`authorization`](Self::authorization) `WWW-Authenticate` too (a browser client finds the
+    /// metadata and the scopes to ask for in it), and allow the `Authorization` request header.
+    /// The origins it allows must be allowed by the [`HostPolicy`] too
+    /// ([`HostPolicy::allow_origins`]).
     pub fn cors(mut self, cors: CorsLayer) -> Self {
         self.cors = Some(cors);
         self
