@@ -11,8 +11,9 @@ use mcp_runtime::prelude::*;
 use notes::Notebook;
 
 /// The notebook of the examples, compiled into this target (through the examples' crate, the
-/// HTTP client would be built too).
+/// HTTP client would be built too). The target uses `builder_on`, not the rest of the module.
 #[path = "../../examples/src/notes.rs"]
+#[allow(dead_code)]
 mod notes;
 
 struct Fixture {
