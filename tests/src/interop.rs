@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The root of the repository.
 pub fn repo_root() -> PathBuf {
@@ -134,10 +134,34 @@ pub async fn typescript_auth_session(
         .unwrap_or_else(|e| panic!("auth_client.mjs printed no JSON ({e}):\n{stderr}"))
 }
 
-/// Asserts the HTTP exchanges of a transcript of `auth_client.mjs`: the 401, the protected
-/// resource metadata it names, the authorization server's metadata, the token, the request
-/// retried with it; then only successes.
-pub fn assert_authorized_exchanges(transcript: &Value) {
+/// Asserts the transcript of `auth_client.mjs` driving `notes-server` under authorization: the
+/// tools listed, a note added, found and read; the scopes of its token (those the server's 401
+/// asked for); the HTTP exchanges: the 401, the protected resource metadata it names, the
+/// authorization server's metadata, the token, the request retried with it, then only
+/// successes.
+pub fn assert_notes_session_under_authorization(transcript: &Value) {
+    let tools = [
+        "add",
+        "add_note",
+        "search_notes",
+        "delete_note",
+        "word_count",
+        "summarize_note",
+    ];
+    assert_eq!(transcript["tools"], json!(tools));
+    let added =
+        json!({"id": 3, "title": "Authorized", "body": "Written with a token.", "tags": ["auth"]});
+    assert_eq!(transcript["added"]["structuredContent"], added);
+    assert_eq!(
+        transcript["search"]["structuredContent"],
+        json!({"notes": [added]})
+    );
+    assert_eq!(
+        transcript["read"]["contents"],
+        json!([{"uri": "notes://3", "mimeType": "text/markdown",
+            "text": "# Authorized\n\nWritten with a token.\n\nTags: auth\n"}])
+    );
+    assert_eq!(transcript["scope"], "notes:read notes:write");
     let exchanges: Vec<&str> = transcript["exchanges"]
         .as_array()
         .expect("the transcript lists exchanges")

@@ -8,7 +8,9 @@ use std::process::Command;
 use serde_json::json;
 use tests::authorization_server::AuthorizationServer;
 use tests::http::call_tool_with_token;
-use tests::interop::{HttpExample, assert_authorized_exchanges, typescript_auth_session};
+use tests::interop::{
+    HttpExample, assert_notes_session_under_authorization, typescript_auth_session,
+};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
@@ -21,33 +23,7 @@ async fn typescript_client_gets_a_token_and_drives_an_authorized_session() {
     let transcript =
         typescript_auth_session(&server.url, issuer.issuer(), &client_id, &secret, None).await;
 
-    assert_eq!(
-        transcript["tools"],
-        json!([
-            "add",
-            "add_note",
-            "search_notes",
-            "delete_note",
-            "word_count",
-            "summarize_note"
-        ])
-    );
-    let added =
-        json!({"id": 3, "title": "Authorized", "body": "Written with a token.", "tags": ["auth"]});
-    assert_eq!(transcript["added"]["structuredContent"], added);
-    assert_eq!(
-        transcript["search"]["structuredContent"],
-        json!({"notes": [added]})
-    );
-    assert_eq!(
-        transcript["read"]["contents"],
-        json!([{"uri": "notes://3", "mimeType": "text/markdown",
-            "text": "# Authorized\n\nWritten with a token.\n\nTags: auth\n"}])
-    );
-    // The scopes the server's 401 asked for.
-    assert_eq!(transcript["scope"], "notes:read notes:write");
-    // 401, the metadata named in the challenge, the issuer's metadata, the token, the retry.
-    assert_authorized_exchanges(&transcript);
+    assert_notes_session_under_authorization(&transcript);
     // The server fetched the issuer's keys once, through its metadata.
     assert_eq!(issuer.jwks_fetches(), 1);
 }

@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{Value, json};
 use tests::http::call_tool_with_token;
 use tests::interop::{
-    HttpExample, assert_authorized_exchanges, example_binary, interop_script, node,
+    HttpExample, assert_notes_session_under_authorization, example_binary, interop_script, node,
     typescript_auth_session,
 };
 
@@ -137,15 +137,7 @@ async fn notes_server_serves_the_tokens_of_a_certified_openid_provider() {
         Some("notes:read notes:write"),
     )
     .await;
-    let added =
-        json!({"id": 3, "title": "Authorized", "body": "Written with a token.", "tags": ["auth"]});
-    assert_eq!(transcript["added"]["structuredContent"], added);
-    assert_eq!(
-        transcript["search"]["structuredContent"],
-        json!({"notes": [added]})
-    );
-    assert_eq!(transcript["scope"], "notes:read notes:write");
-    assert_authorized_exchanges(&transcript);
+    assert_notes_session_under_authorization(&transcript);
 
     let call = |token: String, tool: &'static str| {
         let url = url.clone();
