@@ -166,6 +166,11 @@ fn post(
     request
 }
 
+/// Sends `request` and reads the status, challenge and body of the response.
+async fn exchange(request: reqwest::RequestBuilder) -> (StatusCode, Option<String>, Value) {
+    status_challenge_body(request.send().await.expect("the request is sent")).await
+}
+
 fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -230,14 +235,13 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     );
 
     // No token at all, and a scheme that is not Bearer.
-    let (status, challenge, body) =
-        status_challenge_body(post(url, None, None, &initialize()).send().await.unwrap()).await;
+    let (status, challenge, body) = exchange(post(url, None, None, &initialize())).await;
     assert_eq!(
         (status, challenge.as_deref(), &body),
         (StatusCode::UNAUTHORIZED, Some(plain.as_str()), &no_token)
     );
     let basic = post(url, None, None, &initialize()).header("authorization", "Basic YTpi");
-    let (status, challenge, body) = status_challenge_body(basic.send().await.unwrap()).await;
+    let (status, challenge, body) = exchange(basic).await;
     assert_eq!(
         (status, challenge.as_deref(), &body),
         (StatusCode::UNAUTHORIZED, Some(plain.as_str()), &no_token)
@@ -246,7 +250,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     // A malformed header.
     let malformed =
         post(url, None, None, &initialize()).header("authorization", "Bearer two words");
-    let (status, challenge, body) = status_challenge_body(malformed.send().await.unwrap()).await;
+    let (status, challenge, body) = exchange(malformed).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.as_deref(),
@@ -258,13 +262,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     );
 
     // A token the verifier refuses: its reason, quotable, in the challenge.
-    let (status, challenge, body) = status_challenge_body(
-        post(url, Some("forged"), None, &initialize())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, challenge, body) = exchange(post(url, Some("forged"), None, &initialize())).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.as_deref(),
@@ -279,7 +277,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
         None,
         &initialize(),
     );
-    let (status, challenge, body) = status_challenge_body(query.send().await.unwrap()).await;
+    let (status, challenge, body) = exchange(query).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.as_deref(),
@@ -293,13 +291,7 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
     );
 
     // A verifier that cannot decide: 503, no challenge.
-    let (status, challenge, body) = status_challenge_body(
-        post(url, Some("down"), None, &initialize())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, challenge, body) = exchange(post(url, Some("down"), None, &initialize())).await;
     assert_eq!((status, challenge), (StatusCode::SERVICE_UNAVAILABLE, None));
     assert_eq!(
         body,
@@ -374,13 +366,7 @@ async fn the_metadata_documents_name_the_resource_its_issuers_and_scopes() {
     .await
     .unwrap();
     assert_eq!(document["scopes_supported"], json!(["mcp", "notes:read"]));
-    let (status, challenge, _) = status_challenge_body(
-        post(&http.url, None, None, &initialize())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, challenge, _) = exchange(post(&http.url, None, None, &initialize())).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         challenge.unwrap(),
@@ -390,13 +376,8 @@ async fn the_metadata_documents_name_the_resource_its_issuers_and_scopes() {
         )
     );
     // A token without the server's required scope: 403 naming it.
-    let (status, challenge, body) = status_challenge_body(
-        post(&http.url, Some("alice-read"), None, &initialize())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, challenge, body) =
+        exchange(post(&http.url, Some("alice-read"), None, &initialize())).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(
         challenge.unwrap(),
@@ -436,13 +417,7 @@ async fn the_endpoint_and_its_metadata_work_mounted_at_another_path() {
     .await
     .unwrap();
     assert_eq!(document["resource"], json!(resource));
-    let (status, challenge, _) = status_challenge_body(
-        post(&resource, None, None, &initialize())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, challenge, _) = exchange(post(&resource, None, None, &initialize())).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(challenge.unwrap().starts_with(&format!(
         "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/api/v1/mcp\""
@@ -554,13 +529,8 @@ async fn a_call_without_the_scopes_of_its_target_gets_403_naming_them_all() {
         ),
     ] {
         let session = open_session(url, token).await;
-        let (status, challenge, body) = status_challenge_body(
-            post(url, Some(token), Some(&session), &message)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, challenge, body) =
+            exchange(post(url, Some(token), Some(&session), &message)).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{expected}");
         assert!(challenge.unwrap().starts_with(&format!(
             "Bearer error=\"insufficient_scope\", scope=\"{scope}\""
@@ -739,17 +709,12 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     let not_found = refusal("Session not found: start a new one with initialize");
 
     // Another subject presenting alice's session id is refused as if it did not exist.
-    let (status, _, body) = status_challenge_body(
-        post(
-            url,
-            Some("bob-write"),
-            Some(&session),
-            &call(1, "read_notes", json!({})),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
+    let (status, _, body) = exchange(post(
+        url,
+        Some("bob-write"),
+        Some(&session),
+        &call(1, "read_notes", json!({})),
+    ))
     .await;
     assert_eq!((status, body), (StatusCode::NOT_FOUND, not_found.clone()));
     let get = reqwest::Client::new()
@@ -916,17 +881,12 @@ async fn a_tool_registered_at_run_time_carries_its_scopes() {
     assert_eq!(tool.required_scopes(), ["notes:admin"]);
     server.add_tool(tool).unwrap();
     let session = open_session(&http.url, "alice-write").await;
-    let (status, challenge, body) = status_challenge_body(
-        post(
-            &http.url,
-            Some("alice-write"),
-            Some(&session),
-            &call(1, "rotate_keys", json!({})),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
+    let (status, challenge, body) = exchange(post(
+        &http.url,
+        Some("alice-write"),
+        Some(&session),
+        &call(1, "rotate_keys", json!({})),
+    ))
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(
