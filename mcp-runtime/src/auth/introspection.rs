@@ -6,15 +6,16 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use super::cache::{CacheKey, TokenCache};
-use super::discovery::{self, AuthorizationServerMetadata, shown};
-use super::jwt::seconds_now;
-use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
 use serde_json::{Map, Value};
+
+use super::cache::{CacheKey, TokenCache};
+use super::discovery::{self, AuthorizationServerMetadata, shown};
+use super::jwt::seconds_now;
+use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
 
 /// How the server authenticates to the introspection endpoint (RFC 6749 §2.3.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

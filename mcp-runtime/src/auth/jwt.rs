@@ -391,9 +391,12 @@ impl JwtVerifier {
     /// Verifies `token`.
     async fn check(&self, token: &str) -> Result<AccessToken, TokenError> {
         let cache_key = TokenCache::key(token);
-        let in_use = self.keys.read().clone();
-        if self.fresh(&in_use)
-            && let Some(accepted) = self.accepted.get(&cache_key, in_use.generation)
+        let in_use = {
+            let keys = self.keys.read();
+            self.fresh(&keys).then_some(keys.generation)
+        };
+        if let Some(accepted) =
+            in_use.and_then(|generation| self.accepted.get(&cache_key, generation))
         {
             return Ok(accepted);
         }
@@ -484,7 +487,7 @@ impl JwtVerifier {
             Some(kid) => match keys.find(kid) {
                 Some(key) => key,
                 None => {
-                    keys = self.unknown_key(keys).await?;
+                    keys = self.refetched(keys).await?;
                     keys.find(kid).ok_or_else(|| {
                         TokenError::invalid(format!(
                             "no key of the issuer has kid {:?}",
@@ -528,9 +531,10 @@ impl JwtVerifier {
         Ok((key, keys.generation))
     }
 
-    /// The keys to look for a key that `keys` lacks in: fetched again, in case the issuer
-    /// rotated its keys (unless they were given).
-    async fn unknown_key(&self, keys: Arc<KeySet>) -> Result<Arc<KeySet>, TokenError> {
+    /// The keys fetched again because `keys` lack one a token names (the issuer may have
+    /// rotated them); `keys` themselves when they were given, or when the fetch fails and they
+    /// hold any.
+    async fn refetched(&self, keys: Arc<KeySet>) -> Result<Arc<KeySet>, TokenError> {
         if matches!(self.source, KeySource::Static) {
             return Ok(keys);
         }
