@@ -97,17 +97,20 @@ fn decode<'a>(name: &str, value: &'a str) -> Result<Cow<'a, str>, HeaderMismatch
 }
 
 /// The member of a request's params that its `Mcp-Name` header repeats: the `name` of a
-/// `tools/call` or `prompts/get`, the `uri` of a `resources/read`.
+/// `tools/call` or `prompts/get`, the `uri` of a `resources/read`, the `taskId` of the tasks
+/// extension's `tasks/get`, `tasks/update` and `tasks/cancel` (so that a load balancer can route
+/// a task's requests to the instance that holds it).
 pub fn name_field(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }
 
 /// Checks `Mcp-Method` (every request and notification) and `Mcp-Name` (`tools/call`,
-/// `prompts/get`, `resources/read`) against the body's `method` and the params' member that
+/// `prompts/get`, `resources/read`, `tasks/get`, `tasks/update`, `tasks/cancel`) against the body's `method` and the params' member that
 /// [`name_field`] names, `body` (when a string).
 pub fn check_standard(
     headers: &dyn RequestHeaders,

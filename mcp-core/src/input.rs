@@ -48,6 +48,20 @@ impl InputRequest {
             InputRequest::Elicit(_) => "elicitation/create",
         }
     }
+
+    /// The request's `_meta`.
+    pub fn meta_mut(&mut self) -> &mut Option<crate::meta::RequestMeta> {
+        match self {
+            InputRequest::CreateMessage(params) => &mut params.meta,
+            InputRequest::ListRoots(params) => &mut params.meta,
+            InputRequest::Elicit(crate::elicitation::ElicitRequestParams::Form(params)) => {
+                &mut params.meta
+            }
+            InputRequest::Elicit(crate::elicitation::ElicitRequestParams::Url(params)) => {
+                &mut params.meta
+            }
+        }
+    }
 }
 
 impl From<InputRequest> for crate::messages::ServerRequest {

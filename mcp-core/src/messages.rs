@@ -245,6 +245,8 @@ call_enum! {
         CancelTask(CancelTask),
         /// `tasks/list`.
         ListTasks(ListTasks, optional),
+        /// `tasks/update`.
+        UpdateTask(UpdateTask),
     }
 }
 
@@ -312,8 +314,8 @@ call_enum! {
     }
 }
 
-/// Whether a result is an input-required (2026-07-28) or task-creation (2025-11-25) answer rather
-/// than the method's own result.
+/// Whether a result is an input-required (2026-07-28) or task-creation (2025-11-25's `task`
+/// member, the tasks extension's `resultType: "task"`) answer rather than the method's own result.
 enum ResultShape {
     InputRequired,
     CreateTask,
@@ -321,9 +323,12 @@ enum ResultShape {
 }
 
 fn result_shape(value: &Value) -> ResultShape {
-    if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
+    let result_type = value.get("resultType").and_then(Value::as_str);
+    if result_type == Some("input_required") {
         ResultShape::InputRequired
-    } else if value.get("task").is_some_and(Value::is_object) {
+    } else if result_type == Some(crate::tasks::TASK_RESULT_TYPE)
+        || value.get("task").is_some_and(Value::is_object)
+    {
         ResultShape::CreateTask
     } else {
         ResultShape::Own
@@ -363,8 +368,8 @@ pub enum ServerResult {
     InputRequired(InputRequiredResult),
     /// The request runs as a task (2025-11-25).
     CreateTask(CreateTaskResult),
-    /// `tasks/get` and `tasks/cancel`.
-    Task(TaskResult),
+    /// `tasks/get` and `tasks/cancel` (boxed: the detailed task of 2026-07-28 is large).
+    Task(Box<TaskResult>),
     /// `tasks/result`: the result of the task's request.
     TaskPayload(JsonObject),
     /// `tasks/list`.
@@ -442,9 +447,14 @@ impl ServerResult {
             (CallTool::METHOD, _) => own::<CallTool>(value, ServerResult::CallTool),
             (SetLevel::METHOD, _) => own::<SetLevel>(value, ServerResult::Empty),
             (Complete::METHOD, _) => own::<Complete>(value, ServerResult::Complete),
-            (GetTask::METHOD, _) => own::<GetTask>(value, ServerResult::Task),
+            (GetTask::METHOD, _) => own::<GetTask>(value, |r| ServerResult::Task(Box::new(r))),
             (GetTaskPayload::METHOD, _) => own::<GetTaskPayload>(value, ServerResult::TaskPayload),
-            (CancelTask::METHOD, _) => own::<CancelTask>(value, ServerResult::Task),
+            // The tasks extension acknowledges a cancellation with an empty result.
+            (CancelTask::METHOD, _) if value.get("taskId").is_none() => {
+                own::<UpdateTask>(value, ServerResult::Empty)
+            }
+            (CancelTask::METHOD, _) => own::<CancelTask>(value, |r| ServerResult::Task(Box::new(r))),
+            (UpdateTask::METHOD, _) => own::<UpdateTask>(value, ServerResult::Empty),
             (ListTasks::METHOD, _) => own::<ListTasks>(value, ServerResult::ListTasks),
             (other, _) => Err(DecodeError::UnknownMethod {
                 method: other.to_owned(),
@@ -468,8 +478,8 @@ pub enum ClientResult {
     Elicit(ElicitResult),
     /// The request runs as a task (2025-11-25).
     CreateTask(CreateTaskResult),
-    /// `tasks/get` and `tasks/cancel`.
-    Task(TaskResult),
+    /// `tasks/get` and `tasks/cancel` (boxed: the detailed task of 2026-07-28 is large).
+    Task(Box<TaskResult>),
     /// `tasks/result`: the result of the task's request.
     TaskPayload(JsonObject),
     /// `tasks/list`.
@@ -499,9 +509,9 @@ impl ClientResult {
             (CreateMessage::METHOD, _) => own::<CreateMessage>(value, ClientResult::CreateMessage),
             (ListRoots::METHOD, _) => own::<ListRoots>(value, ClientResult::ListRoots),
             (Elicit::METHOD, _) => own::<Elicit>(value, ClientResult::Elicit),
-            (GetTask::METHOD, _) => own::<GetTask>(value, ClientResult::Task),
+            (GetTask::METHOD, _) => own::<GetTask>(value, |r| ClientResult::Task(Box::new(r))),
             (GetTaskPayload::METHOD, _) => own::<GetTaskPayload>(value, ClientResult::TaskPayload),
-            (CancelTask::METHOD, _) => own::<CancelTask>(value, ClientResult::Task),
+            (CancelTask::METHOD, _) => own::<CancelTask>(value, |r| ClientResult::Task(Box::new(r))),
             (ListTasks::METHOD, _) => own::<ListTasks>(value, ClientResult::ListTasks),
             (other, _) => Err(DecodeError::UnknownMethod {
                 method: other.to_owned(),
@@ -526,6 +536,18 @@ impl From<InitializeResult> for ServerResult {
     }
 }
 
+impl From<TaskResult> for ServerResult {
+    fn from(result: TaskResult) -> Self {
+        ServerResult::Task(Box::new(result))
+    }
+}
+
+impl From<TaskResult> for ClientResult {
+    fn from(result: TaskResult) -> Self {
+        ClientResult::Task(Box::new(result))
+    }
+}
+
 impl From<DiscoverResult> for ServerResult {
     fn from(result: DiscoverResult) -> Self {
         ServerResult::Discover(Box::new(result))
@@ -545,7 +567,6 @@ result_from!(ServerResult {
     SubscriptionsListen(SubscriptionsListenResult),
     InputRequired(InputRequiredResult),
     CreateTask(CreateTaskResult),
-    Task(TaskResult),
     ListTasks(ListTasksResult),
 });
 
@@ -555,7 +576,6 @@ result_from!(ClientResult {
     ListRoots(ListRootsResult),
     Elicit(ElicitResult),
     CreateTask(CreateTaskResult),
-    Task(TaskResult),
     ListTasks(ListTasksResult),
 });
 

@@ -42,6 +42,7 @@ use crate::subscriptions::{
 };
 use crate::tasks::{
     ListTasksResult, TaskIdParams, TaskPayloadResult, TaskResult, TaskStatusNotificationParams,
+    UpdateTaskParams,
 };
 use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use crate::version::ProtocolVersion;
@@ -142,12 +143,15 @@ requests! {
     SetLevel = "logging/setLevel" [V2024_11_05 ..= V2025_11_25], SetLevelRequestParams => EmptyResult;
     /// `completion/complete`.
     Complete = "completion/complete", CompleteRequestParams => CompleteResult;
-    /// `tasks/get` (2025-11-25).
-    GetTask = "tasks/get" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskResult;
+    /// `tasks/get` (2025-11-25, and the tasks extension of 2026-07-28).
+    GetTask = "tasks/get" [V2025_11_25 ..= V2026_07_28], TaskIdParams => TaskResult;
     /// `tasks/result` (2025-11-25).
     GetTaskPayload = "tasks/result" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskPayloadResult;
-    /// `tasks/cancel` (2025-11-25).
-    CancelTask = "tasks/cancel" [V2025_11_25 ..= V2025_11_25], TaskIdParams => TaskResult;
+    /// `tasks/cancel` (2025-11-25, and the tasks extension of 2026-07-28, which acknowledges it with
+    /// an empty result).
+    CancelTask = "tasks/cancel" [V2025_11_25 ..= V2026_07_28], TaskIdParams => TaskResult;
+    /// `tasks/update` (the tasks extension of 2026-07-28): answers what a task asked for.
+    UpdateTask = "tasks/update" [V2026_07_28 ..= V2026_07_28], UpdateTaskParams => EmptyResult;
     /// `tasks/list` (2025-11-25).
     ListTasks = "tasks/list" [V2025_11_25 ..= V2025_11_25], PaginatedRequestParams => ListTasksResult;
     /// `sampling/createMessage` (server to client).
@@ -194,6 +198,8 @@ mod tests {
     fn methods_know_their_revisions() {
         assert_eq!(Ping::REVISIONS, V2024_11_05..=V2025_11_25);
         assert_eq!(ListTasks::REVISIONS, V2025_11_25..=V2025_11_25);
+        assert_eq!(GetTask::REVISIONS, V2025_11_25..=V2026_07_28);
+        assert_eq!(UpdateTask::REVISIONS, V2026_07_28..=V2026_07_28);
         assert_eq!(Discover::REVISIONS, V2026_07_28..=V2026_07_28);
         assert_eq!(Elicit::REVISIONS, V2025_06_18..=V2026_07_28);
         assert_eq!(CallTool::REVISIONS, V2024_11_05..=V2026_07_28);

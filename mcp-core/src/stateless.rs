@@ -161,6 +161,9 @@ mod tests {
             "completion/complete",
             "subscriptions/listen",
             "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
+            "tasks/result",
             "tasks/list",
             "no/such/method",
         ];
@@ -181,6 +184,9 @@ mod tests {
                 "resources/read",
                 "completion/complete",
                 "subscriptions/listen",
+                "tasks/get",
+                "tasks/update",
+                "tasks/cancel",
             ]
         );
         let refused = check_version_and_method("2026-07-28", "ping", all).unwrap_err();

@@ -23,6 +23,8 @@ const OPTIONS: &[&str] = &[
     "output_schema",
     "requires",
     "scopes",
+    "task",
+    "task_start",
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -148,6 +150,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             .requires_capabilities(::mcp_runtime::__private::mcp_core::capabilities::ClientCapabilities::named(#requires))
         });
     }
+    settings.extend(task_settings(options)?);
     let states = params::state_requirements(params);
 
     let body = quote! {
@@ -166,6 +169,62 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #states
     };
     Ok(annotated.expansion("tool", quote! { ToolDefinition }, body))
+}
+
+/// `task = "optional" | "required"` and `task_start = "immediately" | "explicitly" | "<N>ms" |
+/// "<N>s"`, checked here so that a typo is a compile error at the attribute.
+fn task_settings(options: &crate::options::Options) -> syn::Result<Vec<TokenStream>> {
+    let mut settings = Vec::new();
+    let support = options.string("task")?;
+    if let Some(support) = &support {
+        let variant = match support.value().as_str() {
+            "optional" => quote! { Optional },
+            "required" => quote! { Required },
+            other => {
+                return Err(syn::Error::new(
+                    support.span(),
+                    format!(
+                        "unknown task support `{other}`: write `task = \"optional\"` (calls may run as tasks) or `task = \"required\"` (they must)"
+                    ),
+                ));
+            }
+        };
+        settings.push(quote! {
+            .task(::mcp_runtime::__private::mcp_core::tools::TaskSupport::#variant)
+        });
+    }
+    if let Some(start) = options.string("task_start")? {
+        if support.is_none() {
+            return Err(syn::Error::new(
+                start.span(),
+                "`task_start` says when a call becomes a task: declare `task = \"optional\"` or `task = \"required\"` too",
+            ));
+        }
+        let text = start.value();
+        let millis =
+            |digits: &str, scale: u64| digits.trim().parse::<u64>().ok().map(|n| n * scale);
+        let after = text
+            .strip_suffix("ms")
+            .and_then(|d| millis(d, 1))
+            .or_else(|| text.strip_suffix('s').and_then(|d| millis(d, 1000)));
+        let value = match (text.as_str(), after) {
+            ("immediately", _) => quote! { ::mcp_runtime::__private::TaskStart::Immediately },
+            ("explicitly", _) => quote! { ::mcp_runtime::__private::TaskStart::Explicitly },
+            (_, Some(ms)) => quote! {
+                ::mcp_runtime::__private::TaskStart::After(::std::time::Duration::from_millis(#ms))
+            },
+            _ => {
+                return Err(syn::Error::new(
+                    start.span(),
+                    format!(
+                        "unknown task start `{text}`: write \"immediately\", \"explicitly\" (when the handler calls `ctx.start_task()`), or a grace period such as \"500ms\" or \"2s\""
+                    ),
+                ));
+            }
+        };
+        settings.push(quote! { .task_start(#value) });
+    }
+    Ok(settings)
 }
 
 /// The check, at the type's span, that a parameter's type can be a tool argument.

@@ -118,7 +118,7 @@ pub mod __private {
     };
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
     pub use crate::tool::{
-        BuildInvalidTool, BuildTypedTool, IntoToolResult, ToolDefinition, TypedTool,
+        BuildInvalidTool, BuildTypedTool, IntoToolResult, TaskStart, ToolDefinition, TypedTool,
         extraction_failed, tool_argument,
     };
     pub use crate::uri_template::UriMatch;

@@ -1340,7 +1340,7 @@ fn catalogue() -> Vec<Sample> {
             tasks,
             tasks,
             Result,
-            response(ServerResult::Task(task_result.clone())),
+            response(ServerResult::Task(Box::new(task_result.clone()))),
         ),
         sample(
             "CancelTaskResult",
@@ -1348,7 +1348,7 @@ fn catalogue() -> Vec<Sample> {
             tasks,
             tasks,
             Result,
-            response(ServerResult::Task(task_result.clone())),
+            response(ServerResult::Task(Box::new(task_result.clone()))),
         ),
         sample(
             "GetTaskPayloadResult",
@@ -1445,7 +1445,7 @@ fn catalogue() -> Vec<Sample> {
             tasks,
             tasks,
             Result,
-            response(ClientResult::Task(task_result.clone())),
+            response(ClientResult::Task(Box::new(task_result.clone()))),
         ),
         sample(
             "CancelTaskResult",
@@ -1453,7 +1453,7 @@ fn catalogue() -> Vec<Sample> {
             tasks,
             tasks,
             Result,
-            response(ClientResult::Task(task_result)),
+            response(ClientResult::Task(Box::new(task_result))),
         ),
         sample(
             "GetTaskPayloadResult",

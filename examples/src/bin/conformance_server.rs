@@ -478,6 +478,104 @@ async fn test_input_required_result_capabilities(ctx: RequestContext) -> Result<
     Ok(format!("Got: {}", found.join("; ")))
 }
 
+// The tasks extension's fixtures (SEP-2663; on 2025-11-25 they run as tasks when the client asks).
+
+/// Greets someone, at once.
+#[mcp_tool]
+async fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds, reporting progress; a long computation becomes a task.
+#[mcp_tool(task = "optional", task_start = "200ms")]
+async fn slow_compute(
+    ctx: RequestContext,
+    /// How long to compute, in seconds.
+    seconds: u64,
+    /// A label for the result.
+    label: Option<String>,
+) -> Result<String, ToolError> {
+    for done in 0..seconds {
+        ctx.progress(done as f64, seconds as f64).await;
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            () = ctx.cancelled() => return Err(ToolError::cancelled()),
+        }
+    }
+    let label = label.unwrap_or_else(|| "result".to_owned());
+    Ok(format!("Computed {label} in {seconds}s"))
+}
+
+/// A job that fails after a second, with a tool error.
+#[mcp_tool(task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("The job failed: the input was rejected"))
+}
+
+/// A job that crashes: its task fails with a protocol error.
+#[mcp_tool(task = "required")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("the job's worker crashed")
+}
+
+/// Whether to go ahead with a deletion.
+#[derive(Elicit, Serialize)]
+struct DeleteConfirmation {
+    /// Delete the file?
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms.
+#[mcp_tool(task = "optional")]
+async fn confirm_delete(
+    ctx: RequestContext,
+    /// The file to delete.
+    filename: String,
+) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<DeleteConfirmation>(format!("Delete {filename}?"))
+        .await?;
+    Ok(match answer.accepted() {
+        Some(DeleteConfirmation { confirm: true }) => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}"),
+    })
+}
+
+/// Asks for a name and a confirmation at once.
+#[mcp_tool(task = "optional")]
+async fn multi_input(ctx: RequestContext) -> Result<String, ToolError> {
+    let (name, confirm) = tokio::join!(
+        ctx.input("name").elicit::<Name>("What is your name?"),
+        ctx.input("confirm")
+            .elicit::<DeleteConfirmation>("Go ahead?"),
+    );
+    let name = name?
+        .accepted()
+        .map_or_else(|| "someone".to_owned(), |n| n.name);
+    let confirmed = confirm?.accepted().is_some_and(|c| c.confirm);
+    Ok(format!("{name} confirmed: {confirmed}"))
+}
+
+/// Asks for a name in the call's own rounds, then greets in a task.
+#[mcp_tool(task = "required", task_start = "explicitly")]
+async fn test_tool_with_task(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .input("user_name")
+        .elicit::<Name>("What is your name?")
+        .await?;
+    let name = answer
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |n| n.name);
+    ctx.start_task().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(format!("Hello, {name}!"))
+}
+
 // Resources. `test://static-text` comes first: scenarios read the first listed resource.
 
 /// A static text resource.

@@ -166,6 +166,11 @@ impl ConnectionState {
         self.id
     }
 
+    /// The token that fires when the connection closes.
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.closing
+    }
+
     /// Whether state set by one request is kept for the next (false on a stateless server's
     /// per-request state).
     pub fn is_persistent(&self) -> bool {

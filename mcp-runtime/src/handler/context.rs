@@ -49,6 +49,7 @@ use tokio_util::sync::CancellationToken;
 use super::caller::{Caller, HttpRequest};
 use super::elicit::{Elicit, ElicitOutcome};
 use super::rounds::Rounds;
+use super::task::{TaskLink, TaskPlan};
 use crate::auth::AccessToken;
 use crate::connection::{ConnectionState, PeerRequestError};
 use crate::connection::{Outbound, SharedSink};
@@ -92,6 +93,10 @@ struct ContextInner {
     caller: Caller,
     /// A client capability the handler needed and the request did not declare.
     missing_capability: parking_lot::Mutex<Option<&'static str>>,
+    /// How the call may become a task, when it may.
+    task_plan: Option<TaskPlan>,
+    /// The task the call became.
+    task: std::sync::OnceLock<Arc<TaskLink>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -117,6 +122,8 @@ pub(crate) struct ContextParts {
     pub(crate) rounds: Option<Arc<Rounds>>,
     /// The caller's token and HTTP request, when the transport has them.
     pub(crate) caller: Caller,
+    /// How a `tools/call` may become a task, when it may.
+    pub(crate) task_plan: Option<TaskPlan>,
 }
 
 impl RequestContext {
@@ -133,6 +140,8 @@ impl RequestContext {
                 rounds: parts.rounds,
                 caller: parts.caller,
                 missing_capability: parking_lot::Mutex::new(None),
+                task_plan: parts.task_plan,
+                task: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -163,6 +172,11 @@ impl RequestContext {
     /// `None` elsewhere.
     pub fn access_token(&self) -> Option<&AccessToken> {
         self.inner.caller.token.as_deref()
+    }
+
+    /// Who the caller's token speaks for, when it has one.
+    pub(crate) fn caller_principal(&self) -> Option<&str> {
+        self.inner.caller.principal()
     }
 
     /// The HTTP request that carried this request (its headers, and the extensions that tower
@@ -235,14 +249,62 @@ impl RequestContext {
         }
     }
 
-    /// Where this request's messages go, if its transport can carry any.
+    /// Where this request's messages go, if its transport can carry any (once the call became a
+    /// task, where the task's go).
     pub(crate) fn sink(&self) -> Option<&SharedSink> {
-        self.inner.sink.as_ref()
+        match self.task() {
+            Some(task) => task.sink(),
+            None => self.inner.sink.as_ref(),
+        }
+    }
+
+    /// How the call may become a task, when it may and has not yet.
+    pub(crate) fn task_plan(&self) -> Option<&TaskPlan> {
+        self.inner.task_plan.as_ref()
+    }
+
+    /// The task the call became, if it did.
+    pub(crate) fn task(&self) -> Option<&Arc<TaskLink>> {
+        self.inner.task.get()
+    }
+
+    /// Makes the call the task `link`: the handler's messages and requests to the client go to
+    /// the task from now on.
+    pub(crate) fn attach_task(&self, link: Arc<TaskLink>) {
+        let _ = self.inner.task.set(link);
+    }
+
+    /// The id of the task this call runs as, once it is one (a task-augmented `tools/call` of
+    /// 2025-11-25, or one the server turned into a task on 2026-07-28).
+    pub fn task_id(&self) -> Option<&str> {
+        self.task().map(|t| t.id())
+    }
+
+    /// Turns this call into a task now, if it may become one and is not one yet: the client is
+    /// answered with the task's id, and the handler goes on in the background (see
+    /// [`TaskStart`](crate::tool::TaskStart)). Returns whether the call runs as a task.
+    ///
+    /// A tool declared with `#[mcp_tool(task = "required", task_start = "explicitly")]` uses it
+    /// to gather input in the call's own rounds first (2026-07-28), then hand the long part to a
+    /// task.
+    pub async fn start_task(&self) -> bool {
+        if self.task().is_some() {
+            return true;
+        }
+        let Some(plan) = self.task_plan() else {
+            return false;
+        };
+        let mut started = plan.started.subscribe();
+        plan.requested.notify_one();
+        matches!(
+            started.wait_for(Option::is_some).await.as_deref(),
+            Ok(Some(true))
+        )
     }
 
     /// Sends `notification` about this request, waiting while the client's queue is full.
     async fn send(&self, notification: ServerNotification) {
-        if let Some(sink) = &self.inner.sink
+        if let Some(sink) = self.sink()
             && sink
                 .send_when_ready(self.outbound(notification))
                 .await
@@ -379,6 +441,13 @@ impl RequestContext {
         request: InputRequest,
     ) -> Result<T, ClientRequestError> {
         let method = request.method();
+        if let Some(task) = self.task() {
+            let answer = task.ask(self, key, request).await?;
+            return serde_json::from_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {
+                method,
+                detail: e.to_string(),
+            });
+        }
         if let Some(rounds) = self.rounds() {
             let key = key.map_or_else(|| rounds.next_key(method), str::to_owned);
             let answer = match rounds.answer(&key) {
@@ -635,6 +704,12 @@ pub enum ClientRequestError {
     InputRequired {
         /// The method asked for.
         method: &'static str,
+    },
+    /// The task the call runs as could not be read or changed (its store failed).
+    #[error("the task could not be updated: {detail}")]
+    Task {
+        /// What failed.
+        detail: String,
     },
     /// The client's answer does not fit the method.
     #[error("invalid answer to {method}: {detail}")]

@@ -15,6 +15,7 @@
 //! | [`arguments`] | arguments that travel as text (prompt arguments, URI variables) |
 //! | [`elicit`] | typed elicitation forms |
 //! | [`request_state`], `rounds` | the input-required rounds of a 2026-07-28 request, and their sealed state |
+//! | `task` | a tool call that runs as a task: when it becomes one ([`tool::TaskStart`]), and what its context talks to then |
 //!
 //! This module knows nothing of the [`server`](crate::server): the server depends on it, never
 //! the reverse. What a context needs of the server that runs it (shared state, timeouts, the log
@@ -30,6 +31,7 @@ pub mod prompt;
 pub mod request_state;
 pub mod resource;
 pub(crate) mod rounds;
+pub(crate) mod task;
 pub mod tool;
 
 pub use caller::{HttpExtension, HttpRequest};

@@ -20,6 +20,10 @@
 //! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
 //! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
 //!
+//! A long tool runs as a task with `#[mcp_tool(task = "optional")]` (or `"required"`, or
+//! [`ToolDefinition::task`]): the client gets a task id at once and polls for the outcome, and the
+//! handler stays an ordinary async function (see [`TaskStart`] for when the call becomes a task).
+//!
 //! On a server that is an OAuth protected resource, `#[mcp_tool(scopes = "notes:write")]` (or
 //! [`ToolDefinition::scopes`]) names the scopes a caller's token needs to call the tool; prompts
 //! and resources take the same option. See [`auth`](crate::auth).
@@ -35,13 +39,14 @@ use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::content::ContentBlock;
 use mcp_core::implementation::Icon;
 use mcp_core::schema::{input_schema_for, schema_for};
-use mcp_core::tools::{CallToolResult, Tool, ToolAnnotations};
+use mcp_core::tools::{CallToolResult, TaskSupport, Tool, ToolAnnotations, ToolExecution};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::extract::StateRequirement;
+pub use super::task::TaskStart;
 use crate::handler::RequestContext;
 
 /// The future a tool handler returns.
@@ -58,6 +63,7 @@ pub struct ToolDefinition {
     pub(crate) required_capabilities: Option<ClientCapabilities>,
     pub(crate) defect: Option<String>,
     pub(crate) scopes: Vec<String>,
+    pub(crate) task_start: TaskStart,
 }
 
 impl fmt::Debug for ToolDefinition {
@@ -87,6 +93,7 @@ impl ToolDefinition {
             required_capabilities: None,
             defect: None,
             scopes: Vec::new(),
+            task_start: TaskStart::default(),
         }
     }
 
@@ -288,6 +295,40 @@ impl ToolDefinition {
     pub fn requires_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.required_capabilities = Some(capabilities);
         self
+    }
+
+    /// Lets calls run as tasks (`TaskSupport::Optional`), or requires it
+    /// (`TaskSupport::Required`), as the tool's `execution.taskSupport` says (2025-11-25). The
+    /// server then offers tasks: the `tasks` capability (2025-11-25) and the
+    /// `io.modelcontextprotocol/tasks` extension (2026-07-28).
+    ///
+    /// On 2025-11-25 the client chooses: a call with `task` params runs as a task, one without
+    /// runs as usual (a `Required` tool refuses it with `-32601`). On 2026-07-28 the server
+    /// chooses: a call from a client that declares the extension becomes a task as
+    /// [`task_start`](Self::task_start) says; one from a client that does not runs as usual (a
+    /// `Required` tool refuses it with `-32021`, naming the extension).
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        let execution = self
+            .tool
+            .execution
+            .get_or_insert_with(ToolExecution::default);
+        execution.task_support = Some(support);
+        self
+    }
+
+    /// When a 2026-07-28 call becomes a task (see [`TaskStart`]); the default is at once.
+    pub fn task_start(mut self, start: TaskStart) -> Self {
+        self.task_start = start;
+        self
+    }
+
+    /// Whether calls may (`Optional`) or must (`Required`) run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or_default()
     }
 }
 

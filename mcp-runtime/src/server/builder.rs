@@ -75,6 +75,7 @@ pub struct McpServerBuilder {
     completion_handler: Option<CompletionHandler>,
     observers: Vec<NotificationObserver>,
     request_state: Option<RequestStateCodec>,
+    tasks: Option<super::TaskOptions>,
 }
 
 /// A server cannot be built.
@@ -139,6 +140,7 @@ impl McpServerBuilder {
             completion_handler: None,
             observers: Vec::new(),
             request_state: None,
+            tasks: None,
         }
     }
 
@@ -398,6 +400,14 @@ impl McpServerBuilder {
         self
     }
 
+    /// Offers tasks, kept and paced as `options` says (see [`TaskOptions`](super::TaskOptions)).
+    /// A server with a tool that supports tasks (`#[mcp_tool(task = "optional")]`) offers them
+    /// anyway, with the default options.
+    pub fn tasks(mut self, options: super::TaskOptions) -> Self {
+        self.tasks = Some(options);
+        self
+    }
+
     /// Advertises the extension `id` with its `settings`.
     pub fn extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
         self.options.extensions.insert(id.into(), settings);
@@ -525,6 +535,7 @@ impl McpServerBuilder {
             connections: Mutex::new(Vec::new()),
             listeners: Default::default(),
             request_state: self.request_state.unwrap_or_else(RequestStateCodec::random),
+            tasks: super::tasks::Tasks::new(self.tasks),
             shutdown: CancellationToken::new(),
         }))
     }

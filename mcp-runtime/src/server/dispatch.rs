@@ -23,7 +23,9 @@ use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
 use super::admission::Running;
 use super::reply::Reply;
-use super::{McpServer, completion, lifecycle, logging, prompts, resources, subscriptions, tools};
+use super::{
+    McpServer, completion, lifecycle, logging, prompts, resources, subscriptions, tasks, tools,
+};
 use crate::connection::{ConnectionState, Refusal, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::caller::Caller;
@@ -88,16 +90,35 @@ pub(super) fn start(
         }
     };
     let method = request.method();
+    let meta = take_request_meta(&mut request);
+    let task_plan = match &*request {
+        ClientRequest::CallTool(params) if tasks::offered(server) => {
+            match tasks::plan(server, params, version, meta.as_ref(), slot.token()) {
+                Ok(plan) => plan,
+                Err(error) => return Err(Box::new(Reply::error(version, Some(id), error))),
+            }
+        }
+        _ => None,
+    };
+    // A call that may become a task outlives its request: its handler watches a token of its own,
+    // which the request's cancellation fires only while it is not a task (and a session's end
+    // fires always).
+    let cancellation = match &task_plan {
+        None => slot.token().clone(),
+        Some(_) if connection.is_persistent() => connection.closing().child_token(),
+        Some(_) => tokio_util::sync::CancellationToken::new(),
+    };
     let ctx = RequestContext::new(ContextParts {
         host: server.inner.clone(),
         connection: connection.clone(),
         request_id: id.clone(),
         version,
-        meta: take_request_meta(&mut request),
-        cancellation: slot.token().clone(),
+        meta,
+        cancellation,
         sink,
         rounds,
         caller: caller.clone(),
+        task_plan,
     });
     let server = server.clone();
     let connection = connection.clone();
@@ -209,7 +230,7 @@ async fn answer(
         ClientRequest::Ping(_) => EmptyResult::default().into(),
         ClientRequest::Discover(_) => lifecycle::discover(server).into(),
         ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx)?.into(),
-        ClientRequest::CallTool(params) => tools::call(server, params, ctx).await?.into(),
+        ClientRequest::CallTool(params) => tools::call(server, params, ctx).await?,
         ClientRequest::ListPrompts(params) => prompts::list_prompts(server, &params, ctx)?.into(),
         ClientRequest::GetPrompt(params) => prompts::get(server, params, ctx).await?.into(),
         ClientRequest::ListResources(params) => {
@@ -230,6 +251,13 @@ async fn answer(
         {
             subscriptions::listen(server, params, ctx).await?.into()
         }
+        ClientRequest::GetTask(params) => tasks::get(server, &params, ctx).await?.into(),
+        ClientRequest::GetTaskPayload(params) => tasks::result(server, &params, ctx).await?,
+        ClientRequest::ListTasks(params) if tasks::offered(server) => {
+            tasks::list(server, &params, ctx).await?.into()
+        }
+        ClientRequest::CancelTask(params) => tasks::cancel(server, &params, ctx).await?,
+        ClientRequest::UpdateTask(params) => tasks::update(server, params, ctx).await?.into(),
         other => return Err(ErrorObject::method_not_found(other.method())),
     })
 }
@@ -299,6 +327,10 @@ fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_core::meta::Requ
         ClientRequest::CallTool(p) => p.meta.take(),
         ClientRequest::SetLevel(p) => p.meta.take(),
         ClientRequest::Complete(p) => p.meta.clone(),
+        ClientRequest::GetTask(p)
+        | ClientRequest::GetTaskPayload(p)
+        | ClientRequest::CancelTask(p) => p.meta.take(),
+        ClientRequest::UpdateTask(p) => p.meta.take(),
         _ => None,
     }
 }

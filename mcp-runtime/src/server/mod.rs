@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `admission` | batches, notifications and responses, the revision of each request and the 2026-07-28 checks: what is refused before any handler runs |
 //! | `dispatch` | a request's lifecycle: decoded, registered as in flight, routed to its feature inside a panic guard, answered (or not, when cancelled) |
-//! | `lifecycle`, `tools`, `prompts`, `resources`, `completion`, `subscriptions`, `logging` | what the server does for each method |
+//! | `lifecycle`, `tools`, `prompts`, `resources`, `completion`, `subscriptions`, `logging`, `tasks` | what the server does for each method |
 //!
 //! and [`Reply`] renders the answer for the peer's revision. All of `McpServer`'s own methods are
 //! in this file; the builder's are in [`McpServerBuilder`]'s.
@@ -60,6 +60,7 @@ mod logging;
 mod prompts;
 mod resources;
 mod subscriptions;
+mod tasks;
 mod tools;
 
 use std::any::{Any, TypeId};
@@ -68,7 +69,8 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use mcp_core::capabilities::{
-    PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+    PromptsCapability, ResourcesCapability, ServerCapabilities, ServerTaskRequests,
+    ServerTasksCapability, ToolTaskRequests, ToolsCapability,
 };
 use mcp_core::implementation::Implementation;
 use mcp_core::jsonrpc::Incoming;
@@ -96,6 +98,10 @@ pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
+pub use tasks::{
+    DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
+    MAX_TASK_TTL, TaskOptions,
+};
 
 use crate::handler::completion::CompletionHandler;
 use crate::handler::context::{Host, state_of};
@@ -153,6 +159,8 @@ pub(crate) struct ServerInner {
     pub(crate) listeners: listeners::Listeners,
     /// Seals and opens the `requestState` of input-required rounds (2026-07-28).
     pub(crate) request_state: crate::request_state::RequestStateCodec,
+    /// The tasks and how they are kept.
+    pub(crate) tasks: tasks::Tasks,
     pub(crate) shutdown: CancellationToken,
 }
 
@@ -259,8 +267,25 @@ impl McpServer {
         if self.offers_completions() {
             caps.completions = Some(JsonObject::new());
         }
-        if !options.extensions.is_empty() {
-            caps.extensions = Some(options.extensions.clone());
+        let mut extensions = options.extensions.clone();
+        if tasks::offered(self) {
+            // 2025-11-25 declares the `tasks` capability, 2026-07-28 the extension; each is
+            // rendered only for its revision.
+            let mut tasks = ServerTasksCapability::default();
+            tasks.list = Some(JsonObject::new());
+            tasks.cancel = Some(JsonObject::new());
+            let mut requests = ServerTaskRequests::default();
+            let mut tools = ToolTaskRequests::default();
+            tools.call = Some(JsonObject::new());
+            requests.tools = Some(tools);
+            tasks.requests = Some(requests);
+            caps.tasks = Some(tasks);
+            extensions
+                .entry(mcp_core::tasks::TASKS_EXTENSION.to_owned())
+                .or_default();
+        }
+        if !extensions.is_empty() {
+            caps.extensions = Some(extensions);
         }
         if !options.experimental.is_empty() {
             caps.experimental = Some(options.experimental.clone());

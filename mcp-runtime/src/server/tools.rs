@@ -5,6 +5,9 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::params::PaginatedRequestParams;
+use std::sync::Arc;
+
+use mcp_core::messages::ServerResult;
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use mcp_core::{Era, ErrorObject};
 use serde_json::Value;
@@ -13,6 +16,8 @@ use super::McpServer;
 use super::caching::CachedList;
 use super::dispatch::panic_message;
 use super::list::list;
+use super::registry::RegisteredTool;
+use super::tasks;
 use crate::handler::RequestContext;
 
 /// `tools/list`: one page of the tools.
@@ -27,13 +32,13 @@ pub(super) fn list_tools(
     })
 }
 
-/// `tools/call`: checks the capabilities the tool needs and its arguments, runs it (a panic is a
-/// tool error), and checks its structured output when asked to.
+/// `tools/call`: checks the capabilities the tool needs and its arguments, then runs it, as a task
+/// when the call may become one (see [`tasks`]).
 pub(super) async fn call(
     server: &McpServer,
     params: CallToolRequestParams,
     ctx: &RequestContext,
-) -> Result<CallToolResult, ErrorObject> {
+) -> Result<ServerResult, ErrorObject> {
     let Some(tool) = server.inner.registry.tools.get(&params.name) else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown tool: {}",
@@ -53,7 +58,8 @@ pub(super) async fn call(
         }
         return Ok(CallToolResult::error(format!(
             "Tool {name} needs the client capability `{missing}`, which this client did not declare"
-        )));
+        ))
+        .into());
     }
     let arguments = Value::Object(params.arguments.unwrap_or_default());
     if server.inner.options.validate_input
@@ -61,13 +67,30 @@ pub(super) async fn call(
     {
         return Ok(CallToolResult::error(format!(
             "Invalid arguments for tool {name}: {violation}"
-        )));
+        ))
+        .into());
     }
     let Value::Object(arguments) = arguments else {
         return Err(ErrorObject::internal_error(
             "tool arguments must be an object",
         ));
     };
+    let run = run(server.clone(), tool, arguments, ctx.clone());
+    match ctx.task_plan() {
+        None => run.await.map(Into::into),
+        Some(plan) => tasks::run(server, Box::pin(run), ctx, plan).await,
+    }
+}
+
+/// Runs the tool's handler (a panic is a tool error, or the internal error a task fails with)
+/// and checks its structured output when asked to.
+async fn run(
+    server: McpServer,
+    tool: Arc<RegisteredTool>,
+    arguments: mcp_core::JsonObject,
+    ctx: RequestContext,
+) -> Result<CallToolResult, ErrorObject> {
+    let name = tool.definition.name();
     // The handler is called inside the future, so a panic in its synchronous part (say, while
     // decoding typed arguments) is caught like one in its body.
     let handler = &tool.definition.handler;
@@ -77,7 +100,11 @@ pub(super) async fn call(
         Err(panic) => {
             let reason = panic_message(panic.as_ref());
             tracing::error!(tool = %name, %reason, "a tool handler panicked");
-            CallToolResult::error(format!("Tool {name} failed: it panicked ({reason})"))
+            let message = format!("Tool {name} failed: it panicked ({reason})");
+            if ctx.task_id().is_some() {
+                return Err(ErrorObject::internal_error(message));
+            }
+            CallToolResult::error(message)
         }
     };
     if server.inner.options.validate_output

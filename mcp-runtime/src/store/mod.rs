@@ -8,10 +8,17 @@
 //! | trait | holds | in memory |
 //! |---|---|---|
 //! | [`EventStore`] | the SSE events of Streamable HTTP streams, for resumption after `Last-Event-ID` | [`InMemoryEventStore`] |
+//! | [`TaskStore`] | tasks: their state, outcome and the input they wait for | [`InMemoryTaskStore`] |
 //!
 //! A store on a shared system (Redis, say) implements the trait and is set on the transport's
 //! options; the server and the transport call it and never know which it is.
 
 mod event;
+mod task;
 
 pub use event::{EventStore, InMemoryEventStore, StoreFuture};
+pub(crate) use task::timestamp;
+pub use task::{
+    InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskPage, TaskRecord, TaskStore,
+    TaskStoreError,
+};

@@ -1,0 +1,326 @@
+//! A tool call that runs as a task, as its handler's [`RequestContext`] sees it.
+//!
+//! A call that may become a task carries a [`TaskPlan`]: when it becomes one (at once, after a
+//! grace period, or when the handler calls [`RequestContext::start_task`]), the server creates
+//! the task, answers the call with the task's id, and attaches a [`TaskLink`] to the context.
+//! From then on the handler runs in the background and its context talks to the task instead of
+//! the request:
+//!
+//! - progress and log messages go to the session (2025-11-25; the request's stream has ended),
+//!   or nowhere (2026-07-28, whose tasks carry none);
+//! - a request to the client (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) moves the task to
+//!   `input_required` until the answer comes. On 2025-11-25 the request is sent, tagged with the
+//!   task, on the stream of a waiting `tasks/result` (or the session's); on 2026-07-28 it is
+//!   listed in the task's `inputRequests` and answered by `tasks/update`.
+//! - cancellation is the task's: `tasks/cancel` fires it, the request ending does not.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_core::input::{InputRequest, InputResponse};
+use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_core::tasks::{RelatedTaskMetadata, TaskStatusNotificationParams};
+use mcp_core::{Era, ProtocolVersion};
+use parking_lot::Mutex;
+use serde_json::Value;
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::ClientRequestError;
+use super::context::RequestContext;
+use crate::connection::{Outbound, PeerRequestError, SharedSink};
+use crate::store::{TaskChange, TaskRecord, TaskStore};
+
+/// When a call that may run as a task becomes one (2026-07-28, where the server decides; on
+/// 2025-11-25 the client asked for a task and gets it at once).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskStart {
+    /// Before the handler runs (the default).
+    #[default]
+    Immediately,
+    /// When the handler has run this long: one that ends sooner answers the call itself (the
+    /// immediate-result shortcut), and one that asks for input sooner does so in the call's own
+    /// input-required rounds.
+    After(Duration),
+    /// Only when the handler calls [`RequestContext::start_task`]: what it asks for before, it
+    /// asks in the call's own input-required rounds.
+    Explicitly,
+}
+
+/// How a call that may become a task will: decided by the dispatcher, read by the tool feature.
+#[derive(Debug)]
+pub(crate) struct TaskPlan {
+    /// When.
+    pub(crate) start: TaskStart,
+    /// The TTL the client asked for, in milliseconds (2025-11-25).
+    pub(crate) requested_ttl: Option<u64>,
+    /// The request's own cancellation, which ends the call only while it is not a task.
+    pub(crate) request_token: CancellationToken,
+    /// Rung by [`RequestContext::start_task`].
+    pub(crate) requested: Notify,
+    /// Whether the call became a task: `None` while undecided.
+    pub(crate) started: watch::Sender<Option<bool>>,
+}
+
+impl TaskPlan {
+    pub(crate) fn new(
+        start: TaskStart,
+        requested_ttl: Option<u64>,
+        request_token: CancellationToken,
+    ) -> Self {
+        TaskPlan {
+            start,
+            requested_ttl,
+            request_token,
+            requested: Notify::new(),
+            started: watch::channel(None).0,
+        }
+    }
+
+    /// Completes when the call should become a task (never for one that starts immediately:
+    /// the caller does not wait for that).
+    pub(crate) async fn due(&self) {
+        match self.start {
+            TaskStart::Immediately => {}
+            TaskStart::After(grace) => {
+                tokio::select! {
+                    () = tokio::time::sleep(grace) => {}
+                    () = self.requested.notified() => {}
+                }
+            }
+            TaskStart::Explicitly => self.requested.notified().await,
+        }
+    }
+}
+
+/// What the context of a call that became a task holds of the task.
+pub(crate) struct TaskLink {
+    id: String,
+    store: Arc<dyn TaskStore>,
+    /// The revision of the call that created the task.
+    version: ProtocolVersion,
+    /// Fires on `tasks/cancel`.
+    token: CancellationToken,
+    /// 2025-11-25: the session's sink, for status notifications, progress and logs.
+    session: Option<SharedSink>,
+    /// 2025-11-25: the streams of the `tasks/result` requests waiting for the task, by request.
+    result_streams: Mutex<Vec<(u64, SharedSink)>>,
+    /// 2026-07-28: how many automatic input keys of each method the task took.
+    counters: Mutex<HashMap<&'static str, u32>>,
+    /// 2025-11-25: how many requests to the client are waiting for an answer.
+    waiting: AtomicUsize,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskLink {
+    pub(crate) fn new(
+        id: String,
+        store: Arc<dyn TaskStore>,
+        version: ProtocolVersion,
+        token: CancellationToken,
+        session: Option<SharedSink>,
+    ) -> Self {
+        TaskLink {
+            id,
+            store,
+            version,
+            token,
+            session,
+            result_streams: Mutex::new(Vec::new()),
+            counters: Mutex::new(HashMap::new()),
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The revision of the call that created the task.
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The token `tasks/cancel` fires.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    fn handshake_era(&self) -> bool {
+        self.version.era() == Era::Handshake
+    }
+
+    /// Where the handler's progress and logs go: the session (2025-11-25), or nowhere.
+    pub(crate) fn sink(&self) -> Option<&SharedSink> {
+        self.session.as_ref().filter(|_| self.handshake_era())
+    }
+
+    /// Tells the client of the task's new state (`notifications/tasks/status`, 2025-11-25).
+    pub(crate) fn announce(&self, record: &TaskRecord) {
+        if let Some(sink) = self.sink() {
+            let params = TaskStatusNotificationParams::new(record.task.clone());
+            // A client too far behind misses a status it will read when it polls.
+            let _ = sink.send(Outbound::Notification(ServerNotification::TaskStatus(
+                params,
+            )));
+        }
+    }
+
+    /// Applies `change` to the task and announces its new state when it moved.
+    async fn change(&self, change: TaskChange) -> Result<Option<TaskRecord>, ClientRequestError> {
+        let record =
+            self.store
+                .update(&self.id, change)
+                .await
+                .map_err(|e| ClientRequestError::Task {
+                    detail: e.to_string(),
+                })?;
+        if let Some(record) = &record {
+            self.announce(record);
+        }
+        Ok(record)
+    }
+
+    /// Lets a `tasks/result` request (`request`, sending on `sink`) carry the task's requests to
+    /// the client while it waits; [`ResultStream`] ends that when dropped.
+    pub(crate) fn open_result_stream(self: &Arc<Self>, sink: SharedSink) -> ResultStream {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let key = NEXT.fetch_add(1, Ordering::Relaxed) as u64;
+        self.result_streams.lock().push((key, sink));
+        ResultStream {
+            link: self.clone(),
+            key,
+        }
+    }
+
+    /// Asks the client for `request` for the handler of `ctx`, and waits for the answer.
+    pub(crate) async fn ask(
+        &self,
+        ctx: &RequestContext,
+        key: Option<&str>,
+        mut request: InputRequest,
+    ) -> Result<Value, ClientRequestError> {
+        let method = request.method();
+        if self.handshake_era() {
+            request
+                .meta_mut()
+                .get_or_insert_with(Default::default)
+                .related_task = Some(RelatedTaskMetadata::new(&self.id));
+            return self.ask_by_request(ctx, request).await;
+        }
+        let key = key.map_or_else(
+            || {
+                let mut counters = self.counters.lock();
+                let n = counters.entry(method).or_insert(0);
+                *n += 1;
+                format!("{method}#{n}")
+            },
+            str::to_owned,
+        );
+        self.ask_by_input_request(key, request).await
+    }
+
+    /// 2025-11-25: sends `request` on the stream of a waiting `tasks/result`, else the session's,
+    /// with the task `input_required` until the client answers.
+    async fn ask_by_request(
+        &self,
+        ctx: &RequestContext,
+        request: InputRequest,
+    ) -> Result<Value, ClientRequestError> {
+        let method = request.method();
+        let stream = self.result_streams.lock().last().map(|(_, s)| s.clone());
+        let Some(sink) = stream.or_else(|| self.session.clone()) else {
+            return Err(ClientRequestError::NoChannel { method });
+        };
+        if self.waiting.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.change(TaskChange::Waiting { waiting: true }).await?;
+        }
+        let request = ServerRequest::from(request);
+        let timeout = ctx.host().client_request_timeout(&request);
+        let answer = ctx
+            .connection()
+            .send_request(&sink, request, &self.token, timeout)
+            .await
+            .map_err(|source| ClientRequestError::Peer { method, source });
+        if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.change(TaskChange::Waiting { waiting: false }).await?;
+        }
+        answer
+    }
+
+    /// 2026-07-28: lists `request` under `key` in the task's `inputRequests` and waits for the
+    /// `tasks/update` that answers it.
+    async fn ask_by_input_request(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> Result<Value, ClientRequestError> {
+        let method = request.method();
+        let gone = || ClientRequestError::Peer {
+            method,
+            source: PeerRequestError::Cancelled,
+        };
+        let mut record = self
+            .change(TaskChange::Ask {
+                key: key.clone(),
+                request: Box::new(request),
+            })
+            .await?
+            .ok_or_else(gone)?;
+        loop {
+            if record.is_terminal() {
+                return Err(gone());
+            }
+            if let Some(answer) = record.input_responses.get(&key).cloned() {
+                self.change(TaskChange::Take { key }).await?;
+                return answer_value(method, answer);
+            }
+            tokio::select! {
+                () = self.store.changed(&self.id, record.revision) => {}
+                () = self.token.cancelled() => return Err(gone()),
+            }
+            record = self
+                .store
+                .get(&self.id)
+                .await
+                .map_err(|e| ClientRequestError::Task {
+                    detail: e.to_string(),
+                })?
+                .ok_or_else(gone)?;
+        }
+    }
+}
+
+fn answer_value(method: &'static str, answer: InputResponse) -> Result<Value, ClientRequestError> {
+    serde_json::to_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {
+        method,
+        detail: e.to_string(),
+    })
+}
+
+/// A `tasks/result` request's hold on the task's requests to the client; released when dropped.
+pub(crate) struct ResultStream {
+    link: Arc<TaskLink>,
+    key: u64,
+}
+
+impl Drop for ResultStream {
+    fn drop(&mut self) {
+        self.link
+            .result_streams
+            .lock()
+            .retain(|(key, _)| *key != self.key);
+    }
+}

@@ -1,0 +1,571 @@
+//! Tasks: tool calls that run in the background, and the `tasks/*` methods of both eras.
+//!
+//! A tool declared with task support (`#[mcp_tool(task = "optional")]` or `"required"`) may run
+//! as a task. [`plan`] decides, for each `tools/call`, whether it may become one:
+//!
+//! | revision | the call may become a task when | misuse |
+//! |---|---|---|
+//! | 2025-11-25 | the client sent `task` params (it becomes one at once) | `task` for a tool without support, or none for a `required` tool: `-32601` |
+//! | 2026-07-28 | the request declares the `io.modelcontextprotocol/tasks` extension (when, [`TaskStart`] says) | a `required` tool without the extension: `-32021` naming it |
+//!
+//! [`run`] then runs the handler: answered directly if it ends before the task starts (the
+//! immediate-result shortcut, or an input-required round), else the task is created in the
+//! [`TaskStore`] (so that a `tasks/get` right after the answer finds it), the call is answered
+//! with the task, and the handler goes on in the background until [`finish`] records its outcome.
+//!
+//! The methods: `tasks/get` (2026-07-28 inlines the outcome and the input the task waits for),
+//! `tasks/result` (2025-11-25: waits for the end; the task's requests to the client travel on its
+//! stream meanwhile), `tasks/list` (2025-11-25, the caller's tasks only), `tasks/cancel` (2025-11-25
+//! answers with the cancelled task and refuses an ended one; 2026-07-28 acknowledges),
+//! `tasks/update` (2026-07-28: answers input requests). On 2026-07-28 each of them needs the
+//! extension declared (`-32021` otherwise).
+//!
+//! A task belongs to the authenticated subject that created it, else to its session; one created
+//! by an anonymous 2026-07-28 request belongs to no one, and its id (128 random bits) is what
+//! guards it. Whoever it does not belong to is told it does not exist.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use futures_util::Future;
+use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
+use mcp_core::input::InputResponse;
+use mcp_core::meta::RequestMeta;
+use mcp_core::meta::keys::RELATED_TASK;
+use mcp_core::params::PaginatedRequestParams;
+use mcp_core::result::EmptyResult;
+use mcp_core::tasks::{
+    CreateTaskResult, ListTasksResult, RelatedTaskMetadata, TASKS_EXTENSION, Task, TaskIdParams,
+    TaskResult, TaskStatus, UpdateTaskParams,
+};
+use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
+use mcp_core::{Era, ErrorCode, ErrorObject, JsonObject, ProtocolVersion};
+use parking_lot::Mutex;
+use serde_json::Value;
+
+use super::McpServer;
+use crate::handler::RequestContext;
+use crate::handler::task::{TaskLink, TaskPlan, TaskStart};
+use crate::store::{
+    InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskRecord, TaskStore, timestamp,
+};
+
+/// How a server keeps and paces its tasks; set with
+/// [`McpServerBuilder::tasks`](super::McpServerBuilder::tasks).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::server::TaskOptions;
+///
+/// let options = TaskOptions::new()
+///     .default_ttl(Duration::from_secs(600))
+///     .poll_interval(Duration::from_secs(2))
+///     .max_tasks_per_owner(20);
+/// ```
+#[derive(Clone)]
+pub struct TaskOptions {
+    store: Arc<dyn TaskStore>,
+    default_ttl: Duration,
+    max_ttl: Duration,
+    poll_interval: Duration,
+    limits: TaskLimits,
+    page_size: usize,
+}
+
+impl std::fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskOptions")
+            .field("default_ttl", &self.default_ttl)
+            .field("max_ttl", &self.max_ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long a task is kept when its client asks for no TTL.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+/// The longest TTL a client may ask for.
+pub const MAX_TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+/// The poll interval suggested to clients.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// The most tasks one session or subject holds.
+pub const DEFAULT_MAX_TASKS_PER_OWNER: usize = 100;
+/// The most tasks a server holds.
+pub const DEFAULT_MAX_TASKS: usize = 10_000;
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions {
+            store: Arc::new(InMemoryTaskStore::new()),
+            default_ttl: DEFAULT_TASK_TTL,
+            max_ttl: MAX_TASK_TTL,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            limits: TaskLimits::new(DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_MAX_TASKS),
+            page_size: 50,
+        }
+    }
+}
+
+impl TaskOptions {
+    /// The defaults: in memory, an hour's TTL (a day at most), polls every 500 ms, 100 tasks per
+    /// session or subject and 10 000 in all.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Keeps tasks in `store` (one shared by several instances, say).
+    pub fn store(mut self, store: impl TaskStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task is kept, from its creation, when the client asks for no TTL.
+    pub fn default_ttl(mut self, ttl: Duration) -> Self {
+        self.default_ttl = ttl;
+        self
+    }
+
+    /// The longest TTL granted; a client asking for more gets this.
+    pub fn max_ttl(mut self, ttl: Duration) -> Self {
+        self.max_ttl = ttl;
+        self
+    }
+
+    /// The poll interval suggested to clients.
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// The most tasks one session or authenticated subject holds; when it holds that many and
+    /// none has ended, a new one is refused.
+    pub fn max_tasks_per_owner(mut self, limit: usize) -> Self {
+        self.limits.per_owner = limit.max(1);
+        self
+    }
+
+    /// The most tasks the server holds.
+    pub fn max_tasks(mut self, limit: usize) -> Self {
+        self.limits.total = limit.max(1);
+        self
+    }
+
+    /// How many tasks one `tasks/list` page holds.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+}
+
+/// The server's tasks: their options, and the handles of those running in this process.
+#[derive(Default)]
+pub(crate) struct Tasks {
+    pub(crate) options: TaskOptions,
+    /// Whether the builder asked for tasks (a tool with task support asks too).
+    pub(crate) enabled: bool,
+    running: Mutex<HashMap<String, Arc<TaskLink>>>,
+}
+
+impl Tasks {
+    pub(crate) fn new(options: Option<TaskOptions>) -> Self {
+        Tasks {
+            enabled: options.is_some(),
+            options: options.unwrap_or_default(),
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn running(&self, id: &str) -> Option<Arc<TaskLink>> {
+        self.running.lock().get(id).cloned()
+    }
+}
+
+/// Whether the server offers tasks: the builder asked, or a tool supports them.
+pub(super) fn offered(server: &McpServer) -> bool {
+    server.inner.tasks.enabled
+        || server
+            .inner
+            .registry
+            .tools
+            .any(|t| t.definition.task_support() != TaskSupport::Forbidden)
+}
+
+/// Whether the call `params` of `version` may become a task, and how; or the error for a call
+/// the tool's task support refuses. `meta` is the request's `_meta`; `request_token` its
+/// cancellation.
+pub(super) fn plan(
+    server: &McpServer,
+    params: &CallToolRequestParams,
+    version: ProtocolVersion,
+    meta: Option<&RequestMeta>,
+    request_token: &tokio_util::sync::CancellationToken,
+) -> Result<Option<TaskPlan>, ErrorObject> {
+    let Some(tool) = server.inner.registry.tools.get(&params.name) else {
+        return Ok(None);
+    };
+    let support = tool.definition.task_support();
+    let name = &params.name;
+    let plan = |start, ttl| Ok(Some(TaskPlan::new(start, ttl, request_token.clone())));
+    if version == ProtocolVersion::V2025_11_25 {
+        return match (&params.task, support) {
+            (Some(task), TaskSupport::Optional | TaskSupport::Required) => {
+                plan(TaskStart::Immediately, task.ttl)
+            }
+            (Some(_), _) => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Tool {name} does not run as a task: call it without `task`"),
+            )),
+            (None, TaskSupport::Required) => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Tool {name} runs only as a task: call it with `task` params"),
+            )),
+            (None, _) => Ok(None),
+        };
+    }
+    if version.era() != Era::Stateless || support == TaskSupport::Forbidden {
+        // Revisions before 2025-11-25 know no tasks: every tool runs as a plain call there.
+        return Ok(None);
+    }
+    let declared = meta
+        .and_then(|m| m.client_capabilities.as_deref())
+        .is_some_and(|c| c.supports_extension(TASKS_EXTENSION));
+    match (declared, support) {
+        (true, _) => plan(tool.definition.task_start, None),
+        (false, TaskSupport::Required) => Err(missing_extension()),
+        (false, _) => Ok(None),
+    }
+}
+
+/// The error for a 2026-07-28 request that needs the tasks extension and did not declare it.
+fn missing_extension() -> ErrorObject {
+    let mut required = ClientCapabilities::default();
+    required.extensions = Some([(TASKS_EXTENSION.to_owned(), JsonObject::new())].into());
+    MissingClientCapability { required }.into()
+}
+
+/// A tool call's work: its result, or the protocol error it ended with.
+pub(super) type CallFuture =
+    Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorObject>> + Send>>;
+
+/// Runs `call` as `plan` says: answered by the call itself if it ends before its task starts,
+/// else by the task it became (and the call goes on in the background).
+pub(super) async fn run(
+    server: &McpServer,
+    mut call: CallFuture,
+    ctx: &RequestContext,
+    plan: &TaskPlan,
+) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+    let own_result = |result: Result<CallToolResult, ErrorObject>| result.map(Into::into);
+    if plan.start != TaskStart::Immediately {
+        tokio::select! {
+            result = &mut call => {
+                plan.started.send_replace(Some(false));
+                return own_result(result);
+            }
+            () = plan.due() => {}
+            () = plan.request_token.cancelled() => {
+                // Cancelled before it became a task: the call ends as any other would.
+                ctx.cancellation_token().cancel();
+                return own_result(call.await);
+            }
+        }
+    }
+    let link = match create(server, ctx, plan.requested_ttl).await {
+        Ok(link) => link,
+        Err(error) if plan.start == TaskStart::Immediately => return Err(error),
+        Err(error) => {
+            // The server holds too many tasks: this call finishes as a plain one.
+            tracing::warn!(%error, "a call that would have become a task runs in the foreground");
+            plan.started.send_replace(Some(false));
+            return own_result(call.await);
+        }
+    };
+    let (link, task) = link;
+    ctx.attach_task(link.clone());
+    plan.started.send_replace(Some(true));
+    let background = server.clone();
+    tokio::spawn(async move {
+        let outcome = call.await;
+        finish(&background, &link, outcome).await;
+    });
+    Ok(CreateTaskResult::new(task).into())
+}
+
+/// Creates the task of the call of `ctx`, kept `requested_ttl` milliseconds (within the
+/// server's bounds), and registers it as running here.
+async fn create(
+    server: &McpServer,
+    ctx: &RequestContext,
+    requested_ttl: Option<u64>,
+) -> Result<(Arc<TaskLink>, Task), ErrorObject> {
+    let options = &server.inner.tasks.options;
+    let ttl = requested_ttl
+        .map(Duration::from_millis)
+        .unwrap_or(options.default_ttl)
+        .min(options.max_ttl);
+    let id = task_id();
+    let mut task = Task::new(&id, TaskStatus::Working, timestamp(SystemTime::now()));
+    task.ttl = Some(ttl.as_millis() as u64);
+    task.poll_interval = Some(options.poll_interval.as_millis() as u64);
+    let version = ctx.protocol_version();
+    let record = TaskRecord::new(task.clone(), owner(ctx), version, ttl);
+    options.store.create(record, options.limits).await?;
+    let session = ctx.connection().sink().cloned();
+    let link = Arc::new(TaskLink::new(
+        id.clone(),
+        options.store.clone(),
+        version,
+        ctx.cancellation_token().clone(),
+        session,
+    ));
+    server.inner.tasks.running.lock().insert(id, link.clone());
+    tracing::debug!(task = %link.id(), "a tool call became a task");
+    Ok((link, task))
+}
+
+/// Records how the task of `link` ended.
+async fn finish(
+    server: &McpServer,
+    link: &Arc<TaskLink>,
+    outcome: Result<CallToolResult, ErrorObject>,
+) {
+    let version = link.version();
+    let (status, outcome, message) = match outcome {
+        Ok(result) => {
+            // 2025-11-25 counts a tool error as a failed task; the extension keeps `failed` for
+            // protocol errors.
+            let status = if result.is_error() && version == ProtocolVersion::V2025_11_25 {
+                TaskStatus::Failed
+            } else {
+                TaskStatus::Completed
+            };
+            match mcp_core::render::to_value(&result, version) {
+                Ok(Value::Object(object)) => (status, TaskOutcome::Result(object), None),
+                _ => {
+                    let error =
+                        ErrorObject::internal_error("the tool's result could not be rendered");
+                    let message = Some(error.message.clone());
+                    (TaskStatus::Failed, TaskOutcome::Error(error), message)
+                }
+            }
+        }
+        Err(error) => {
+            let message = Some(error.message.clone());
+            (TaskStatus::Failed, TaskOutcome::Error(error), message)
+        }
+    };
+    let change = TaskChange::Finish {
+        status,
+        outcome,
+        message,
+    };
+    match server
+        .inner
+        .tasks
+        .options
+        .store
+        .update(link.id(), change)
+        .await
+    {
+        Ok(Some(record)) => link.announce(&record),
+        Ok(None) => tracing::debug!(task = %link.id(), "the task expired before it ended"),
+        Err(error) => tracing::error!(task = %link.id(), %error, "the task's outcome was lost"),
+    }
+    server.inner.tasks.running.lock().remove(link.id());
+}
+
+/// A new task id: 128 bits from the operating system's CSPRNG, as 32 hex digits.
+fn task_id() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system provides random bytes");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Who the task of a call of `ctx` belongs to: its authenticated subject, else its session,
+/// else no one (an anonymous 2026-07-28 request).
+fn owner(ctx: &RequestContext) -> String {
+    match ctx.caller_principal() {
+        Some(principal) => format!("subject:{principal}"),
+        None if ctx.connection().is_persistent() => format!("session:{}", ctx.connection().id()),
+        None => "anyone".to_owned(),
+    }
+}
+
+/// On 2026-07-28, refuses a `tasks/*` request that does not declare the extension.
+fn require_extension(ctx: &RequestContext) -> Result<(), ErrorObject> {
+    let stateless = ctx.protocol_version().era() == Era::Stateless;
+    if stateless
+        && !ctx
+            .client_capabilities()
+            .supports_extension(TASKS_EXTENSION)
+    {
+        return Err(missing_extension());
+    }
+    Ok(())
+}
+
+/// The task `id` as its owner sees it; anyone else is told it does not exist.
+async fn find(
+    server: &McpServer,
+    ctx: &RequestContext,
+    id: &str,
+) -> Result<TaskRecord, ErrorObject> {
+    require_extension(ctx)?;
+    let record = server.inner.tasks.options.store.get(id).await?;
+    record.filter(|r| r.owner == owner(ctx)).ok_or_else(|| {
+        ErrorObject::invalid_params(format!("Failed to retrieve task: Task not found ({id})"))
+    })
+}
+
+/// `tasks/get`: the task's state; on 2026-07-28 with its outcome or what it waits for.
+pub(super) async fn get(
+    server: &McpServer,
+    params: &TaskIdParams,
+    ctx: &RequestContext,
+) -> Result<TaskResult, ErrorObject> {
+    let record = find(server, ctx, &params.task_id).await?;
+    let mut result = TaskResult::new(record.task);
+    match record.outcome {
+        Some(TaskOutcome::Result(object)) => result.result = Some(object),
+        Some(TaskOutcome::Error(error)) => result.error = Some(error),
+        None => {}
+    }
+    if !record.input_requests.is_empty() {
+        result.input_requests = Some(record.input_requests);
+    }
+    Ok(result)
+}
+
+/// `tasks/result` (2025-11-25): waits for the task to end and answers with what its call would
+/// have, tagged with the task. While it waits, the task's requests to the client travel on this
+/// request's stream.
+pub(super) async fn result(
+    server: &McpServer,
+    params: &TaskIdParams,
+    ctx: &RequestContext,
+) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+    let store = &server.inner.tasks.options.store;
+    let mut record = find(server, ctx, &params.task_id).await?;
+    let _stream = match (server.inner.tasks.running(&params.task_id), ctx.sink()) {
+        (Some(link), Some(sink)) => Some(link.open_result_stream(sink.clone())),
+        _ => None,
+    };
+    while !record.is_terminal() {
+        tokio::select! {
+            () = store.changed(&params.task_id, record.revision) => {}
+            () = ctx.cancelled() => return Err(ErrorObject::internal_error("tasks/result was cancelled")),
+        }
+        record = find(server, ctx, &params.task_id).await?;
+    }
+    let related = serde_json::to_value(RelatedTaskMetadata::new(&params.task_id))
+        .expect("related-task metadata serializes");
+    match record.outcome {
+        Some(TaskOutcome::Result(mut object)) => {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(RELATED_TASK.to_owned(), related);
+            }
+            Ok(mcp_core::messages::ServerResult::TaskPayload(object))
+        }
+        Some(TaskOutcome::Error(error)) => Err(error),
+        None => Err(ErrorObject::invalid_params(format!(
+            "Task {} was cancelled before it produced a result",
+            params.task_id
+        ))),
+    }
+}
+
+/// `tasks/list` (2025-11-25): one page of the caller's tasks.
+pub(super) async fn list(
+    server: &McpServer,
+    params: &PaginatedRequestParams,
+    ctx: &RequestContext,
+) -> Result<ListTasksResult, ErrorObject> {
+    let options = &server.inner.tasks.options;
+    let after = match params.cursor.as_deref() {
+        None => None,
+        Some(cursor) => {
+            // A cursor is the id of the last task of the previous page, which must still be the
+            // caller's.
+            find(server, ctx, cursor)
+                .await
+                .map_err(|_| ErrorObject::invalid_params(format!("Invalid cursor: {cursor}")))?;
+            Some(cursor)
+        }
+    };
+    let page = options
+        .store
+        .list(&owner(ctx), after, options.page_size)
+        .await?;
+    let mut result = ListTasksResult::new(page.tasks);
+    result.next_cursor = page.next;
+    Ok(result)
+}
+
+/// `tasks/cancel`: cancels the task. 2025-11-25 answers with the cancelled task and refuses one
+/// that already ended (`-32602`); 2026-07-28 acknowledges, whatever the task's state.
+pub(super) async fn cancel(
+    server: &McpServer,
+    params: &TaskIdParams,
+    ctx: &RequestContext,
+) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+    let record = find(server, ctx, &params.task_id).await?;
+    let stateless = ctx.protocol_version().era() == Era::Stateless;
+    if record.is_terminal() && !stateless {
+        return Err(ErrorObject::invalid_params(format!(
+            "Cannot cancel task: already in terminal status '{}'",
+            serde_json::to_value(record.task.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        )));
+    }
+    let store = &server.inner.tasks.options.store;
+    let cancelled = store.update(&params.task_id, TaskChange::Cancel).await?;
+    if let Some(link) = server.inner.tasks.running(&params.task_id) {
+        link.token().cancel();
+        if let Some(record) = &cancelled {
+            link.announce(record);
+        }
+    }
+    if stateless {
+        return Ok(EmptyResult::default().into());
+    }
+    let record = cancelled.unwrap_or(record);
+    Ok(TaskResult::new(record.task).into())
+}
+
+/// `tasks/update` (2026-07-28): hands the client's answers to the task. Answers under keys the
+/// task does not wait for are ignored.
+pub(super) async fn update(
+    server: &McpServer,
+    params: UpdateTaskParams,
+    ctx: &RequestContext,
+) -> Result<EmptyResult, ErrorObject> {
+    let record = find(server, ctx, &params.task_id).await?;
+    let mut responses = mcp_core::input::InputResponses::new();
+    for (key, value) in params.input_responses {
+        if !record.input_requests.contains_key(&key) {
+            continue;
+        }
+        let response = serde_json::from_value::<InputResponse>(value).map_err(|e| {
+            ErrorObject::invalid_params(format!("inputResponses[{key:?}] is not an answer: {e}"))
+        })?;
+        responses.insert(key, response);
+    }
+    if !responses.is_empty() {
+        server
+            .inner
+            .tasks
+            .options
+            .store
+            .update(&params.task_id, TaskChange::Answer { responses })
+            .await?;
+    }
+    Ok(EmptyResult::default())
+}

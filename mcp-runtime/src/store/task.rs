@@ -1,0 +1,620 @@
+//! Where tasks are kept: their state, their outcome, and the input they wait for.
+//!
+//! A task is a [`TaskRecord`]: the protocol's [`Task`] (id, status, timestamps, TTL, poll
+//! interval), the caller it belongs to, its outcome once it ended, and the input requests it has
+//! outstanding and the answers the client gave. Everything in a record is plain data, so that a
+//! store on a shared system (Redis, say) can keep it; the work a task runs stays in the process
+//! that started it.
+//!
+//! A store applies each change ([`TaskChange`]) atomically and enforces the lifecycle: a task
+//! that ended (`completed`, `failed`, `cancelled`) never changes again. It is bounded: each owner
+//! (a session or an authenticated subject) holds at most [`TaskLimits::per_owner`] tasks and the
+//! store at most [`TaskLimits::total`]; when full, the oldest ended task goes first, and when
+//! none has ended a new task is refused. A task is forgotten once its TTL has passed since its
+//! creation, and never before.
+//!
+//! [`InMemoryTaskStore`] is the default.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use mcp_core::ErrorObject;
+use mcp_core::input::{InputRequest, InputRequests, InputResponses};
+use mcp_core::tasks::{Task, TaskStatus};
+use mcp_core::{JsonObject, ProtocolVersion};
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
+use super::StoreFuture;
+
+/// A task as a store keeps it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TaskRecord {
+    /// The task as the protocol shows it.
+    pub task: Task,
+    /// Who may see it: a session or an authenticated subject (see [`TaskRecord::owner`]).
+    pub owner: String,
+    /// The revision of the request that created it, which its outcome is rendered for.
+    pub version: ProtocolVersion,
+    /// How it ended, once it has.
+    pub outcome: Option<TaskOutcome>,
+    /// What it waits for from the client, by key.
+    pub input_requests: InputRequests,
+    /// The client's answers not yet taken by the task, by key.
+    pub input_responses: InputResponses,
+    /// When it may be forgotten.
+    pub expires_at: SystemTime,
+    /// Counts the changes, so that a waiter can tell a new state from one it saw.
+    pub revision: u64,
+}
+
+impl TaskRecord {
+    /// A new `working` task created now by `owner` for a request of `version`, kept for `ttl`.
+    pub fn new(task: Task, owner: String, version: ProtocolVersion, ttl: Duration) -> Self {
+        TaskRecord {
+            task,
+            owner,
+            version,
+            outcome: None,
+            input_requests: InputRequests::new(),
+            input_responses: InputResponses::new(),
+            expires_at: SystemTime::now() + ttl,
+            revision: 0,
+        }
+    }
+
+    /// Whether the task has ended.
+    pub fn is_terminal(&self) -> bool {
+        self.task.status.is_terminal()
+    }
+}
+
+/// How a task ended.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TaskOutcome {
+    /// The request's result, rendered for the task's revision.
+    Result(JsonObject),
+    /// The JSON-RPC error the request ended with.
+    Error(ErrorObject),
+}
+
+/// A change to a task, applied atomically by the store.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TaskChange {
+    /// The task ended with `status` (`completed` or `failed`) and `outcome`.
+    Finish {
+        /// `completed` or `failed`.
+        status: TaskStatus,
+        /// The outcome.
+        outcome: TaskOutcome,
+        /// A word on it.
+        message: Option<String>,
+    },
+    /// The client asked to cancel the task.
+    Cancel,
+    /// The task asks the client for `request` under `key`; it is `input_required` until answered.
+    Ask {
+        /// The key of the request in `inputRequests`.
+        key: String,
+        /// What is asked.
+        request: Box<InputRequest>,
+    },
+    /// The task asks the client through a request of its own (2025-11-25): `input_required`
+    /// while `waiting`, `working` again after.
+    Waiting {
+        /// Whether the task waits.
+        waiting: bool,
+    },
+    /// The client answered: each response whose key is outstanding is kept for the task, others
+    /// are ignored. The task is `working` again once nothing is outstanding.
+    Answer {
+        /// The answers by key.
+        responses: InputResponses,
+    },
+    /// The task took the answer under `key`.
+    Take {
+        /// The key.
+        key: String,
+    },
+}
+
+/// The bounds of a store (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskLimits {
+    /// The most tasks one owner holds.
+    pub per_owner: usize,
+    /// The most tasks the store holds.
+    pub total: usize,
+}
+
+impl TaskLimits {
+    /// At most `per_owner` tasks per owner and `total` in all.
+    pub fn new(per_owner: usize, total: usize) -> Self {
+        TaskLimits { per_owner, total }
+    }
+}
+
+/// Why a store could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The owner, or the store, holds as many running tasks as it may.
+    #[error(
+        "too many tasks: {scope} already holds {limit} that have not ended; wait for some to end or cancel them"
+    )]
+    LimitReached {
+        /// `"this caller"` or `"the server"`.
+        scope: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// The store could not be reached.
+    #[error("the task store is unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl From<TaskStoreError> for ErrorObject {
+    fn from(error: TaskStoreError) -> Self {
+        ErrorObject::internal_error(error.to_string())
+    }
+}
+
+/// One page of an owner's tasks, oldest first.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TaskPage {
+    /// The tasks.
+    pub tasks: Vec<Task>,
+    /// The id to start the next page after, when there is one.
+    pub next: Option<String>,
+}
+
+/// Storage of tasks. See the [module docs](self) for the rules a store follows.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Keeps `record`, a new task, within `limits`.
+    fn create(
+        &self,
+        record: TaskRecord,
+        limits: TaskLimits,
+    ) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task `id`, unless unknown or expired.
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Applies `change` to the task `id` and returns it as it is now; `None` when unknown or
+    /// expired. A change that the task's state does not allow (any change to an ended task, an
+    /// answer to nothing outstanding) leaves it as it was.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Up to `limit` tasks of `owner`, oldest first, starting after the task `after`.
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>>;
+
+    /// Completes once the task `id` has changed past `revision`, or is gone.
+    fn changed<'a>(&'a self, id: &'a str, revision: u64) -> StoreFuture<'a, ()>;
+}
+
+/// A [`TaskStore`] in this process's memory.
+#[derive(Default)]
+pub struct InMemoryTaskStore {
+    inner: Mutex<Tasks>,
+}
+
+#[derive(Default)]
+struct Tasks {
+    records: HashMap<Arc<str>, Entry>,
+    /// Every task by creation order, to page and to find the oldest.
+    order: BTreeMap<u64, Arc<str>>,
+    next: u64,
+}
+
+struct Entry {
+    record: TaskRecord,
+    seq: u64,
+    changed: Arc<Notify>,
+}
+
+impl InMemoryTaskStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Tasks {
+    /// Forgets the tasks whose TTL has passed.
+    fn expire(&mut self, now: SystemTime) {
+        let expired: Vec<Arc<str>> = self
+            .records
+            .iter()
+            .filter(|(_, e)| e.record.expires_at <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            self.remove(&id);
+        }
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.records.remove(id) {
+            self.order.remove(&entry.seq);
+            entry.changed.notify_waiters();
+        }
+    }
+
+    /// Makes room for one more task of `owner` (`Some`) or of anyone (`None`) within `limit`:
+    /// the oldest ended task goes.
+    fn make_room(
+        &mut self,
+        owner: Option<&str>,
+        limit: usize,
+        scope: &'static str,
+    ) -> Result<(), TaskStoreError> {
+        let held = |e: &Entry| owner.is_none_or(|o| e.record.owner == o);
+        let count = self.records.values().filter(|e| held(e)).count();
+        if count < limit {
+            return Ok(());
+        }
+        let oldest_ended = self
+            .order
+            .values()
+            .find(|id| {
+                self.records
+                    .get(*id)
+                    .is_some_and(|e| held(e) && e.record.is_terminal())
+            })
+            .cloned();
+        match oldest_ended {
+            Some(id) => {
+                self.remove(&id);
+                Ok(())
+            }
+            None => Err(TaskStoreError::LimitReached { scope, limit }),
+        }
+    }
+}
+
+/// `at` as the protocol writes timestamps (RFC 3339, UTC, milliseconds).
+pub(crate) fn timestamp(at: SystemTime) -> String {
+    let at = time::OffsetDateTime::from(at);
+    let at = at
+        .replace_nanosecond(at.millisecond() as u32 * 1_000_000)
+        .unwrap_or(at);
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Applies `change` to `record`; whether it changed.
+fn apply(record: &mut TaskRecord, change: TaskChange) -> bool {
+    if record.is_terminal() {
+        return false;
+    }
+    let task = &mut record.task;
+    match change {
+        TaskChange::Finish {
+            status,
+            outcome,
+            message,
+        } => {
+            task.status = status;
+            task.status_message = message;
+            record.outcome = Some(outcome);
+            record.input_requests.clear();
+            record.input_responses.clear();
+        }
+        TaskChange::Cancel => {
+            task.status = TaskStatus::Cancelled;
+            task.status_message = Some("The task was cancelled by request.".into());
+            record.input_requests.clear();
+            record.input_responses.clear();
+        }
+        TaskChange::Ask { key, request } => {
+            record.input_requests.insert(key, *request);
+            task.status = TaskStatus::InputRequired;
+        }
+        TaskChange::Waiting { waiting } => {
+            task.status = if waiting {
+                TaskStatus::InputRequired
+            } else {
+                TaskStatus::Working
+            };
+        }
+        TaskChange::Answer { responses } => {
+            let mut answered = false;
+            for (key, response) in responses {
+                if record.input_requests.shift_remove(&key).is_some() {
+                    record.input_responses.insert(key, response);
+                    answered = true;
+                }
+            }
+            if !answered {
+                return false;
+            }
+            if record.input_requests.is_empty() {
+                task.status = TaskStatus::Working;
+            }
+        }
+        TaskChange::Take { key } => {
+            if record.input_responses.shift_remove(&key).is_none() {
+                return false;
+            }
+        }
+    }
+    record.task.last_updated_at = timestamp(SystemTime::now());
+    true
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn create(
+        &self,
+        record: TaskRecord,
+        limits: TaskLimits,
+    ) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        let mut tasks = self.inner.lock();
+        tasks.expire(SystemTime::now());
+        let room = tasks
+            .make_room(Some(&record.owner), limits.per_owner, "this caller")
+            .and_then(|()| tasks.make_room(None, limits.total, "the server"));
+        if room.is_ok() {
+            let id: Arc<str> = record.task.task_id.as_str().into();
+            let seq = tasks.next;
+            tasks.next += 1;
+            tasks.order.insert(seq, id.clone());
+            tasks.records.insert(
+                id,
+                Entry {
+                    record,
+                    seq,
+                    changed: Arc::new(Notify::new()),
+                },
+            );
+        }
+        Box::pin(std::future::ready(room))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let mut tasks = self.inner.lock();
+        tasks.expire(SystemTime::now());
+        let record = tasks.records.get(id).map(|e| e.record.clone());
+        Box::pin(std::future::ready(Ok(record)))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let mut tasks = self.inner.lock();
+        tasks.expire(SystemTime::now());
+        let record = tasks.records.get_mut(id).map(|entry| {
+            if apply(&mut entry.record, change) {
+                entry.record.revision += 1;
+                entry.changed.notify_waiters();
+            }
+            entry.record.clone()
+        });
+        Box::pin(std::future::ready(Ok(record)))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
+        let mut tasks = self.inner.lock();
+        tasks.expire(SystemTime::now());
+        let start = after
+            .and_then(|id| tasks.records.get(id))
+            .map_or(0, |e| e.seq + 1);
+        let mut owned = tasks
+            .order
+            .range(start..)
+            .filter_map(|(_, id)| tasks.records.get(id))
+            .filter(|e| e.record.owner == owner);
+        let page: Vec<Task> = owned
+            .by_ref()
+            .take(limit.max(1))
+            .map(|e| e.record.task.clone())
+            .collect();
+        let next = owned
+            .next()
+            .and(page.last())
+            .map(|last| last.task_id.clone());
+        Box::pin(std::future::ready(Ok(TaskPage { tasks: page, next })))
+    }
+
+    fn changed<'a>(&'a self, id: &'a str, revision: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let notify = {
+                let tasks = self.inner.lock();
+                match tasks.records.get(id) {
+                    Some(e) if e.record.revision <= revision => e.changed.clone(),
+                    _ => return,
+                }
+            };
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            // A change between reading the revision and enabling the waiter is seen here.
+            let moved = {
+                let tasks = self.inner.lock();
+                tasks
+                    .records
+                    .get(id)
+                    .is_none_or(|e| e.record.revision > revision)
+            };
+            if !moved {
+                notified.await;
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::input::InputResponse;
+    use mcp_core::params::RequestParams;
+
+    fn record(id: &str, owner: &str, ttl: Duration) -> TaskRecord {
+        TaskRecord::new(
+            Task::new(id, TaskStatus::Working, "2026-07-28T00:00:00Z"),
+            owner.into(),
+            ProtocolVersion::V2026_07_28,
+            ttl,
+        )
+    }
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    #[tokio::test]
+    async fn a_full_owner_loses_its_oldest_ended_task_and_refuses_when_none_ended() {
+        let store = InMemoryTaskStore::new();
+        let limits = TaskLimits::new(2, 100);
+        store.create(record("a", "s1", HOUR), limits).await.unwrap();
+        store.create(record("b", "s1", HOUR), limits).await.unwrap();
+        // Another owner is not affected by s1's cap.
+        store.create(record("c", "s2", HOUR), limits).await.unwrap();
+        let refused = store.create(record("d", "s1", HOUR), limits).await;
+        assert_eq!(
+            refused,
+            Err(TaskStoreError::LimitReached {
+                scope: "this caller",
+                limit: 2
+            })
+        );
+        store.update("a", TaskChange::Cancel).await.unwrap();
+        store.create(record("d", "s1", HOUR), limits).await.unwrap();
+        assert_eq!(store.get("a").await.unwrap(), None);
+        let page = store.list("s1", None, 10).await.unwrap();
+        let ids: Vec<&str> = page.tasks.iter().map(|t| t.task_id.as_str()).collect();
+        assert_eq!(ids, ["b", "d"]);
+    }
+
+    #[tokio::test]
+    async fn the_store_total_is_a_cap_too() {
+        let store = InMemoryTaskStore::new();
+        let limits = TaskLimits::new(10, 1);
+        store.create(record("a", "s1", HOUR), limits).await.unwrap();
+        let refused = store.create(record("b", "s2", HOUR), limits).await;
+        assert_eq!(
+            refused,
+            Err(TaskStoreError::LimitReached {
+                scope: "the server",
+                limit: 1
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn an_ended_task_never_changes_again() {
+        let store = InMemoryTaskStore::new();
+        store
+            .create(record("a", "s", HOUR), TaskLimits::new(5, 5))
+            .await
+            .unwrap();
+        let cancelled = store
+            .update("a", TaskChange::Cancel)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(cancelled.task.status, TaskStatus::Cancelled);
+        assert_eq!(cancelled.revision, 1);
+        let finished = store
+            .update(
+                "a",
+                TaskChange::Finish {
+                    status: TaskStatus::Completed,
+                    outcome: TaskOutcome::Result(JsonObject::new()),
+                    message: None,
+                },
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(finished.task.status, TaskStatus::Cancelled);
+        assert_eq!(finished.outcome, None);
+        assert_eq!(finished.revision, 1);
+    }
+
+    #[tokio::test]
+    async fn answers_go_to_outstanding_keys_only_and_partial_answers_keep_it_waiting() {
+        let store = InMemoryTaskStore::new();
+        store
+            .create(record("a", "s", HOUR), TaskLimits::new(5, 5))
+            .await
+            .unwrap();
+        for key in ["one", "two"] {
+            let ask = TaskChange::Ask {
+                key: key.into(),
+                request: Box::new(InputRequest::ListRoots(RequestParams::default())),
+            };
+            store.update("a", ask).await.unwrap();
+        }
+        let answer = |key: &str| TaskChange::Answer {
+            responses: [(
+                key.to_owned(),
+                serde_json::from_value::<InputResponse>(serde_json::json!({"roots": []})).unwrap(),
+            )]
+            .into_iter()
+            .collect(),
+        };
+        let unknown = store.update("a", answer("three")).await.unwrap().unwrap();
+        assert_eq!(unknown.revision, 2);
+        let partial = store.update("a", answer("one")).await.unwrap().unwrap();
+        assert_eq!(partial.task.status, TaskStatus::InputRequired);
+        assert_eq!(partial.input_requests.keys().collect::<Vec<_>>(), ["two"]);
+        assert_eq!(partial.input_responses.keys().collect::<Vec<_>>(), ["one"]);
+        let all = store.update("a", answer("two")).await.unwrap().unwrap();
+        assert_eq!(all.task.status, TaskStatus::Working);
+        let taken = store
+            .update("a", TaskChange::Take { key: "one".into() })
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(taken.input_responses.keys().collect::<Vec<_>>(), ["two"]);
+    }
+
+    #[tokio::test]
+    async fn a_task_lives_until_its_ttl_and_waiters_see_changes() {
+        let store = Arc::new(InMemoryTaskStore::new());
+        store
+            .create(
+                record("short", "s", Duration::from_millis(50)),
+                TaskLimits::new(5, 5),
+            )
+            .await
+            .unwrap();
+        assert!(store.get("short").await.unwrap().is_some());
+        let waiter = {
+            let store = store.clone();
+            tokio::spawn(async move { store.changed("short", 0).await })
+        };
+        store.update("short", TaskChange::Cancel).await.unwrap();
+        waiter.await.unwrap();
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(store.get("short").await.unwrap(), None);
+        // Waiting on a task that is gone returns at once.
+        store.changed("short", 0).await;
+    }
+}
