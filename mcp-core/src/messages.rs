@@ -453,7 +453,9 @@ impl ServerResult {
             (CancelTask::METHOD, _) if value.get("taskId").is_none() => {
                 own::<UpdateTask>(value, ServerResult::Empty)
             }
-            (CancelTask::METHOD, _) => own::<CancelTask>(value, |r| ServerResult::Task(Box::new(r))),
+            (CancelTask::METHOD, _) => {
+                own::<CancelTask>(value, |r| ServerResult::Task(Box::new(r)))
+            }
             (UpdateTask::METHOD, _) => own::<UpdateTask>(value, ServerResult::Empty),
             (ListTasks::METHOD, _) => own::<ListTasks>(value, ServerResult::ListTasks),
             (other, _) => Err(DecodeError::UnknownMethod {
@@ -511,7 +513,9 @@ impl ClientResult {
             (Elicit::METHOD, _) => own::<Elicit>(value, ClientResult::Elicit),
             (GetTask::METHOD, _) => own::<GetTask>(value, |r| ClientResult::Task(Box::new(r))),
             (GetTaskPayload::METHOD, _) => own::<GetTaskPayload>(value, ClientResult::TaskPayload),
-            (CancelTask::METHOD, _) => own::<CancelTask>(value, |r| ClientResult::Task(Box::new(r))),
+            (CancelTask::METHOD, _) => {
+                own::<CancelTask>(value, |r| ClientResult::Task(Box::new(r)))
+            }
             (ListTasks::METHOD, _) => own::<ListTasks>(value, ClientResult::ListTasks),
             (other, _) => Err(DecodeError::UnknownMethod {
                 method: other.to_owned(),
