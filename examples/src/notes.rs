@@ -3,8 +3,8 @@
 //! through [`McpServer::handle_raw`].
 //!
 //! It shows most of what the SDK offers: tools with typed arguments, structured output, shared
-//! state, progress, cancellation, elicitation and sampling; a prompt with a completer; a resource
-//! and a resource template.
+//! state, progress, cancellation, elicitation and sampling; a tool that runs as a task; a prompt
+//! with a completer; a resource and a resource template.
 
 use std::sync::{Arc, Mutex};
 
@@ -226,6 +226,36 @@ async fn summarize_note(
     );
     let answer = ctx.sample(request).await?;
     Ok(answer.content.text())
+}
+
+/// Export every note as one Markdown document, a note at a time, reporting progress. A client
+/// that can run tasks gets a task id at once and polls for the document.
+#[mcp_tool(read_only, task = "optional", task_start = "1s", scopes = "notes:read")]
+async fn export_notes(
+    /// How long to spend on each note, in milliseconds (a real export would write files).
+    #[arg(maximum = 10_000)]
+    pause_ms: Option<u64>,
+    State(notebook): State<Notebook>,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    let notes = notebook.notes().clone();
+    let pause = std::time::Duration::from_millis(pause_ms.unwrap_or(250));
+    let mut document = String::new();
+    for (done, note) in notes.iter().enumerate() {
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = ctx.cancelled() => return Err(ToolError::cancelled()),
+        }
+        document.push_str(&note.markdown());
+        document.push('\n');
+        ctx.progress_with_message(
+            done as u32 + 1,
+            Some(notes.len() as f64),
+            format!("exported note {}", note.id),
+        )
+        .await;
+    }
+    Ok(document)
 }
 
 fn note_ids(request: &CompletionRequest, ctx: &RequestContext) -> Vec<String> {

@@ -307,6 +307,8 @@ call_enum! {
         LoggingMessage(LoggingMessage),
         /// `notifications/tasks/status`.
         TaskStatus(TaskStatus),
+        /// `notifications/tasks`.
+        TaskState(TaskState),
         /// `notifications/elicitation/complete`.
         ElicitationComplete(ElicitationComplete),
         /// `notifications/subscriptions/acknowledged`.

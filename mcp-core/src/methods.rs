@@ -173,6 +173,9 @@ notifications! {
     RootsListChanged = "notifications/roots/list_changed" [V2024_11_05 ..= V2025_11_25], NotificationParams;
     /// `notifications/tasks/status` (2025-11-25).
     TaskStatus = "notifications/tasks/status" [V2025_11_25 ..= V2025_11_25], TaskStatusNotificationParams;
+    /// `notifications/tasks` (the tasks extension of 2026-07-28): a task's new state, on the
+    /// `subscriptions/listen` streams that asked for the task.
+    TaskState = "notifications/tasks" [V2026_07_28 ..= V2026_07_28], TaskStatusNotificationParams;
     /// `notifications/resources/list_changed`.
     ResourceListChanged = "notifications/resources/list_changed", NotificationParams;
     /// `notifications/resources/updated`.

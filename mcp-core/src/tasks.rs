@@ -349,13 +349,24 @@ impl ListTasksResult {
     }
 }
 
-/// The params of `notifications/tasks/status`: a task's new state.
+/// The params of `notifications/tasks/status` (2025-11-25) and `notifications/tasks` (the tasks
+/// extension of 2026-07-28, which carries the detailed task, as `tasks/get` would return it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct TaskStatusNotificationParams {
     /// The task.
     #[serde(flatten)]
     pub task: Task,
+    /// The result of the task's request, once `completed` (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub result: Option<JsonObject>,
+    /// The JSON-RPC error the task's request ended with, once `failed` (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub error: Option<ErrorObject>,
+    /// What the task waits for from the client, while `input_required` (2026-07-28).
+    #[serde(default, skip_serializing_if = "skip::since_2026_07_28")]
+    pub input_requests: Option<InputRequests>,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<NotificationMeta>,
@@ -364,7 +375,26 @@ pub struct TaskStatusNotificationParams {
 impl TaskStatusNotificationParams {
     /// The notification of `task`'s state.
     pub fn new(task: Task) -> Self {
-        TaskStatusNotificationParams { task, meta: None }
+        TaskStatusNotificationParams {
+            task,
+            result: None,
+            error: None,
+            input_requests: None,
+            meta: None,
+        }
+    }
+}
+
+impl From<TaskResult> for TaskStatusNotificationParams {
+    /// The notification of the detailed task `tasks/get` returned.
+    fn from(detailed: TaskResult) -> Self {
+        TaskStatusNotificationParams {
+            task: detailed.task,
+            result: detailed.result,
+            error: detailed.error,
+            input_requests: detailed.input_requests,
+            meta: None,
+        }
     }
 }
 

@@ -84,7 +84,7 @@ pub mod prelude {
     pub use crate::protocol::tools::CallToolResult;
     pub use crate::resource::ResourceError;
     pub use crate::server::{
-        ConnectionState, McpServer, McpServerBuilder, RequestContext, ServerMode,
+        ConnectionState, McpServer, McpServerBuilder, RequestContext, ServerMode, TaskOptions,
     };
     pub use crate::tool::{Json, ToolDefinition, ToolError};
     pub use crate::{Elicit, json, mcp_prompt, mcp_resource, mcp_tool, server_info};

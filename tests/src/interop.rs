@@ -3,10 +3,12 @@
 //! and the example binaries, built on demand so that a test never runs a stale one.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -109,6 +111,66 @@ pub fn run_json(program: &Path, args: &[&Path]) -> Value {
     })
 }
 
+/// Runs `program` with `args` (in the repository's root) and returns its standard output, one
+/// JSON value a line; kills it if it has not ended within `limit`, and panics with its standard
+/// error when it fails, runs out of time or prints anything else.
+pub fn run_json_lines<I, S>(program: &Path, args: I, limit: Duration) -> Vec<Value>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(repo_root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    // Read both pipes while the program runs, so that it never blocks on a full one.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout is piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr is piped")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = stdout.join().expect("the stdout reader ran");
+    let stderr = stderr.join().expect("the stderr reader ran");
+    let program = program.display();
+    match status {
+        None => {
+            panic!("{program} did not end within {limit:?}; stdout:\n{stdout}\nstderr:\n{stderr}")
+        }
+        Some(status) if !status.success() => {
+            panic!("{program} failed ({status}); stdout:\n{stdout}\nstderr:\n{stderr}")
+        }
+        Some(_) => {}
+    }
+    stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("{program} printed a line that is no JSON ({e}): {line}\nstderr:\n{stderr}")
+            })
+        })
+        .collect()
+}
+
 /// Runs `interop/auth_client.mjs`: the official TypeScript client drives the MCP endpoint `url`
 /// under authorization, getting its tokens from `issuer` with the client-credentials grant
 /// (asking for `scope` when given), and the transcript it printed is returned.
@@ -147,6 +209,7 @@ pub fn assert_notes_session_under_authorization(transcript: &Value) {
         "delete_note",
         "word_count",
         "summarize_note",
+        "export_notes",
     ];
     assert_eq!(transcript["tools"], json!(tools));
     let added =

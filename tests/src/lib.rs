@@ -14,6 +14,7 @@ pub mod authorization_server;
 pub mod client;
 pub mod http;
 pub mod interop;
+pub mod tasks;
 pub mod wire;
 
 pub use client::TestClient;

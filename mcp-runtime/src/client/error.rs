@@ -60,6 +60,15 @@ pub enum ClientError {
         /// Its error result.
         result: Box<CallToolResult>,
     },
+    /// The task a tool call ran as was cancelled before it produced a result: by
+    /// [`ToolTask::cancel`](super::ToolTask::cancel), by someone else who knew its id, or by the
+    /// server. (A call cancelled through [`RequestOptions::cancel_on`](super::RequestOptions::cancel_on)
+    /// is [`Cancelled`](Self::Cancelled).)
+    #[error("task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
     /// The server program could not be started.
     #[error("cannot start the server: {0}")]
     Spawn(String),

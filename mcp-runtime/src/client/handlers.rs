@@ -1,5 +1,7 @@
 //! What a client answers when the server asks: sampling, elicitation and roots, handled by
-//! functions the application registers (which also decide the capabilities the client declares).
+//! functions the application registers (which also decide the capabilities the client declares),
+//! whether the server asks with a request, in the input-required rounds of a 2026-07-28 request,
+//! or in the `inputRequests` of a task.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,11 +11,12 @@ use mcp_core::capabilities::{
     CapabilityMap, ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
 use mcp_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
-use mcp_core::input::{InputRequest, InputResponse};
+use mcp_core::input::{InputRequest, InputResponse, InputResponses};
 use mcp_core::messages::ServerRequest;
 use mcp_core::render;
 use mcp_core::roots::{ListRootsResult, Root};
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_core::tasks::TASKS_EXTENSION;
 use mcp_core::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
 use serde_json::Value;
@@ -38,7 +41,8 @@ pub(crate) struct Handlers {
 }
 
 impl Handlers {
-    /// The capabilities the handlers make the client declare.
+    /// The capabilities the handlers make the client declare. On 2026-07-28 they include the
+    /// tasks extension: the client follows a tool call that became a task to its end.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();
         if self.sampling.is_some() {
@@ -50,7 +54,9 @@ impl Handlers {
         if self.roots.is_some() {
             capabilities.roots = Some(RootsCapability::default());
         }
-        capabilities.extensions = self.extensions.clone();
+        let mut extensions = self.extensions.clone().unwrap_or_default();
+        extensions.entry(TASKS_EXTENSION.to_owned()).or_default();
+        capabilities.extensions = Some(extensions);
         capabilities
     }
 
@@ -100,6 +106,20 @@ impl Handlers {
                 "the answer to {method} is not an input response: {e}"
             ))
         })
+    }
+
+    /// The answers to `requests` (of an input-required round, or of a task's `inputRequests`),
+    /// keyed like them, one after the other; the first that fails fails them all.
+    pub(crate) async fn answer_inputs(
+        &self,
+        requests: impl IntoIterator<Item = (String, InputRequest)>,
+    ) -> Result<InputResponses, ErrorObject> {
+        let mut answers = InputResponses::new();
+        for (key, request) in requests {
+            let answer = self.answer_input(request).await?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
     }
 }
 

@@ -34,6 +34,60 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Tasks
+//!
+//! A long tool call may run as a task, which the client polls for its outcome (the 2025-11-25
+//! tasks, and the `io.modelcontextprotocol/tasks` extension of 2026-07-28, which the client
+//! declares). [`McpClient::call_tool`] follows such a call to its end and returns its result as
+//! if it had been answered at once; [`McpClient::call_tool_as_task`] returns a [`ToolTask`] to
+//! watch, wait for or cancel the task. The client polls at the server's `pollInterval` (at
+//! least [`MIN_TASK_POLL_INTERVAL`]), answers what the task asks for with the same handlers, and
+//! cancels the task when the call is cancelled or times out. See [`ToolTask`] and the task
+//! options of [`RequestOptions`].
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use mcp_runtime::client::{McpClient, RequestOptions};
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::protocol::tasks::TaskStatus;
+//! use mcp_runtime::server::TaskOptions;
+//! use serde_json::json;
+//!
+//! /// Index a corpus: it takes a while, so calls may run as tasks.
+//! #[mcp_tool(task = "optional")]
+//! async fn index(corpus: String) -> String {
+//!     tokio::time::sleep(Duration::from_millis(200)).await;
+//!     format!("indexed {corpus}")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = McpServer::from_module(server_info!(), module_path!())
+//!     .tasks(TaskOptions::new().poll_interval(Duration::from_millis(100)))
+//!     .build()?;
+//! let client = McpClient::builder(server_info!()).connect_in_process(server).await?;
+//!
+//! let (states, mut seen) = tokio::sync::mpsc::unbounded_channel();
+//! let options = RequestOptions::new()
+//!     .task_status(states)
+//!     .timeout(Duration::from_secs(60));
+//! let task = client
+//!     .call_tool_as_task("index", json!({"corpus": "docs"}), options)
+//!     .await?;
+//! assert!(task.id().is_some());
+//! let result = task.wait().await?;
+//! assert_eq!(result.content[0].as_text(), Some("indexed docs"));
+//! assert_eq!(seen.recv().await.map(|t| t.status), Some(TaskStatus::Working));
+//! assert_eq!(seen.recv().await.map(|t| t.status), Some(TaskStatus::Completed));
+//!
+//! // A plain call follows a task to its end just the same.
+//! let result = client.call_tool("index", json!({"corpus": "wiki"})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("indexed wiki"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod connect;
 mod error;
@@ -45,6 +99,7 @@ mod options;
 mod pages;
 mod peer;
 mod skills;
+mod tasks;
 mod tools;
 
 use std::sync::Arc;
@@ -66,7 +121,7 @@ use mcp_core::resources::{
 };
 use mcp_core::subscriptions::SubscriptionFilter;
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
-use mcp_core::{Era, ErrorCode, ProtocolVersion, render};
+use mcp_core::{Era, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -81,6 +136,7 @@ pub use skills::{
     ListSkillsResult, LoadedSkill, SKILLS_EXTENSION, SkillEntry, SkillFile, SkillVerificationError,
     skill_digest, verify_skill_file,
 };
+pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, MIN_TASK_POLL_INTERVAL, ToolTask};
 pub use tokio_util::sync::CancellationToken;
 
 use handlers::Handlers;
@@ -258,21 +314,15 @@ impl McpClient {
             }
             let asked: InputRequiredResult =
                 serde_json::from_value(value).map_err(|e| protocol(e.to_string()))?;
-            let mut answers = serde_json::Map::new();
-            for (key, request) in asked.input_requests.unwrap_or_default() {
-                let answer = self
-                    .inner
-                    .handlers
-                    .answer_input(request)
-                    .await
-                    .map_err(|error| ClientError::Server { method, error })?;
-                answers.insert(
-                    key,
-                    serde_json::to_value(answer).map_err(|e| protocol(e.to_string()))?,
-                );
-            }
+            let answers = self
+                .inner
+                .handlers
+                .answer_inputs(asked.input_requests.unwrap_or_default())
+                .await
+                .map_err(|error| ClientError::Server { method, error })?;
+            let answers = serde_json::to_value(answers).map_err(|e| protocol(e.to_string()))?;
             if let Value::Object(params) = &mut params {
-                params.insert("inputResponses".into(), Value::Object(answers));
+                params.insert("inputResponses".into(), answers);
                 match asked.request_state {
                     Some(state) => params.insert("requestState".into(), Value::String(state)),
                     None => params.remove("requestState"),
@@ -408,6 +458,11 @@ impl McpClient {
     /// When the tool was listed with an `outputSchema`, a successful result is checked against
     /// it (see [`McpClientBuilder::validate_structured_content`]). A tool that fails answers
     /// with a result whose `is_error` is set, not with an `Err`.
+    ///
+    /// A call that runs as a task is followed to its end transparently (see
+    /// [tasks](crate::client#tasks)): on 2026-07-28 whenever the server answers with a task, on
+    /// 2025-11-25 when the tool must run as one (`execution.taskSupport` `required`; the client
+    /// lists the tools when it does not know the tool yet).
     pub async fn call_tool(
         &self,
         name: &str,
@@ -420,27 +475,21 @@ impl McpClient {
     /// [`call_tool`](Self::call_tool) with a timeout, progress or cancellation of its own. On
     /// 2026-07-28 over HTTP, a call the server refuses for mismatched `Mcp-Param-*` headers
     /// lists the tools again (their annotations may have changed) and is sent once more.
+    ///
+    /// When the call runs as a task, the timeout bounds the whole call, the task's states go to
+    /// [`RequestOptions::task_status`], and the task is cancelled (`tasks/cancel`) when the
+    /// cancellation token fires, the timeout expires, or the returned future is dropped.
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: impl Serialize,
         options: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let params = call_params(name, arguments)?;
-        let result = match self
-            .request::<methods::CallTool>(params.clone(), options.clone())
-            .await
-        {
-            Err(ClientError::Server { error, .. })
-                if error.code == ErrorCode::HEADER_MISMATCH
-                    && self.protocol_version().era() == Era::Stateless =>
-            {
-                tracing::debug!(%error, tool = name, "header mismatch: listing the tools again");
-                self.list_all_tools().await?;
-                self.request::<methods::CallTool>(params, options).await?
-            }
-            other => other?,
-        };
+        let mut params = call_params(name, arguments)?;
+        params.task = self.task_params(name, &options, true).await;
+        let mut call = self.start_call(params, options).await?;
+        call.cancel_on_drop();
+        let result = call.outcome().await?;
         if self.inner.validate_output {
             self.inner
                 .tools

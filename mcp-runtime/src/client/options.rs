@@ -1,25 +1,34 @@
-//! The options of one request: its own timeout, where its progress goes, and a token that
-//! cancels it.
+//! The options of one request: its own timeout, where its progress goes, a token that cancels
+//! it, and, for a tool call that runs as a task, where its states go and how it is polled.
 
 use std::time::Duration;
 
 use mcp_core::progress::ProgressNotificationParams;
+use mcp_core::tasks::Task;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// How one request is made (see [`McpClient::request`](super::McpClient::request) and
-/// [`McpClient::call_tool_with`](super::McpClient::call_tool_with)).
+/// How one request is made (see [`McpClient::request`](super::McpClient::request),
+/// [`McpClient::call_tool_with`](super::McpClient::call_tool_with) and
+/// [`McpClient::call_tool_as_task`](super::McpClient::call_tool_as_task)).
+///
+/// The task options ([`task_status`](Self::task_status), [`task_ttl`](Self::task_ttl),
+/// [`task_poll_interval`](Self::task_poll_interval)) apply to tool calls that run as tasks; other
+/// requests ignore them.
 ///
 /// ```
 /// use std::time::Duration;
 /// use mcp_runtime::client::{CancellationToken, RequestOptions};
 ///
 /// let (progress, _updates) = tokio::sync::mpsc::unbounded_channel();
+/// let (statuses, _states) = tokio::sync::mpsc::unbounded_channel();
 /// let stop = CancellationToken::new();
 /// let options = RequestOptions::new()
 ///     .timeout(Duration::from_secs(30))
 ///     .progress(progress)
-///     .cancel_on(stop.clone());
+///     .cancel_on(stop.clone())
+///     .task_status(statuses)
+///     .task_ttl(Duration::from_secs(600));
 /// # drop(options);
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -27,6 +36,9 @@ pub struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
     pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) task_status: Option<mpsc::UnboundedSender<Task>>,
+    pub(crate) task_ttl: Option<Duration>,
+    pub(crate) poll_interval: Option<Duration>,
 }
 
 impl RequestOptions {
@@ -37,7 +49,10 @@ impl RequestOptions {
 
     /// Waits at most `timeout` for the answer (instead of the client's
     /// [`request_timeout`](super::McpClientBuilder::request_timeout)); then the request is
-    /// cancelled.
+    /// cancelled. For a tool call that runs as a task, `timeout` bounds the whole call, from the
+    /// `tools/call` to the task's outcome, and the task is cancelled (`tasks/cancel`) when it
+    /// expires; each request the client makes meanwhile is bounded by the client's
+    /// `request_timeout`.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -52,9 +67,35 @@ impl RequestOptions {
 
     /// Cancels the request when `token` is cancelled: the call returns
     /// [`ClientError::Cancelled`](super::ClientError::Cancelled) and the server is told
-    /// (`notifications/cancelled`, or on 2026-07-28 over HTTP by closing the request's stream).
+    /// (`notifications/cancelled`, or on 2026-07-28 over HTTP by closing the request's stream;
+    /// for a tool call that became a task, `tasks/cancel`).
     pub fn cancel_on(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    /// When the tool call runs as a task, sends the states of the task the client sees to
+    /// `sink`, in order: the state the server created it in, then each one whose status or status
+    /// message differs from the last one sent (`working`, `input_required`, `completed`, ...).
+    /// The client sees a state when it polls (at the server's `pollInterval`), so a state that
+    /// lasts less than that may be missed.
+    pub fn task_status(mut self, sink: mpsc::UnboundedSender<Task>) -> Self {
+        self.task_status = Some(sink);
+        self
+    }
+
+    /// When the tool call runs as a task on 2025-11-25, asks the server to keep the task and
+    /// its outcome for `ttl` from its creation (the server may grant less). On 2026-07-28 the
+    /// server alone decides.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = Some(ttl);
+        self
+    }
+
+    /// Polls a task every `interval` instead of at the server's suggested `pollInterval` (never
+    /// more often than [`MIN_TASK_POLL_INTERVAL`](super::MIN_TASK_POLL_INTERVAL)).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = Some(interval);
         self
     }
 }

@@ -1,14 +1,15 @@
 //! What the client remembers of the server's tools from `tools/list`: the arguments each one
-//! mirrors into `Mcp-Param-{Name}` headers (2026-07-28 over HTTP, SEP-2243), and its output
-//! schema, against which structured results are checked. Schemas are kept exactly as the
-//! server sent them; a `$ref` is never fetched.
+//! mirrors into `Mcp-Param-{Name}` headers (2026-07-28 over HTTP, SEP-2243), its output
+//! schema, against which structured results are checked, and whether it runs as a task
+//! (2025-11-25's `execution.taskSupport`). Schemas are kept exactly as the server sent them; a
+//! `$ref` is never fetched.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use mcp_core::JsonObject;
 use mcp_core::schema::CompiledSchema;
-use mcp_core::tools::{CallToolResult, Tool};
+use mcp_core::tools::{CallToolResult, TaskSupport, Tool};
 use parking_lot::Mutex;
 use serde_json::Value;
 
@@ -18,6 +19,8 @@ use mcp_core::headers::{HeaderParam, header_params};
 struct KnownTool {
     headers: Vec<HeaderParam>,
     output_schema: Option<JsonObject>,
+    /// Whether its calls may or must run as tasks (2025-11-25).
+    task_support: TaskSupport,
     /// The output schema compiled on first use (`None` when it does not compile).
     compiled: OnceLock<Option<CompiledSchema>>,
 }
@@ -50,6 +53,11 @@ impl ToolCache {
                 Arc::new(KnownTool {
                     headers,
                     output_schema: tool.output_schema.clone(),
+                    task_support: tool
+                        .execution
+                        .as_ref()
+                        .and_then(|e| e.task_support)
+                        .unwrap_or_default(),
                     compiled: OnceLock::new(),
                 }),
             );
@@ -72,6 +80,12 @@ impl ToolCache {
                 Some((format!("Mcp-Param-{}", param.name), text))
             })
             .collect()
+    }
+
+    /// Whether calls of `name` may or must run as tasks, as the last `tools/list` said; `None`
+    /// for a tool not listed.
+    pub(crate) fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        self.tools.lock().get(name).map(|tool| tool.task_support)
     }
 
     /// Checks the structured content of `result` against the output schema of tool `name`,
@@ -156,6 +170,30 @@ mod tests {
                 )
                 .len(),
             1
+        );
+    }
+
+    #[test]
+    fn the_task_support_of_each_listed_tool_is_remembered() {
+        let cache = ToolCache::default();
+        cache.remember(
+            vec![
+                tool(json!({"name": "plain", "inputSchema": {"type": "object"}})),
+                tool(json!({"name": "maybe", "inputSchema": {"type": "object"},
+                    "execution": {"taskSupport": "optional"}})),
+                tool(json!({"name": "always", "inputSchema": {"type": "object"},
+                    "execution": {"taskSupport": "required"}})),
+            ],
+            false,
+        );
+        assert_eq!(
+            ["plain", "maybe", "always", "unknown"].map(|name| cache.task_support(name)),
+            [
+                Some(TaskSupport::Forbidden),
+                Some(TaskSupport::Optional),
+                Some(TaskSupport::Required),
+                None
+            ]
         );
     }
 

@@ -6,22 +6,26 @@
 //! From then on the handler runs in the background and its context talks to the task instead of
 //! the request:
 //!
-//! - progress and log messages go to the session (2025-11-25; the request's stream has ended),
-//!   or nowhere (2026-07-28, whose tasks carry none);
+//! - progress and log messages go to the session, tagged with the task's related-task `_meta`
+//!   (2025-11-25; the request's stream has ended), or nowhere (2026-07-28, whose tasks carry
+//!   none);
 //! - a request to the client (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) moves the task to
 //!   `input_required` until the answer comes. On 2025-11-25 the request is sent, tagged with the
 //!   task, on the stream of a waiting `tasks/result` (or the session's); on 2026-07-28 it is
 //!   listed in the task's `inputRequests` and answered by `tasks/update`.
 //! - cancellation is the task's: `tasks/cancel` fires it, the request ending does not.
+//!
+//! Each change of the task's status is announced to the session once (2025-11-25's
+//! `notifications/tasks/status`); a change the store refused (the task had already ended) is not.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::messages::{ServerNotification, ServerRequest};
-use mcp_core::tasks::{RelatedTaskMetadata, TaskStatusNotificationParams};
+use mcp_core::tasks::RelatedTaskMetadata;
 use mcp_core::{Era, ProtocolVersion};
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -30,7 +34,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::ClientRequestError;
 use super::context::RequestContext;
-use crate::connection::{Outbound, PeerRequestError, SharedSink};
+use crate::connection::{
+    MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
+};
 use crate::store::{TaskChange, TaskRecord, TaskStore};
 
 /// When a call that may run as a task becomes one (2026-07-28, where the server decides; on
@@ -96,6 +102,32 @@ impl TaskPlan {
     }
 }
 
+/// The shortest time a 2025-11-25 task's request to the client waits for a `tasks/result` to
+/// carry it before it goes to the session's stream.
+const MIN_STREAM_GRACE: Duration = Duration::from_secs(1);
+
+/// What the server does when a task's state changed: tells the client (2025-11-25:
+/// `notifications/tasks/status` on the session; 2026-07-28: `notifications/tasks` on the listen
+/// streams that asked for the task).
+pub(crate) type Announce = Arc<dyn Fn(&TaskRecord) + Send + Sync>;
+
+/// The parts a [`TaskLink`] is made of, filled in by the server when it creates the task.
+pub(crate) struct TaskLinkParts {
+    pub(crate) id: String,
+    pub(crate) store: Arc<dyn TaskStore>,
+    /// The revision of the call that created the task.
+    pub(crate) version: ProtocolVersion,
+    /// Fires on `tasks/cancel`.
+    pub(crate) token: CancellationToken,
+    /// 2025-11-25: the session's sink.
+    pub(crate) session: Option<SharedSink>,
+    /// The poll interval the client was given: a 2025-11-25 client that polls sees
+    /// `input_required` within it, and opens a `tasks/result`.
+    pub(crate) poll_interval: Duration,
+    /// Tells the client of a new state.
+    pub(crate) announce: Announce,
+}
+
 /// What the context of a call that became a task holds of the task.
 pub(crate) struct TaskLink {
     id: String,
@@ -104,10 +136,21 @@ pub(crate) struct TaskLink {
     version: ProtocolVersion,
     /// Fires on `tasks/cancel`.
     token: CancellationToken,
-    /// 2025-11-25: the session's sink, for status notifications, progress and logs.
+    /// 2025-11-25: the session's sink, for requests to the client when no `tasks/result` waits.
     session: Option<SharedSink>,
+    /// 2025-11-25: the session's sink as the handler sees it, for its progress and logs: what
+    /// goes through it is tagged with the task.
+    tagged: Option<SharedSink>,
+    /// The last revision of the task announced to the session.
+    announced: AtomicU64,
     /// 2025-11-25: the streams of the `tasks/result` requests waiting for the task, by request.
     result_streams: Mutex<Vec<(u64, SharedSink)>>,
+    /// Rung when a `tasks/result` opens a stream.
+    stream_opened: Notify,
+    /// How long a request to the client waits for a `tasks/result` to carry it.
+    stream_grace: Duration,
+    /// Tells the client of a new state.
+    on_change: Announce,
     /// 2026-07-28: how many automatic input keys of each method the task took.
     counters: Mutex<HashMap<&'static str, u32>>,
     /// 2025-11-25: how many requests to the client are waiting for an answer.
@@ -124,20 +167,34 @@ impl std::fmt::Debug for TaskLink {
 }
 
 impl TaskLink {
-    pub(crate) fn new(
-        id: String,
-        store: Arc<dyn TaskStore>,
-        version: ProtocolVersion,
-        token: CancellationToken,
-        session: Option<SharedSink>,
-    ) -> Self {
+    pub(crate) fn new(parts: TaskLinkParts) -> Self {
+        let TaskLinkParts {
+            id,
+            store,
+            version,
+            token,
+            session,
+            poll_interval,
+            announce,
+        } = parts;
+        let tagged = session.clone().map(|session| {
+            Arc::new(TaskSink {
+                session,
+                id: id.clone(),
+            }) as SharedSink
+        });
         TaskLink {
             id,
             store,
             version,
             token,
             session,
+            tagged,
+            announced: AtomicU64::new(0),
             result_streams: Mutex::new(Vec::new()),
+            stream_opened: Notify::new(),
+            stream_grace: (poll_interval * 2).max(MIN_STREAM_GRACE),
+            on_change: announce,
             counters: Mutex::new(HashMap::new()),
             waiting: AtomicUsize::new(0),
         }
@@ -162,19 +219,17 @@ impl TaskLink {
         self.version.era() == Era::Handshake
     }
 
-    /// Where the handler's progress and logs go: the session (2025-11-25), or nowhere.
+    /// Where the handler's progress and logs go: the session, tagged with the task (2025-11-25),
+    /// or nowhere.
     pub(crate) fn sink(&self) -> Option<&SharedSink> {
-        self.session.as_ref().filter(|_| self.handshake_era())
+        self.tagged.as_ref().filter(|_| self.handshake_era())
     }
 
-    /// Tells the client of the task's new state (`notifications/tasks/status`, 2025-11-25).
+    /// Tells the client of the task's new state, once per revision: a change the store refused
+    /// leaves the revision, and says nothing.
     pub(crate) fn announce(&self, record: &TaskRecord) {
-        if let Some(sink) = self.sink() {
-            let params = TaskStatusNotificationParams::new(record.task.clone());
-            // A client too far behind misses a status it will read when it polls.
-            let _ = sink.send(Outbound::Notification(ServerNotification::TaskStatus(
-                params,
-            )));
+        if self.announced.fetch_max(record.revision, Ordering::AcqRel) < record.revision {
+            (self.on_change)(record);
         }
     }
 
@@ -199,6 +254,7 @@ impl TaskLink {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let key = NEXT.fetch_add(1, Ordering::Relaxed) as u64;
         self.result_streams.lock().push((key, sink));
+        self.stream_opened.notify_waiters();
         ResultStream {
             link: self.clone(),
             key,
@@ -232,32 +288,60 @@ impl TaskLink {
         self.ask_by_input_request(key, request).await
     }
 
-    /// 2025-11-25: sends `request` on the stream of a waiting `tasks/result`, else the session's,
-    /// with the task `input_required` until the client answers.
+    /// 2025-11-25: moves the task to `input_required` and sends `request` on the stream of a
+    /// waiting `tasks/result` (the spec has a client that sees `input_required` open one), else,
+    /// when none opens within a couple of poll intervals, on the session's.
     async fn ask_by_request(
         &self,
         ctx: &RequestContext,
         request: InputRequest,
     ) -> Result<Value, ClientRequestError> {
         let method = request.method();
-        let stream = self.result_streams.lock().last().map(|(_, s)| s.clone());
-        let Some(sink) = stream.or_else(|| self.session.clone()) else {
-            return Err(ClientRequestError::NoChannel { method });
-        };
         if self.waiting.fetch_add(1, Ordering::AcqRel) == 0 {
             self.change(TaskChange::Waiting { waiting: true }).await?;
         }
-        let request = ServerRequest::from(request);
-        let timeout = ctx.host().client_request_timeout(&request);
-        let answer = ctx
-            .connection()
-            .send_request(&sink, request, &self.token, timeout)
-            .await
-            .map_err(|source| ClientRequestError::Peer { method, source });
+        let answer = match self.result_stream().await {
+            Some(sink) => self.send(ctx, &sink, request).await,
+            None => Err(ClientRequestError::NoChannel { method }),
+        };
         if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.change(TaskChange::Waiting { waiting: false }).await?;
         }
         answer
+    }
+
+    /// The stream of a waiting `tasks/result`, once one opens; the session's when none does
+    /// within the grace period (or the task is cancelled).
+    async fn result_stream(&self) -> Option<SharedSink> {
+        let newest = || self.result_streams.lock().last().map(|(_, s)| s.clone());
+        let opened = self.stream_opened.notified();
+        tokio::pin!(opened);
+        opened.as_mut().enable();
+        if let Some(sink) = newest() {
+            return Some(sink);
+        }
+        tokio::select! {
+            () = opened => {}
+            () = tokio::time::sleep(self.stream_grace) => {}
+            () = self.token.cancelled() => {}
+        }
+        newest().or_else(|| self.session.clone())
+    }
+
+    /// Sends `request` to the client on `sink` and waits for its answer.
+    async fn send(
+        &self,
+        ctx: &RequestContext,
+        sink: &SharedSink,
+        request: InputRequest,
+    ) -> Result<Value, ClientRequestError> {
+        let method = request.method();
+        let request = ServerRequest::from(request);
+        let timeout = ctx.host().client_request_timeout(&request);
+        ctx.connection()
+            .send_request(sink, request, &self.token, timeout)
+            .await
+            .map_err(|source| ClientRequestError::Peer { method, source })
     }
 
     /// 2026-07-28: lists `request` under `key` in the task's `inputRequests` and waits for the
@@ -308,6 +392,46 @@ fn answer_value(method: &'static str, answer: InputResponse) -> Result<Value, Cl
         method,
         detail: e.to_string(),
     })
+}
+
+/// The session's sink as the handler of a 2025-11-25 task sees it: each notification it sends
+/// (progress, logs) carries the task's related-task `_meta`, as every message about a task must.
+struct TaskSink {
+    session: SharedSink,
+    id: String,
+}
+
+impl TaskSink {
+    fn tagged(&self, message: Outbound) -> Outbound {
+        match message {
+            Outbound::Notification(mut notification) => {
+                tag(&mut notification, &self.id);
+                Outbound::Notification(notification)
+            }
+            other => other,
+        }
+    }
+}
+
+impl MessageSink for TaskSink {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        self.session.send(self.tagged(message))
+    }
+
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        self.session.send_when_ready(self.tagged(message))
+    }
+}
+
+/// Marks `notification`, one a handler sends, as about the task `id`.
+fn tag(notification: &mut ServerNotification, id: &str) {
+    let meta = match notification {
+        ServerNotification::Progress(params) => &mut params.meta,
+        ServerNotification::LoggingMessage(params) => &mut params.meta,
+        ServerNotification::ElicitationComplete(params) => &mut params.meta,
+        _ => return,
+    };
+    meta.get_or_insert_with(Default::default).related_task = Some(RelatedTaskMetadata::new(id));
 }
 
 /// A `tasks/result` request's hold on the task's requests to the client; released when dropped.

@@ -92,7 +92,7 @@ pub(super) fn start(
     let method = request.method();
     let meta = take_request_meta(&mut request);
     let task_plan = match &*request {
-        ClientRequest::CallTool(params) if tasks::offered(server) => {
+        ClientRequest::CallTool(params) => {
             match tasks::plan(server, params, version, meta.as_ref(), slot.token()) {
                 Ok(plan) => plan,
                 Err(error) => return Err(Box::new(Reply::error(version, Some(id), error))),
@@ -188,9 +188,12 @@ async fn route(
 ) -> Result<ServerResult, ErrorObject> {
     let outcome = answer(server, request, ctx).await;
     // A handler that asked the client for input is answered with what it asked for, whatever
-    // it returned meanwhile (typically the error of the request it could not make).
+    // it returned meanwhile (typically the error of the request it could not make), unless the
+    // call became a task, which the client must hear of.
+    let task = matches!(outcome, Ok(ServerResult::CreateTask(_)));
     if let Some((asked, state)) = ctx
         .rounds()
+        .filter(|_| !task)
         .and_then(|r| r.outcome(&server.inner.request_state))
     {
         return Ok(ServerResult::InputRequired(InputRequiredResult::new(

@@ -3,8 +3,8 @@
 //!
 //! A listen request stays in flight for as long as its stream: it opens with
 //! `notifications/subscriptions/acknowledged` (the filter the stream got), carries the matching
-//! `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated`
-//! for the URIs it listed, and ends when the client closes the stream (HTTP) or cancels the
+//! `notifications/{tools,prompts,resources}/list_changed`, `notifications/resources/updated`
+//! for the URIs it listed and `notifications/tasks` for the tasks it listed, and ends when the client closes the stream (HTTP) or cancels the
 //! request (stdio), or with a final result when the server shuts down.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,6 +39,10 @@ impl Listener {
                 .resource_subscriptions
                 .as_ref()
                 .is_some_and(|uris| uris.contains(&params.uri)),
+            ServerNotification::TaskState(params) => filter
+                .task_ids
+                .as_ref()
+                .is_some_and(|ids| ids.contains(&params.task.task_id)),
             _ => false,
         }
     }
@@ -107,6 +111,7 @@ fn stamp(mut notification: ServerNotification, subscription: &RequestId) -> Serv
         | ServerNotification::PromptListChanged(params)
         | ServerNotification::ResourceListChanged(params) => &mut params.meta,
         ServerNotification::ResourceUpdated(params) => &mut params.meta,
+        ServerNotification::TaskState(params) => &mut params.meta,
         _ => return notification,
     };
     meta.get_or_insert_with(NotificationMeta::default)

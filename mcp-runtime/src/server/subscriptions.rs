@@ -11,7 +11,7 @@ use mcp_core::subscriptions::{
     SubscriptionsListenRequestParams, SubscriptionsListenResult,
 };
 
-use super::{McpServer, resources};
+use super::{McpServer, resources, tasks};
 use crate::connection::Outbound;
 use crate::handler::RequestContext;
 
@@ -57,7 +57,7 @@ pub(super) fn unsubscribe(
 }
 
 /// `subscriptions/listen`: acknowledges what the stream will carry (what it asked for and
-/// the server announces), then carries it until the client closes the stream or cancels the
+/// the server announces; of the tasks it names, those of the caller), then carries it until the client closes the stream or cancels the
 /// request, or the server shuts down (which ends the stream with a result).
 pub(super) async fn listen(
     server: &McpServer,
@@ -82,6 +82,10 @@ pub(super) async fn listen(
     accepted.resource_subscriptions = asked
         .resource_subscriptions
         .filter(|_| options.subscriptions);
+    accepted.task_ids = match asked.task_ids.filter(|ids| !ids.is_empty()) {
+        Some(ids) => Some(tasks::listenable(server, ctx, ids).await?),
+        None => None,
+    };
     let subscription = ctx.request_id().clone();
     let acknowledged =
         SubscriptionsAcknowledgedNotificationParams::new(accepted.clone(), subscription.clone());

@@ -17,7 +17,8 @@
 //! `tasks/result` (2025-11-25: waits for the end; the task's requests to the client travel on its
 //! stream meanwhile), `tasks/list` (2025-11-25, the caller's tasks only), `tasks/cancel` (2025-11-25
 //! answers with the cancelled task and refuses an ended one; 2026-07-28 acknowledges),
-//! `tasks/update` (2026-07-28: answers input requests). On 2026-07-28 each of them needs the
+//! `tasks/update` (2026-07-28: answers input requests). They are unknown (`-32601`) on a server
+//! that offers no tasks and on a revision before 2025-11-25; on 2026-07-28 each of them needs the
 //! extension declared (`-32021` otherwise).
 //!
 //! A task belongs to the authenticated subject that created it, else to its session; one created
@@ -32,13 +33,14 @@ use std::time::{Duration, SystemTime};
 use futures_util::Future;
 use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
 use mcp_core::input::InputResponse;
+use mcp_core::messages::ServerNotification;
 use mcp_core::meta::RequestMeta;
 use mcp_core::meta::keys::RELATED_TASK;
 use mcp_core::params::PaginatedRequestParams;
 use mcp_core::result::EmptyResult;
 use mcp_core::tasks::{
     CreateTaskResult, ListTasksResult, RelatedTaskMetadata, TASKS_EXTENSION, Task, TaskIdParams,
-    TaskResult, TaskStatus, UpdateTaskParams,
+    TaskResult, TaskStatus, TaskStatusNotificationParams, UpdateTaskParams,
 };
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
 use mcp_core::{Era, ErrorCode, ErrorObject, JsonObject, ProtocolVersion};
@@ -46,8 +48,9 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::McpServer;
+use crate::connection::{Outbound, SharedSink};
 use crate::handler::RequestContext;
-use crate::handler::task::{TaskLink, TaskPlan, TaskStart};
+use crate::handler::task::{Announce, TaskLink, TaskLinkParts, TaskPlan, TaskStart};
 use crate::store::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskRecord, TaskStore, timestamp,
 };
@@ -91,9 +94,9 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
 pub const MAX_TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// The poll interval suggested to clients.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
-/// The most tasks one session or subject holds.
+/// The most tasks one session or subject runs at once.
 pub const DEFAULT_MAX_TASKS_PER_OWNER: usize = 100;
-/// The most tasks a server holds.
+/// The most tasks a server keeps, ended or not.
 pub const DEFAULT_MAX_TASKS: usize = 10_000;
 
 impl Default for TaskOptions {
@@ -110,8 +113,8 @@ impl Default for TaskOptions {
 }
 
 impl TaskOptions {
-    /// The defaults: in memory, an hour's TTL (a day at most), polls every 500 ms, 100 tasks per
-    /// session or subject and 10 000 in all.
+    /// The defaults: in memory, an hour's TTL (a day at most), polls every 500 ms, 100 running
+    /// tasks per session or subject and 10 000 kept in all.
     pub fn new() -> Self {
         Self::default()
     }
@@ -140,14 +143,15 @@ impl TaskOptions {
         self
     }
 
-    /// The most tasks one session or authenticated subject holds; when it holds that many and
-    /// none has ended, a new one is refused.
+    /// The most tasks one session or authenticated subject runs at once (tasks that have not
+    /// ended); beyond it, a new one is refused until one ends or is cancelled.
     pub fn max_tasks_per_owner(mut self, limit: usize) -> Self {
         self.limits.per_owner = limit.max(1);
         self
     }
 
-    /// The most tasks the server holds.
+    /// The most tasks the server keeps, ended or not; beyond it, a new one is refused until a
+    /// task's TTL passes (a task is never dropped before the TTL it states).
     pub fn max_tasks(mut self, limit: usize) -> Self {
         self.limits.total = limit.max(1);
         self
@@ -211,6 +215,8 @@ pub(super) fn plan(
     let plan = |start, ttl| Ok(Some(TaskPlan::new(start, ttl, request_token.clone())));
     if version == ProtocolVersion::V2025_11_25 {
         return match (&params.task, support) {
+            // A server that offers no tasks ignores the request for one.
+            (Some(_), TaskSupport::Forbidden) if !offered(server) => Ok(None),
             (Some(task), TaskSupport::Optional | TaskSupport::Required) => {
                 plan(TaskStart::Immediately, task.ttl)
             }
@@ -314,16 +320,63 @@ async fn create(
     let record = TaskRecord::new(task.clone(), owner(ctx), version, ttl);
     options.store.create(record, options.limits).await?;
     let session = ctx.connection().sink().cloned();
-    let link = Arc::new(TaskLink::new(
-        id.clone(),
-        options.store.clone(),
+    let link = Arc::new(TaskLink::new(TaskLinkParts {
+        id: id.clone(),
+        store: options.store.clone(),
         version,
-        ctx.cancellation_token().clone(),
+        token: ctx.cancellation_token().clone(),
+        announce: announcer(server, version, session.clone()),
         session,
-    ));
+        poll_interval: options.poll_interval,
+    }));
     server.inner.tasks.running.lock().insert(id, link.clone());
     tracing::debug!(task = %link.id(), "a tool call became a task");
     Ok((link, task))
+}
+
+/// How a task created by a call of `version` tells the client of its new states: on the session
+/// (2025-11-25, `notifications/tasks/status`), or on the `subscriptions/listen` streams that
+/// asked for it (2026-07-28, `notifications/tasks`, carrying the detailed task).
+fn announcer(
+    server: &McpServer,
+    version: ProtocolVersion,
+    session: Option<SharedSink>,
+) -> Announce {
+    if version.era() == Era::Handshake {
+        return Arc::new(move |record: &TaskRecord| {
+            if let Some(sink) = &session {
+                let params = TaskStatusNotificationParams::new(record.task.clone());
+                // A client too far behind misses a status it will read when it polls.
+                let _ = sink.send(Outbound::Notification(ServerNotification::TaskStatus(
+                    params,
+                )));
+            }
+        });
+    }
+    let server = Arc::downgrade(&server.inner);
+    Arc::new(move |record: &TaskRecord| {
+        if let Some(inner) = server.upgrade() {
+            let params = detailed(record.clone()).into();
+            inner
+                .listeners
+                .deliver(&ServerNotification::TaskState(params));
+        }
+    })
+}
+
+/// The task of `record` as `tasks/get` shows it: with its outcome once ended, and what it waits
+/// for while `input_required` (2026-07-28 renders both).
+fn detailed(record: TaskRecord) -> TaskResult {
+    let mut result = TaskResult::new(record.task);
+    match record.outcome {
+        Some(TaskOutcome::Result(object)) => result.result = Some(object),
+        Some(TaskOutcome::Error(error)) => result.error = Some(error),
+        None => {}
+    }
+    if !record.input_requests.is_empty() {
+        result.input_requests = Some(record.input_requests);
+    }
+    result
 }
 
 /// Records how the task of `link` ended.
@@ -337,13 +390,14 @@ async fn finish(
         Ok(result) => {
             // 2025-11-25 counts a tool error as a failed task; the extension keeps `failed` for
             // protocol errors.
-            let status = if result.is_error() && version == ProtocolVersion::V2025_11_25 {
-                TaskStatus::Failed
+            let failed = result.is_error() && version == ProtocolVersion::V2025_11_25;
+            let (status, message) = if failed {
+                (TaskStatus::Failed, Some(tool_error_message(&result)))
             } else {
-                TaskStatus::Completed
+                (TaskStatus::Completed, None)
             };
             match mcp_core::render::to_value(&result, version) {
-                Ok(Value::Object(object)) => (status, TaskOutcome::Result(object), None),
+                Ok(Value::Object(object)) => (status, TaskOutcome::Result(object), message),
                 _ => {
                     let error =
                         ErrorObject::internal_error("the tool's result could not be rendered");
@@ -377,6 +431,16 @@ async fn finish(
     server.inner.tasks.running.lock().remove(link.id());
 }
 
+/// The status message of a task failed by the tool error `result` (2025-11-25): its first text,
+/// the diagnostic the spec asks `tasks/get` to show.
+fn tool_error_message(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .find_map(|block| block.as_text())
+        .map_or_else(|| "The tool returned an error.".to_owned(), str::to_owned)
+}
+
 /// A new task id: 128 bits from the operating system's CSPRNG, as 32 hex digits.
 fn task_id() -> String {
     let mut bytes = [0u8; 16];
@@ -394,8 +458,17 @@ fn owner(ctx: &RequestContext) -> String {
     }
 }
 
-/// On 2026-07-28, refuses a `tasks/*` request that does not declare the extension.
-fn require_extension(ctx: &RequestContext) -> Result<(), ErrorObject> {
+/// Refuses the `tasks/*` request `method` where it does not exist (`-32601`: the server offers no
+/// tasks, or the request's revision predates them) or, on 2026-07-28, when it does not declare
+/// the extension (`-32021`).
+fn check_available(
+    server: &McpServer,
+    ctx: &RequestContext,
+    method: &str,
+) -> Result<(), ErrorObject> {
+    if !offered(server) || ctx.protocol_version() < ProtocolVersion::V2025_11_25 {
+        return Err(ErrorObject::method_not_found(method));
+    }
     let stateless = ctx.protocol_version().era() == Era::Stateless;
     if stateless
         && !ctx
@@ -413,11 +486,32 @@ async fn find(
     ctx: &RequestContext,
     id: &str,
 ) -> Result<TaskRecord, ErrorObject> {
-    require_extension(ctx)?;
     let record = server.inner.tasks.options.store.get(id).await?;
     record.filter(|r| r.owner == owner(ctx)).ok_or_else(|| {
         ErrorObject::invalid_params(format!("Failed to retrieve task: Task not found ({id})"))
     })
+}
+
+/// Of the tasks `ids` a `subscriptions/listen` asks to hear of (2026-07-28), those the caller
+/// owns; a request that asks for any without declaring the extension is refused (`-32021`).
+pub(super) async fn listenable(
+    server: &McpServer,
+    ctx: &RequestContext,
+    ids: Vec<String>,
+) -> Result<Vec<String>, ErrorObject> {
+    if !ctx
+        .client_capabilities()
+        .supports_extension(TASKS_EXTENSION)
+    {
+        return Err(missing_extension());
+    }
+    let mut owned = Vec::with_capacity(ids.len());
+    for id in ids {
+        if find(server, ctx, &id).await.is_ok() {
+            owned.push(id);
+        }
+    }
+    Ok(owned)
 }
 
 /// `tasks/get`: the task's state; on 2026-07-28 with its outcome or what it waits for.
@@ -426,17 +520,9 @@ pub(super) async fn get(
     params: &TaskIdParams,
     ctx: &RequestContext,
 ) -> Result<TaskResult, ErrorObject> {
+    check_available(server, ctx, "tasks/get")?;
     let record = find(server, ctx, &params.task_id).await?;
-    let mut result = TaskResult::new(record.task);
-    match record.outcome {
-        Some(TaskOutcome::Result(object)) => result.result = Some(object),
-        Some(TaskOutcome::Error(error)) => result.error = Some(error),
-        None => {}
-    }
-    if !record.input_requests.is_empty() {
-        result.input_requests = Some(record.input_requests);
-    }
-    Ok(result)
+    Ok(detailed(record))
 }
 
 /// `tasks/result` (2025-11-25): waits for the task to end and answers with what its call would
@@ -447,6 +533,7 @@ pub(super) async fn result(
     params: &TaskIdParams,
     ctx: &RequestContext,
 ) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+    check_available(server, ctx, "tasks/result")?;
     let store = &server.inner.tasks.options.store;
     let mut record = find(server, ctx, &params.task_id).await?;
     let _stream = match (server.inner.tasks.running(&params.task_id), ctx.sink()) {
@@ -486,6 +573,7 @@ pub(super) async fn list(
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
 ) -> Result<ListTasksResult, ErrorObject> {
+    check_available(server, ctx, "tasks/list")?;
     let options = &server.inner.tasks.options;
     let after = match params.cursor.as_deref() {
         None => None,
@@ -514,6 +602,7 @@ pub(super) async fn cancel(
     params: &TaskIdParams,
     ctx: &RequestContext,
 ) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+    check_available(server, ctx, "tasks/cancel")?;
     let record = find(server, ctx, &params.task_id).await?;
     let stateless = ctx.protocol_version().era() == Era::Stateless;
     if record.is_terminal() && !stateless {
@@ -547,6 +636,7 @@ pub(super) async fn update(
     params: UpdateTaskParams,
     ctx: &RequestContext,
 ) -> Result<EmptyResult, ErrorObject> {
+    check_available(server, ctx, "tasks/update")?;
     let record = find(server, ctx, &params.task_id).await?;
     let mut responses = mcp_core::input::InputResponses::new();
     for (key, value) in params.input_responses {
@@ -559,13 +649,14 @@ pub(super) async fn update(
         responses.insert(key, response);
     }
     if !responses.is_empty() {
-        server
-            .inner
-            .tasks
-            .options
-            .store
+        let store = &server.inner.tasks.options.store;
+        let answered = store
             .update(&params.task_id, TaskChange::Answer { responses })
             .await?;
+        if let (Some(link), Some(record)) = (server.inner.tasks.running(&params.task_id), answered)
+        {
+            link.announce(&record);
+        }
     }
     Ok(EmptyResult::default())
 }

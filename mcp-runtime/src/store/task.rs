@@ -8,10 +8,10 @@
 //!
 //! A store applies each change ([`TaskChange`]) atomically and enforces the lifecycle: a task
 //! that ended (`completed`, `failed`, `cancelled`) never changes again. It is bounded: each owner
-//! (a session or an authenticated subject) holds at most [`TaskLimits::per_owner`] tasks and the
-//! store at most [`TaskLimits::total`]; when full, the oldest ended task goes first, and when
-//! none has ended a new task is refused. A task is forgotten once its TTL has passed since its
-//! creation, and never before.
+//! (a session or an authenticated subject) runs at most [`TaskLimits::per_owner`] tasks that have
+//! not ended, and the store keeps at most [`TaskLimits::total`] tasks; beyond either, a new task
+//! is refused. A task is forgotten once its TTL has passed since its creation, and never before:
+//! the TTL a task states is a promise, so no task is evicted to make room.
 //!
 //! [`InMemoryTaskStore`] is the default.
 
@@ -122,18 +122,18 @@ pub enum TaskChange {
     },
 }
 
-/// The bounds of a store (see the [module docs](self)).
+/// The bounds of a store (see [`store`](crate::store)'s `TaskStore`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TaskLimits {
-    /// The most tasks one owner holds.
+    /// The most tasks one owner runs at once (those that have not ended).
     pub per_owner: usize,
-    /// The most tasks the store holds.
+    /// The most tasks the store keeps, ended or not.
     pub total: usize,
 }
 
 impl TaskLimits {
-    /// At most `per_owner` tasks per owner and `total` in all.
+    /// At most `per_owner` running tasks per owner and `total` kept in all.
     pub fn new(per_owner: usize, total: usize) -> Self {
         TaskLimits { per_owner, total }
     }
@@ -143,13 +143,17 @@ impl TaskLimits {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TaskStoreError {
-    /// The owner, or the store, holds as many running tasks as it may.
+    /// The owner runs as many tasks as it may.
     #[error(
-        "too many tasks: {scope} already holds {limit} that have not ended; wait for some to end or cancel them"
+        "too many tasks: this caller already runs {limit} that have not ended; wait for one to end or cancel one"
     )]
-    LimitReached {
-        /// `"this caller"` or `"the server"`.
-        scope: &'static str,
+    TooManyRunning {
+        /// The limit.
+        limit: usize,
+    },
+    /// The store keeps as many tasks as it may, until some reach the end of their TTL.
+    #[error("too many tasks: the server keeps {limit} until their TTL passes; try again later")]
+    Full {
         /// The limit.
         limit: usize,
     },
@@ -174,7 +178,13 @@ pub struct TaskPage {
     pub next: Option<String>,
 }
 
-/// Storage of tasks. See the [module docs](self) for the rules a store follows.
+/// Storage of tasks.
+///
+/// A store applies each change atomically and keeps the lifecycle: a task that ended never
+/// changes again. It refuses a new task when its owner runs [`TaskLimits::per_owner`] tasks that
+/// have not ended, or when it keeps [`TaskLimits::total`] tasks; it forgets a task once the TTL
+/// it states has passed, and never before. Records are plain data: a shared store (Redis, say)
+/// keeps them, and [`changed`](Self::changed) tells waiters of any instance of a change.
 pub trait TaskStore: Send + Sync + 'static {
     /// Keeps `record`, a new task, within `limits`.
     fn create(
@@ -221,6 +231,10 @@ struct Tasks {
     records: HashMap<Arc<str>, Entry>,
     /// Every task by creation order, to page and to find the oldest.
     order: BTreeMap<u64, Arc<str>>,
+    /// Every task by expiry, so that expiring costs only the tasks that expire.
+    by_expiry: BTreeMap<(SystemTime, u64), Arc<str>>,
+    /// How many tasks that have not ended each owner runs.
+    running: HashMap<String, usize>,
     next: u64,
 }
 
@@ -240,13 +254,11 @@ impl InMemoryTaskStore {
 impl Tasks {
     /// Forgets the tasks whose TTL has passed.
     fn expire(&mut self, now: SystemTime) {
-        let expired: Vec<Arc<str>> = self
-            .records
-            .iter()
-            .filter(|(_, e)| e.record.expires_at <= now)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in expired {
+        while let Some(entry) = self.by_expiry.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let id = entry.remove();
             self.remove(&id);
         }
     }
@@ -254,38 +266,21 @@ impl Tasks {
     fn remove(&mut self, id: &str) {
         if let Some(entry) = self.records.remove(id) {
             self.order.remove(&entry.seq);
+            self.by_expiry.remove(&(entry.record.expires_at, entry.seq));
+            if !entry.record.is_terminal() {
+                self.ended(&entry.record.owner);
+            }
             entry.changed.notify_waiters();
         }
     }
 
-    /// Makes room for one more task of `owner` (`Some`) or of anyone (`None`) within `limit`:
-    /// the oldest ended task goes.
-    fn make_room(
-        &mut self,
-        owner: Option<&str>,
-        limit: usize,
-        scope: &'static str,
-    ) -> Result<(), TaskStoreError> {
-        let held = |e: &Entry| owner.is_none_or(|o| e.record.owner == o);
-        let count = self.records.values().filter(|e| held(e)).count();
-        if count < limit {
-            return Ok(());
-        }
-        let oldest_ended = self
-            .order
-            .values()
-            .find(|id| {
-                self.records
-                    .get(*id)
-                    .is_some_and(|e| held(e) && e.record.is_terminal())
-            })
-            .cloned();
-        match oldest_ended {
-            Some(id) => {
-                self.remove(&id);
-                Ok(())
+    /// Counts a task of `owner` as no longer running.
+    fn ended(&mut self, owner: &str) {
+        if let Some(count) = self.running.get_mut(owner) {
+            *count -= 1;
+            if *count == 0 {
+                self.running.remove(owner);
             }
-            None => Err(TaskStoreError::LimitReached { scope, limit }),
         }
     }
 }
@@ -368,14 +363,25 @@ impl TaskStore for InMemoryTaskStore {
     ) -> StoreFuture<'_, Result<(), TaskStoreError>> {
         let mut tasks = self.inner.lock();
         tasks.expire(SystemTime::now());
-        let room = tasks
-            .make_room(Some(&record.owner), limits.per_owner, "this caller")
-            .and_then(|()| tasks.make_room(None, limits.total, "the server"));
+        let running = tasks.running.get(&record.owner).copied().unwrap_or(0);
+        let room = if running >= limits.per_owner {
+            Err(TaskStoreError::TooManyRunning {
+                limit: limits.per_owner,
+            })
+        } else if tasks.records.len() >= limits.total {
+            Err(TaskStoreError::Full {
+                limit: limits.total,
+            })
+        } else {
+            Ok(())
+        };
         if room.is_ok() {
             let id: Arc<str> = record.task.task_id.as_str().into();
             let seq = tasks.next;
             tasks.next += 1;
             tasks.order.insert(seq, id.clone());
+            tasks.by_expiry.insert((record.expires_at, seq), id.clone());
+            *tasks.running.entry(record.owner.clone()).or_insert(0) += 1;
             tasks.records.insert(
                 id,
                 Entry {
@@ -405,13 +411,20 @@ impl TaskStore for InMemoryTaskStore {
     ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
         let mut tasks = self.inner.lock();
         tasks.expire(SystemTime::now());
+        let mut ended = None;
         let record = tasks.records.get_mut(id).map(|entry| {
             if apply(&mut entry.record, change) {
                 entry.record.revision += 1;
                 entry.changed.notify_waiters();
+                if entry.record.is_terminal() {
+                    ended = Some(entry.record.owner.clone());
+                }
             }
             entry.record.clone()
         });
+        if let Some(owner) = ended {
+            tasks.ended(&owner);
+        }
         Box::pin(std::future::ready(Ok(record)))
     }
 
@@ -488,7 +501,7 @@ mod tests {
     const HOUR: Duration = Duration::from_secs(3600);
 
     #[tokio::test]
-    async fn a_full_owner_loses_its_oldest_ended_task_and_refuses_when_none_ended() {
+    async fn an_owner_runs_so_many_tasks_and_ended_ones_are_kept_until_their_ttl() {
         let store = InMemoryTaskStore::new();
         let limits = TaskLimits::new(2, 100);
         store.create(record("a", "s1", HOUR), limits).await.unwrap();
@@ -496,33 +509,32 @@ mod tests {
         // Another owner is not affected by s1's cap.
         store.create(record("c", "s2", HOUR), limits).await.unwrap();
         let refused = store.create(record("d", "s1", HOUR), limits).await;
+        assert_eq!(refused, Err(TaskStoreError::TooManyRunning { limit: 2 }));
         assert_eq!(
-            refused,
-            Err(TaskStoreError::LimitReached {
-                scope: "this caller",
-                limit: 2
-            })
+            refused.unwrap_err().to_string(),
+            "too many tasks: this caller already runs 2 that have not ended; wait for one to end or cancel one"
         );
+        // Once one ends, another may start; the ended one stays readable.
         store.update("a", TaskChange::Cancel).await.unwrap();
         store.create(record("d", "s1", HOUR), limits).await.unwrap();
-        assert_eq!(store.get("a").await.unwrap(), None);
+        let kept = store.get("a").await.unwrap().unwrap();
+        assert_eq!(kept.task.status, TaskStatus::Cancelled);
         let page = store.list("s1", None, 10).await.unwrap();
         let ids: Vec<&str> = page.tasks.iter().map(|t| t.task_id.as_str()).collect();
-        assert_eq!(ids, ["b", "d"]);
+        assert_eq!(ids, ["a", "b", "d"]);
     }
 
     #[tokio::test]
-    async fn the_store_total_is_a_cap_too() {
+    async fn the_store_keeps_so_many_tasks_ended_or_not() {
         let store = InMemoryTaskStore::new();
         let limits = TaskLimits::new(10, 1);
         store.create(record("a", "s1", HOUR), limits).await.unwrap();
+        store.update("a", TaskChange::Cancel).await.unwrap();
         let refused = store.create(record("b", "s2", HOUR), limits).await;
+        assert_eq!(refused, Err(TaskStoreError::Full { limit: 1 }));
         assert_eq!(
-            refused,
-            Err(TaskStoreError::LimitReached {
-                scope: "the server",
-                limit: 1
-            })
+            refused.unwrap_err().to_string(),
+            "too many tasks: the server keeps 1 until their TTL passes; try again later"
         );
     }
 
