@@ -1,7 +1,7 @@
 //! Tasks: requests that run in the background and are polled for their outcome.
 //!
-//! Two wire forms exist, and the types here render either one for their target revision (see
-//! [`render`](crate::render)):
+//! Two wire forms exist, and the types here render either one for their target revision, as
+//! [`crate::render`] describes:
 //!
 //! - **2025-11-25** (SEP-1686). A request carrying `task` params answers at once with a
 //!   [`CreateTaskResult`] (`{"task": {...}}`); the requester polls `tasks/get`, fetches the

@@ -12,8 +12,10 @@
 
 pub mod authorization_server;
 pub mod client;
+pub mod client_tasks;
 pub mod http;
 pub mod interop;
+pub mod scripted;
 pub mod tasks;
 pub mod wire;
 

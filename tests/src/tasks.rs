@@ -29,6 +29,11 @@ pub const TASKS: &str = "io.modelcontextprotocol/tasks";
 pub struct Gate(Arc<Semaphore>);
 
 impl Gate {
+    /// A gate that lets every handler through.
+    pub fn always_open() -> Gate {
+        Gate(Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)))
+    }
+
     /// Lets `n` more handlers through.
     pub fn open(&self, n: usize) {
         self.0.add_permits(n);
@@ -123,9 +128,9 @@ struct Confirmation {
 
 /// A name.
 #[derive(Elicit)]
-struct Name {
+pub(crate) struct Name {
     /// Your name.
-    name: String,
+    pub(crate) name: String,
 }
 
 /// Deletes a file once the gate opens and the user confirms.

@@ -14,42 +14,7 @@ use mcp_runtime::transport::http::HttpOptions;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tests::http::TestHttpServer;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-/// What a scripted server received.
-type Seen = Arc<Mutex<Vec<Value>>>;
-
-/// Connects a client built by `builder` to a scripted server that answers each request with
-/// `answer(method, params)` (`None`: no answer at all) and records every message.
-async fn scripted(
-    builder: mcp_runtime::client::McpClientBuilder,
-    answer: impl Fn(&str, &Value) -> Option<Result<Value, Value>> + Send + 'static,
-) -> (Result<McpClient, ClientError>, Seen) {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let seen = Seen::default();
-    let record = seen.clone();
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_end);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            record.lock().unwrap().push(message.clone());
-            let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
-                continue;
-            };
-            let reply = match answer(method, &message["params"]) {
-                Some(Ok(result)) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                Some(Err(error)) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-                None => continue,
-            };
-            let mut text = reply.to_string();
-            text.push('\n');
-            write.write_all(text.as_bytes()).await.unwrap();
-        }
-    });
-    let (read, write) = tokio::io::split(client_end);
-    (builder.connect_io(read, write).await, seen)
-}
+use tests::scripted::{Seen, discover_result, initialize_result, scripted};
 
 /// The methods the scripted server received, once the last message had time to arrive.
 async fn methods(seen: &Seen) -> Vec<String> {
@@ -60,21 +25,11 @@ async fn methods(seen: &Seen) -> Vec<String> {
         .collect()
 }
 
-fn initialize_result() -> Value {
-    json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-        "serverInfo": {"name": "scripted", "version": "1"}})
-}
-
-fn discover_result() -> Value {
-    json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "ttlMs": 0,
-        "cacheScope": "private", "resultType": "complete"})
-}
-
 #[tokio::test]
 async fn a_server_that_never_answers_the_probe_is_spoken_to_with_the_handshake() {
     let builder = McpClient::builder(server_info!()).discovery_timeout(Duration::from_millis(100));
     let (client, seen) = scripted(builder, |method, _| match method {
-        "initialize" => Some(Ok(initialize_result())),
+        "initialize" => Some(Ok(initialize_result(json!({"tools": {}})))),
         _ => None,
     })
     .await;
@@ -108,7 +63,7 @@ async fn an_unsupported_version_answer_is_retried_with_a_listed_version_never_th
                         "requested": params["_meta"]["io.modelcontextprotocol/protocolVersion"]}}),
                     ))
                 }
-                "server/discover" => Some(Ok(discover_result())),
+                "server/discover" => Some(Ok(discover_result(json!({"tools": {}})))),
                 _ => None,
             },
         )
@@ -141,7 +96,7 @@ async fn an_unsupported_version_answer_is_retried_with_a_listed_version_never_th
     let (client, seen) = scripted(
         McpClient::builder(server_info!()),
         |method, _| match method {
-            "initialize" => Some(Ok(initialize_result())),
+            "initialize" => Some(Ok(initialize_result(json!({"tools": {}})))),
             _ => Some(Err(json!({"code": -32600, "message": "Not initialized"}))),
         },
     )
@@ -161,7 +116,7 @@ fn tools_server(method: &str, params: &Value) -> Option<Result<Value, Value>> {
     let output = json!({"type": "object", "properties": {"total": {"type": "integer"}},
         "required": ["total"]});
     Some(Ok(match (method, params["name"].as_str()) {
-        ("initialize", _) => initialize_result(),
+        ("initialize", _) => initialize_result(json!({"tools": {}})),
         ("tools/list", _) => json!({"tools": [
             {"name": "sum", "inputSchema": {"type": "object"}, "outputSchema": output},
             {"name": "broken", "inputSchema": {"type": "object"}, "outputSchema": output},
@@ -234,7 +189,7 @@ async fn structured_results_are_typed_and_checked_against_the_output_schema() {
 async fn a_call_has_its_own_timeout_and_cancellation_token() {
     let builder = McpClient::builder(server_info!()).protocol_version(ProtocolVersion::V2025_11_25);
     let (client, seen) = scripted(builder, |method, _| match method {
-        "initialize" => Some(Ok(initialize_result())),
+        "initialize" => Some(Ok(initialize_result(json!({"tools": {}})))),
         _ => None,
     })
     .await;

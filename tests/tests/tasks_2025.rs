@@ -290,6 +290,44 @@ async fn an_elicitation_in_a_task_goes_out_on_a_waiting_tasks_result_and_resumes
 }
 
 #[tokio::test]
+async fn an_elicitation_waits_for_the_tasks_result_a_client_opens_on_seeing_input_required() {
+    let (server, fixture) = server();
+    let mut session = Session::new(&server, json!({"elicitation": {"form": {}}})).await;
+    fixture.gate.open(1);
+    let id = session
+        .start_task("confirm", json!({"filename": "late.txt"}))
+        .await;
+    // The task asks, and says so; the request waits for a stream to carry it.
+    assert_eq!(
+        masked(&session.next().await),
+        status_note("input_required", None)
+    );
+    let got = session
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(got["status"], "input_required");
+    assert!(session.pending().is_empty(), "nothing went to the session");
+    // The client, as the spec has it, opens tasks/result: the request travels there.
+    let (result, mut stream) = session.start("tasks/result", json!({"taskId": id}));
+    let request = next_on(&mut stream, ProtocolVersion::V2025_11_25).await;
+    assert_eq!(
+        request,
+        confirmation_request(&id, &request["id"], "late.txt")
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"action": "accept", "content": {"confirm": true}}});
+    assert_eq!(session.send(&answer).await, None);
+    let result = tokio::time::timeout(WAIT, result).await.unwrap().unwrap();
+    assert_eq!(
+        result,
+        Ok(
+            json!({"content": [{"type": "text", "text": "Deleted late.txt"}], "_meta": related(&id)})
+        )
+    );
+}
+
+#[tokio::test]
 async fn an_elicitation_in_a_task_goes_to_the_session_when_no_tasks_result_waits() {
     let (server, fixture) = server();
     let mut session = Session::new(&server, json!({"elicitation": {"form": {}}})).await;

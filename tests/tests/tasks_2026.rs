@@ -366,3 +366,74 @@ async fn a_task_belongs_to_the_subject_whose_token_created_it() {
     let (_, got) = post(url, Some("alice"), "tasks/get", Some(&id), params).await;
     assert_eq!(got["result"]["status"], "working");
 }
+
+#[tokio::test]
+async fn a_listen_stream_hears_of_the_tasks_it_names_and_progress_is_the_status_message() {
+    let (server, fixture) = server();
+    let created = call_2026(&server, "work", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    // The handler's progress (1 of 2) is what tasks/get shows while it works.
+    let working = eventually("the progress as status message", || async {
+        let got = get_2026(&server, &id).await.unwrap();
+        got.get("statusMessage").is_some().then_some(got)
+    })
+    .await;
+    assert_eq!(
+        masked(&working),
+        with(
+            task_2026("working"),
+            json!({"statusMessage": "1/2", "resultType": "complete"})
+        )
+    );
+    // A listen stream that names the task (and one nobody owns) hears of the task only.
+    let mut client = tests::client::TestClient::connect(server.clone());
+    client.expect_version(mcp_runtime::protocol::ProtocolVersion::V2026_07_28);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(true, false)});
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": [id, "0123456789abcdef0123456789abcdef"]},
+                "_meta": meta}}),
+        )
+        .await;
+    assert_eq!(
+        client
+            .notification("notifications/subscriptions/acknowledged")
+            .await,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"notifications": {"taskIds": [id]},
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}}})
+    );
+    fixture.gate.open(1);
+    let mut heard = client.notification("notifications/tasks").await;
+    let params = heard["params"].as_object_mut().unwrap();
+    assert_eq!(
+        params.remove("_meta"),
+        Some(json!({"io.modelcontextprotocol/subscriptionId": "listen-1"}))
+    );
+    assert_eq!(
+        masked(&heard["params"]),
+        with(
+            task_2026("completed"),
+            json!({"result": {"resultType": "complete",
+                "content": [{"type": "text", "text": "worked"}]}})
+        )
+    );
+    // Naming tasks without declaring the extension is refused.
+    let mut bare = tests::client::TestClient::connect(server.clone());
+    bare.expect_version(mcp_runtime::protocol::ProtocolVersion::V2026_07_28);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let request = json!({"jsonrpc": "2.0", "id": "listen-2", "method": "subscriptions/listen",
+        "params": {"notifications": {"taskIds": [id]}, "_meta": meta}});
+    bare.send(&request).await;
+    let refused = bare
+        .response_to(&json!("listen-2"), "subscriptions/listen")
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"requiredCapabilities": {"extensions": {TASKS: {}}}})
+    );
+}

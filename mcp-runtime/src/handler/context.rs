@@ -94,7 +94,7 @@ struct ContextInner {
     /// A client capability the handler needed and the request did not declare.
     missing_capability: parking_lot::Mutex<Option<&'static str>>,
     /// How the call may become a task, when it may.
-    task_plan: Option<TaskPlan>,
+    task_plan: Option<Box<TaskPlan>>,
     /// The task the call became.
     task: std::sync::OnceLock<Arc<TaskLink>>,
 }
@@ -123,7 +123,7 @@ pub(crate) struct ContextParts {
     /// The caller's token and HTTP request, when the transport has them.
     pub(crate) caller: Caller,
     /// How a `tools/call` may become a task, when it may.
-    pub(crate) task_plan: Option<TaskPlan>,
+    pub(crate) task_plan: Option<Box<TaskPlan>>,
 }
 
 impl RequestContext {
@@ -260,7 +260,7 @@ impl RequestContext {
 
     /// How the call may become a task, when it may and has not yet.
     pub(crate) fn task_plan(&self) -> Option<&TaskPlan> {
-        self.inner.task_plan.as_ref()
+        self.inner.task_plan.as_deref()
     }
 
     /// The task the call became, if it did.
@@ -326,7 +326,9 @@ impl RequestContext {
     }
 
     /// Reports progress: `done` of `total`. Does nothing when the request did not ask for
-    /// progress (it carried no `progressToken`); the token is echoed exactly as sent.
+    /// progress (it carried no `progressToken`); the token is echoed exactly as sent. In a task
+    /// of 2026-07-28, whose tasks carry no progress notifications, it becomes the task's status
+    /// message (`"3/10"`, or the message given), which `tasks/get` shows.
     pub async fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
         self.report_progress(done.into(), Some(total.into()), None)
             .await;
@@ -344,6 +346,14 @@ impl RequestContext {
     }
 
     async fn report_progress(&self, done: f64, total: Option<f64>, message: Option<String>) {
+        if let Some(task) = self.task().filter(|t| t.reports_progress_as_status()) {
+            let message = message.unwrap_or_else(|| match total {
+                Some(total) => format!("{done}/{total}"),
+                None => done.to_string(),
+            });
+            task.progress(message).await;
+            return;
+        }
         let Some(token) = self.meta().and_then(|m| m.progress_token.clone()) else {
             return;
         };

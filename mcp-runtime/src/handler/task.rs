@@ -233,6 +233,19 @@ impl TaskLink {
         }
     }
 
+    /// Whether the handler's progress becomes the task's status message: on 2026-07-28, whose
+    /// tasks carry no progress notifications.
+    pub(crate) fn reports_progress_as_status(&self) -> bool {
+        !self.handshake_era()
+    }
+
+    /// Makes `message` the task's status message (what `tasks/get` shows while it works).
+    pub(crate) async fn progress(&self, message: String) {
+        if let Err(error) = self.change(TaskChange::Progress { message }).await {
+            tracing::debug!(task = %self.id, %error, "the task's progress was not recorded");
+        }
+    }
+
     /// Applies `change` to the task and announces its new state when it moved.
     async fn change(&self, change: TaskChange) -> Result<Option<TaskRecord>, ClientRequestError> {
         let record =

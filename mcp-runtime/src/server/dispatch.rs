@@ -118,7 +118,7 @@ pub(super) fn start(
         sink,
         rounds,
         caller: caller.clone(),
-        task_plan,
+        task_plan: task_plan.map(Box::new),
     });
     let server = server.clone();
     let connection = connection.clone();

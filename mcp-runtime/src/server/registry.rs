@@ -325,6 +325,9 @@ pub(crate) struct RegisteredTemplate {
 /// Everything one server offers.
 pub(crate) struct Registry {
     pub(crate) tools: Catalog<RegisteredTool>,
+    /// Whether a tool that may run as a task was ever registered: while none was, a call needs
+    /// no look at tasks.
+    task_tools: std::sync::atomic::AtomicBool,
     pub(crate) prompts: Catalog<RegisteredPrompt>,
     pub(crate) resources: Catalog<RegisteredResource>,
     pub(crate) templates: Catalog<RegisteredTemplate>,
@@ -334,6 +337,7 @@ impl Registry {
     pub(crate) fn new() -> Self {
         Registry {
             tools: Catalog::new("tools"),
+            task_tools: std::sync::atomic::AtomicBool::new(false),
             prompts: Catalog::new("prompts"),
             resources: Catalog::new("resources"),
             templates: Catalog::new("resource templates"),
@@ -347,7 +351,20 @@ impl Registry {
     ) -> Result<(), RegistryError> {
         let registered = RegisteredTool::compile(definition, origin.clone())?;
         let name = registered.definition.name().to_owned();
-        self.tools.insert(name, registered, &origin, |t| &t.origin)
+        let task_support = registered.definition.task_support();
+        self.tools
+            .insert(name, registered, &origin, |t| &t.origin)?;
+        if task_support != mcp_core::tools::TaskSupport::Forbidden {
+            self.task_tools
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Whether a tool that may run as a task was ever registered (it may have been removed
+    /// since).
+    pub(crate) fn may_run_tasks(&self) -> bool {
+        self.task_tools.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub(crate) fn add_prompt(

@@ -189,12 +189,12 @@ impl Tasks {
 
 /// Whether the server offers tasks: the builder asked, or a tool supports them.
 pub(super) fn offered(server: &McpServer) -> bool {
+    let registry = &server.inner.registry;
     server.inner.tasks.enabled
-        || server
-            .inner
-            .registry
-            .tools
-            .any(|t| t.definition.task_support() != TaskSupport::Forbidden)
+        || (registry.may_run_tasks()
+            && registry
+                .tools
+                .any(|t| t.definition.task_support() != TaskSupport::Forbidden))
 }
 
 /// Whether the call `params` of `version` may become a task, and how; or the error for a call
@@ -207,6 +207,13 @@ pub(super) fn plan(
     meta: Option<&RequestMeta>,
     request_token: &tokio_util::sync::CancellationToken,
 ) -> Result<Option<TaskPlan>, ErrorObject> {
+    // The fast path of every call on a server without task tools: nothing to plan, unless the
+    // server offers tasks and must refuse a `task` request for a tool without support.
+    if !server.inner.registry.may_run_tasks()
+        && (params.task.is_none() || !server.inner.tasks.enabled)
+    {
+        return Ok(None);
+    }
     let Some(tool) = server.inner.registry.tools.get(&params.name) else {
         return Ok(None);
     };
@@ -314,8 +321,9 @@ async fn create(
         .min(options.max_ttl);
     let id = task_id();
     let mut task = Task::new(&id, TaskStatus::Working, timestamp(SystemTime::now()));
-    task.ttl = Some(ttl.as_millis() as u64);
-    task.poll_interval = Some(options.poll_interval.as_millis() as u64);
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    task.ttl = Some(millis(ttl));
+    task.poll_interval = Some(millis(options.poll_interval).max(1));
     let version = ctx.protocol_version();
     let record = TaskRecord::new(task.clone(), owner(ctx), version, ttl);
     options.store.create(record, options.limits).await?;
@@ -448,15 +456,23 @@ fn task_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Who the task of a call of `ctx` belongs to: its authenticated subject, else its session,
-/// else no one (an anonymous 2026-07-28 request).
+/// Who the task of a call of `ctx` belongs to: its authenticated subject, else its session (a
+/// 2025 connection that keeps state), else no one: an anonymous 2026-07-28 request has no
+/// session, whatever its transport, and neither has a request to a stateless 2025 server.
 fn owner(ctx: &RequestContext) -> String {
     match ctx.caller_principal() {
         Some(principal) => format!("subject:{principal}"),
-        None if ctx.connection().is_persistent() => format!("session:{}", ctx.connection().id()),
-        None => "anyone".to_owned(),
+        None if ctx.protocol_version().era() == Era::Handshake
+            && ctx.connection().is_persistent() =>
+        {
+            format!("session:{}", ctx.connection().id())
+        }
+        None => ANYONE.to_owned(),
     }
 }
+
+/// The owner of the tasks of anonymous callers without a session.
+const ANYONE: &str = "anyone";
 
 /// Refuses the `tasks/*` request `method` where it does not exist (`-32601`: the server offers no
 /// tasks, or the request's revision predates them) or, on 2026-07-28, when it does not declare
@@ -567,13 +583,20 @@ pub(super) async fn result(
     }
 }
 
-/// `tasks/list` (2025-11-25): one page of the caller's tasks.
+/// `tasks/list` (2025-11-25): one page of the caller's tasks; none for a caller without a
+/// session or a token, whom the server cannot tell from others.
 pub(super) async fn list(
     server: &McpServer,
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
 ) -> Result<ListTasksResult, ErrorObject> {
     check_available(server, ctx, "tasks/list")?;
+    let owner = owner(ctx);
+    if owner == ANYONE {
+        // A caller the server cannot tell from others may not see their tasks: it knows the ids
+        // of its own.
+        return Ok(ListTasksResult::new(Vec::new()));
+    }
     let options = &server.inner.tasks.options;
     let after = match params.cursor.as_deref() {
         None => None,
@@ -586,10 +609,7 @@ pub(super) async fn list(
             Some(cursor)
         }
     };
-    let page = options
-        .store
-        .list(&owner(ctx), after, options.page_size)
-        .await?;
+    let page = options.store.list(&owner, after, options.page_size).await?;
     let mut result = ListTasksResult::new(page.tasks);
     result.next_cursor = page.next;
     Ok(result)

@@ -60,7 +60,10 @@ impl TaskRecord {
             outcome: None,
             input_requests: InputRequests::new(),
             input_responses: InputResponses::new(),
-            expires_at: SystemTime::now() + ttl,
+            // A TTL beyond what the clock can count never expires.
+            expires_at: SystemTime::now()
+                .checked_add(ttl)
+                .unwrap_or(SystemTime::UNIX_EPOCH + Duration::from_secs(i64::MAX as u64 / 2)),
             revision: 0,
         }
     }
@@ -119,6 +122,11 @@ pub enum TaskChange {
     Take {
         /// The key.
         key: String,
+    },
+    /// The task reports how far it got, as its status message.
+    Progress {
+        /// The message.
+        message: String,
     },
 }
 
@@ -349,6 +357,12 @@ fn apply(record: &mut TaskRecord, change: TaskChange) -> bool {
             if record.input_responses.shift_remove(&key).is_none() {
                 return false;
             }
+        }
+        TaskChange::Progress { message } => {
+            if task.status_message.as_ref() == Some(&message) {
+                return false;
+            }
+            task.status_message = Some(message);
         }
     }
     record.task.last_updated_at = timestamp(SystemTime::now());
