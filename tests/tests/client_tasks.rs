@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::client::{CancellationToken, ClientError, RequestOptions};
+use mcp_runtime::client::{CancellationToken, ClientError, McpClient, RequestOptions};
 
 use mcp_runtime::protocol::tasks::TaskStatus;
 use mcp_runtime::protocol::{ErrorCode, ProtocolVersion};
@@ -22,6 +22,14 @@ use tests::http::TestHttpServer;
 use tokio::sync::{Notify, mpsc};
 
 use TaskStatus::{Cancelled, Completed, Failed, InputRequired, Working};
+
+/// Waits until the handler of the task `id` hears that it is cancelled, then checks that the
+/// task ended so.
+async fn assert_cancelled(client: &McpClient, cancelled: &Notify, id: &str) {
+    cancelled.notified().await;
+    let resumed = client.resume_task(id, RequestOptions::new()).await.unwrap();
+    assert_eq!(resumed.status(), Some(Cancelled));
+}
 
 // The flows, each run on both eras (see `on_both_eras!` below).
 
@@ -183,12 +191,7 @@ async fn a_call_cancelled_by_its_token_cancels_its_task(version: ProtocolVersion
             method: "tools/call"
         }
     );
-    cancelled.notified().await;
-    let resumed = client
-        .resume_task(created.task_id.as_str(), RequestOptions::new())
-        .await
-        .unwrap();
-    assert_eq!(resumed.status(), Some(Cancelled));
+    assert_cancelled(&client, &cancelled, &created.task_id).await;
 }
 
 async fn a_call_that_times_out_cancels_its_task(version: ProtocolVersion) {
@@ -208,13 +211,8 @@ async fn a_call_that_times_out_cancels_its_task(version: ProtocolVersion) {
             timeout
         }
     );
-    cancelled.notified().await;
     let created = seen.recv().await.unwrap();
-    let resumed = client
-        .resume_task(created.task_id.as_str(), RequestOptions::new())
-        .await
-        .unwrap();
-    assert_eq!(resumed.status(), Some(Cancelled));
+    assert_cancelled(&client, &cancelled, &created.task_id).await;
 }
 
 async fn dropping_a_call_cancels_its_task(version: ProtocolVersion) {
@@ -230,12 +228,7 @@ async fn dropping_a_call_cancels_its_task(version: ProtocolVersion) {
     call.abort();
     assert!(call.await.unwrap_err().is_cancelled());
     // The task is cancelled in the background.
-    cancelled.notified().await;
-    let resumed = client
-        .resume_task(created.task_id.as_str(), RequestOptions::new())
-        .await
-        .unwrap();
-    assert_eq!(resumed.status(), Some(Cancelled));
+    assert_cancelled(&client, &cancelled, &created.task_id).await;
 }
 
 async fn a_tool_error_is_an_error_result(version: ProtocolVersion) {

@@ -246,6 +246,33 @@ fn confirmation_request(id: &str, request_id: &Value, filename: &str) -> Value {
         "_meta": related(id)}})
 }
 
+/// Checks that the task `id` waits for input: the session hears it, and `tasks/get` says it.
+async fn assert_input_required(session: &mut Session, id: &str) {
+    assert_eq!(
+        masked(&session.next().await),
+        status_note("input_required", None)
+    );
+    let got = session
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(got["status"], "input_required");
+}
+
+/// The client's answer that accepts the confirmation `request`.
+fn confirmed(request: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"action": "accept", "content": {"confirm": true}}})
+}
+
+/// What `tasks/result` returns for the task `id` that deleted `filename`.
+fn deleted(filename: &str, id: &str) -> Result<Value, Value> {
+    Ok(
+        json!({"content": [{"type": "text", "text": format!("Deleted {filename}")}],
+        "_meta": related(id)}),
+    )
+}
+
 #[tokio::test]
 async fn an_elicitation_in_a_task_goes_out_on_a_waiting_tasks_result_and_resumes_the_task() {
     let (server, fixture) = server();
@@ -262,30 +289,15 @@ async fn an_elicitation_in_a_task_goes_out_on_a_waiting_tasks_result_and_resumes
         request,
         confirmation_request(&id, &request["id"], "notes.txt")
     );
-    assert_eq!(
-        masked(&session.next().await),
-        status_note("input_required", None)
-    );
-    let got = session
-        .request("tasks/get", json!({"taskId": id}))
-        .await
-        .unwrap();
-    assert_eq!(got["status"], "input_required");
-    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
-        "result": {"action": "accept", "content": {"confirm": true}}});
-    assert_eq!(session.send(&answer).await, None);
+    assert_input_required(&mut session, &id).await;
+    assert_eq!(session.send(&confirmed(&request)).await, None);
     assert_eq!(masked(&session.next().await), status_note("working", None));
     assert_eq!(
         masked(&session.next().await),
         status_note("completed", None)
     );
     let result = tokio::time::timeout(WAIT, result).await.unwrap().unwrap();
-    assert_eq!(
-        result,
-        Ok(
-            json!({"content": [{"type": "text", "text": "Deleted notes.txt"}], "_meta": related(&id)})
-        )
-    );
+    assert_eq!(result, deleted("notes.txt", &id));
     assert!(stream.try_recv().is_err(), "nothing else on the stream");
 }
 
@@ -298,15 +310,7 @@ async fn an_elicitation_waits_for_the_tasks_result_a_client_opens_on_seeing_inpu
         .start_task("confirm", json!({"filename": "late.txt"}))
         .await;
     // The task asks, and says so; the request waits for a stream to carry it.
-    assert_eq!(
-        masked(&session.next().await),
-        status_note("input_required", None)
-    );
-    let got = session
-        .request("tasks/get", json!({"taskId": id}))
-        .await
-        .unwrap();
-    assert_eq!(got["status"], "input_required");
+    assert_input_required(&mut session, &id).await;
     assert!(session.pending().is_empty(), "nothing went to the session");
     // The client, as the spec has it, opens tasks/result: the request travels there.
     let (result, mut stream) = session.start("tasks/result", json!({"taskId": id}));
@@ -315,16 +319,9 @@ async fn an_elicitation_waits_for_the_tasks_result_a_client_opens_on_seeing_inpu
         request,
         confirmation_request(&id, &request["id"], "late.txt")
     );
-    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
-        "result": {"action": "accept", "content": {"confirm": true}}});
-    assert_eq!(session.send(&answer).await, None);
+    assert_eq!(session.send(&confirmed(&request)).await, None);
     let result = tokio::time::timeout(WAIT, result).await.unwrap().unwrap();
-    assert_eq!(
-        result,
-        Ok(
-            json!({"content": [{"type": "text", "text": "Deleted late.txt"}], "_meta": related(&id)})
-        )
-    );
+    assert_eq!(result, deleted("late.txt", &id));
 }
 
 #[tokio::test]
