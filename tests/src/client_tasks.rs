@@ -12,7 +12,12 @@ use std::time::Duration;
 use mcp_runtime::client::{ClientError, McpClient, McpClientBuilder, RequestOptions, ToolTask};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::content::TextContent;
 use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
+use mcp_runtime::protocol::roots::Root;
+use mcp_runtime::protocol::sampling::{
+    CreateMessageRequestParams, CreateMessageResult, SamplingContentBlock, SamplingMessage,
+};
 use mcp_runtime::protocol::tasks::{Task, TaskStatus};
 use mcp_runtime::server::TaskOptions;
 use serde_json::Value;
@@ -92,6 +97,18 @@ async fn greet_later(ctx: RequestContext) -> Result<String, ToolError> {
     Ok(format!("Hello, {name}!"))
 }
 
+/// Reads the client's roots, then asks its model to summarize them, as a task.
+#[mcp_tool(task = "required")]
+async fn summarize_roots(ctx: RequestContext) -> Result<String, ToolError> {
+    let roots = ctx.list_roots().await?;
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    let prompt = SamplingMessage::user_text(format!("Summarize {}", uris.join(", ")));
+    let answer = ctx
+        .sample(CreateMessageRequestParams::new(vec![prompt], 100))
+        .await?;
+    Ok(format!("{} (by {})", answer.content.text(), answer.model))
+}
+
 /// Echoes, never as a task.
 #[mcp_tool]
 async fn echo(text: String) -> String {
@@ -113,14 +130,15 @@ pub fn server(cancelled: Arc<Notify>) -> McpServer {
         .unwrap()
 }
 
-/// What the client's elicitation handler was asked: each message, with the task it said it
-/// belongs to.
+/// What the client's handlers were asked: each elicitation's message, with the task it said it
+/// belongs to, and each sampling request's prompt.
 pub type Asked = Arc<Mutex<Vec<(String, Option<String>)>>>;
 
 /// A client builder whose elicitation handler answers "Ada" to a form asking a name, confirms
-/// any other, and records what it was asked in `asked`.
+/// any other, and records what it was asked in `asked`; whose model answers "Summary of" what it
+/// was asked (recorded too); and whose one root is `file:///work`.
 pub fn builder(version: ProtocolVersion, asked: &Asked) -> McpClientBuilder {
-    let asked = asked.clone();
+    let (asked, sampled) = (asked.clone(), asked.clone());
     McpClient::builder(server_info!())
         .protocol_version(version)
         .elicitation(move |params| {
@@ -144,6 +162,19 @@ pub fn builder(version: ProtocolVersion, asked: &Asked) -> McpClientBuilder {
                 Ok(ElicitResult::accept(content))
             }
         })
+        .sampling(move |params| {
+            let sampled = sampled.clone();
+            async move {
+                let prompt = params.messages[0].content.text();
+                sampled.lock().unwrap().push((prompt.clone(), None));
+                let text = TextContent::new(format!("Summary of {prompt}"));
+                Ok(CreateMessageResult::new(
+                    SamplingContentBlock::Text(text),
+                    "test-model",
+                ))
+            }
+        })
+        .roots(vec![Root::new("file:///work")])
 }
 
 /// A client of `server`, in process, speaking `version`.
@@ -183,7 +214,7 @@ pub async fn call_reporting(
     (client.call_tool_with(tool, arguments, options).await, seen)
 }
 
-/// The messages the client's elicitation handler was asked, in order.
+/// The messages and prompts the client's handlers were asked, in order.
 pub fn messages(asked: &Asked) -> Vec<String> {
     asked
         .lock()

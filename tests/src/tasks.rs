@@ -69,7 +69,8 @@ impl Drop for OnReturn {
     }
 }
 
-/// Reports progress, then works until the gate opens; stops when its task is cancelled.
+/// Reports progress and logs it (when the server logs), then works until the gate opens; stops
+/// when its task is cancelled.
 #[mcp_tool(task = "optional")]
 async fn work(
     ctx: RequestContext,
@@ -78,6 +79,7 @@ async fn work(
 ) -> String {
     let _returned = OnReturn(events.clone());
     ctx.progress(1, 2).await;
+    ctx.log(LoggingLevel::Info, "half way").await;
     tokio::select! {
         () = ctx.cancelled() => {
             events.send(format!("cancelled: {}", ctx.is_cancelled()));

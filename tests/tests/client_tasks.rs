@@ -310,6 +310,30 @@ async fn a_tool_without_task_support_is_answered_at_once(version: ProtocolVersio
     assert_eq!(reports(seen).await, []);
 }
 
+async fn sampling_and_roots_in_a_task_are_answered_by_the_clients_handlers(
+    version: ProtocolVersion,
+) {
+    let asked = Asked::default();
+    let client = connect(server(Arc::default()), version, &asked).await;
+    let (task, seen) = call_as_task(&client, "summarize_roots", json!({})).await;
+    let id = task.id().expect("a task").to_owned();
+    let result = task.wait().await.unwrap();
+    assert_eq!(
+        text(&result),
+        "Summary of Summarize file:///work (by test-model)"
+    );
+    assert_eq!(messages(&asked), ["Summarize file:///work"]);
+    let statuses = reported(seen, &id).await;
+    assert_eq!(
+        (statuses.first(), statuses.last()),
+        (Some(&Working), Some(&Completed))
+    );
+    if version == V2026 {
+        // Each request became an input request of the task, seen by a poll.
+        assert!(statuses.contains(&InputRequired), "{statuses:?}");
+    }
+}
+
 macro_rules! on_both_eras {
     ($($flow:ident),* $(,)?) => {
         mod on_2025_11_25 {
@@ -335,6 +359,7 @@ on_both_eras!(
     a_task_completes_and_reports_its_states,
     an_elicitation_is_answered_by_the_clients_handler,
     two_questions_at_once_are_each_answered_once,
+    sampling_and_roots_in_a_task_are_answered_by_the_clients_handlers,
     a_cancelled_task_ends_cancelled,
     a_call_cancelled_by_its_token_cancels_its_task,
     a_call_that_times_out_cancels_its_task,

@@ -214,9 +214,12 @@ async fn a_panicking_handler_fails_the_task_with_an_internal_error() {
 }
 
 #[tokio::test]
-async fn progress_of_a_task_reaches_the_session_with_the_original_token() {
-    let (server, fixture) = server();
+async fn progress_and_logs_of_a_task_reach_the_session_tagged_with_the_task() {
+    let (builder, fixture) = tests::tasks::builder();
+    let server = builder.logging().build().unwrap();
     let mut session = Session::new(&server, json!({})).await;
+    let level = session.request("logging/setLevel", json!({"level": "info"}));
+    assert_eq!(level.await, Ok(json!({})));
     let created = session
         .request(
             "tools/call",
@@ -229,6 +232,11 @@ async fn progress_of_a_task_reaches_the_session_with_the_original_token() {
         session.next().await,
         json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
             "progressToken": "p-7", "progress": 1.0, "total": 2.0, "_meta": related(&id)}})
+    );
+    assert_eq!(
+        session.next().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+            "level": "info", "data": "half way", "_meta": related(&id)}})
     );
     fixture.gate.open(1);
     assert_eq!(
