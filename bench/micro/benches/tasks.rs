@@ -112,17 +112,24 @@ fn tasks(c: &mut Criterion) {
     assert!(outcome.contains(r#""result":{"content":[{"type":"text","text":"3"}]"#));
 
     let mut group = c.benchmark_group("tasks");
-    group.bench_function("plain tools/call add on a server with tasks (2025-11-25)", |b| {
-        b.to_async(&rt)
-            .iter(|| async { server.handle_raw(black_box(CALL_ADD), &connection, None).await })
-    });
+    group.bench_function(
+        "plain tools/call add on a server with tasks (2025-11-25)",
+        |b| {
+            b.to_async(&rt).iter(|| async {
+                server
+                    .handle_raw(black_box(CALL_ADD), &connection, None)
+                    .await
+            })
+        },
+    );
     group.bench_function("task: create + tasks/result (2025-11-25 session)", |b| {
         b.to_async(&rt)
             .iter(|| async { task_2025(&server, &connection).await })
     });
-    group.bench_function("task: create + tasks/get until completed (2026-07-28)", |b| {
-        b.to_async(&rt).iter(|| async { task_2026(&server).await })
-    });
+    group.bench_function(
+        "task: create + tasks/get until completed (2026-07-28)",
+        |b| b.to_async(&rt).iter(|| async { task_2026(&server).await }),
+    );
     group.finish();
 }
 
