@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace. The interop tests drive the example server with the official
-# TypeScript and Python clients; scripts/install-interop.sh installs them (once) into .tools/.
+# TypeScript and Python clients; scripts/install-interop.sh installs them (once) into .tools/. The
+# tests of the Redis stores start their own redis-server; scripts/install-redis.sh installs it
+# (Debian's package) when the machine has none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-interop.sh
+scripts/install-redis.sh >/dev/null
 cargo test --workspace "$@"
 # The load generator of the benchmarks (bench/, a workspace of its own) has unit tests too.
 cargo test --manifest-path bench/Cargo.toml -p mcp-bench

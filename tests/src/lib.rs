@@ -15,7 +15,9 @@ pub mod client;
 pub mod client_tasks;
 pub mod http;
 pub mod interop;
+pub mod redis;
 pub mod scripted;
+pub mod stores;
 pub mod tasks;
 pub mod wire;
 

@@ -24,7 +24,9 @@ use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, JsonRpcRequest, Params};
 
 use super::McpServer;
 use super::registry::{RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool};
-use crate::auth::{AccessToken, grants_all, scope_list};
+#[cfg(feature = "http")]
+use crate::auth::scope_list;
+use crate::auth::{AccessToken, grants_all};
 use crate::handler::RequestContext;
 
 /// What declares the scopes a use of it needs.
@@ -135,6 +137,7 @@ fn needs(
 
 /// Every scope the server's tools, prompts, resources and templates declare, in that order,
 /// without duplicates: what its protected resource metadata lists by default.
+#[cfg(feature = "http")]
 pub(crate) fn declared_scopes(server: &McpServer) -> Vec<String> {
     let registry = &server.inner.registry;
     let mut all: Vec<String> = Vec::new();

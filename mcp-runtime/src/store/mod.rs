@@ -10,13 +10,20 @@
 //! | [`EventStore`] | the SSE events of Streamable HTTP streams, for resumption after `Last-Event-ID` | [`InMemoryEventStore`] |
 //! | [`TaskStore`] | tasks: their state, outcome and the input they wait for | [`InMemoryTaskStore`] |
 //!
-//! A store on a shared system (Redis, say) implements the trait and is set on the transport's
-//! options; the server and the transport call it and never know which it is.
+//! A store on a shared system implements the trait and is set on the transport's options; the
+//! server and the transport call it and never know which it is. With the `redis` feature,
+//! [`RedisStore`] supplies both in Redis.
 
 mod event;
+#[cfg(feature = "redis")]
+mod redis;
 mod task;
 
 pub use event::{EventStore, InMemoryEventStore, StoreFuture};
+#[cfg(feature = "redis")]
+pub use redis::{RedisEventStore, RedisOptions, RedisStore, RedisStoreError, RedisTaskStore};
+#[cfg(feature = "redis")]
+pub(crate) use task::apply;
 pub(crate) use task::timestamp;
 pub use task::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskPage, TaskRecord, TaskStore,

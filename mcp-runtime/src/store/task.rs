@@ -24,12 +24,14 @@ use mcp_core::input::{InputRequest, InputRequests, InputResponses};
 use mcp_core::tasks::{Task, TaskStatus};
 use mcp_core::{JsonObject, ProtocolVersion};
 use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::StoreFuture;
 
-/// A task as a store keeps it.
-#[derive(Clone, Debug, PartialEq)]
+/// A task as a store keeps it. It serializes to JSON (with serde) for a store that keeps records
+/// outside the process; [`Task`]'s durations are read under either revision's names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TaskRecord {
     /// The task as the protocol shows it.
@@ -75,7 +77,8 @@ impl TaskRecord {
 }
 
 /// How a task ended.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum TaskOutcome {
     /// The request's result, rendered for the task's revision.
@@ -303,8 +306,9 @@ pub(crate) fn timestamp(at: SystemTime) -> String {
         .unwrap_or_default()
 }
 
-/// Applies `change` to `record`; whether it changed.
-fn apply(record: &mut TaskRecord, change: TaskChange) -> bool {
+/// Applies `change` to `record`; whether it changed. Every store applies changes with this, so
+/// that the lifecycle is the same whichever keeps the records.
+pub(crate) fn apply(record: &mut TaskRecord, change: TaskChange) -> bool {
     if record.is_terminal() {
         return false;
     }
@@ -494,153 +498,5 @@ impl TaskStore for InMemoryTaskStore {
                 notified.await;
             }
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use mcp_core::input::InputResponse;
-    use mcp_core::params::RequestParams;
-
-    fn record(id: &str, owner: &str, ttl: Duration) -> TaskRecord {
-        TaskRecord::new(
-            Task::new(id, TaskStatus::Working, "2026-07-28T00:00:00Z"),
-            owner.into(),
-            ProtocolVersion::V2026_07_28,
-            ttl,
-        )
-    }
-
-    const HOUR: Duration = Duration::from_secs(3600);
-
-    #[tokio::test]
-    async fn an_owner_runs_so_many_tasks_and_ended_ones_are_kept_until_their_ttl() {
-        let store = InMemoryTaskStore::new();
-        let limits = TaskLimits::new(2, 100);
-        store.create(record("a", "s1", HOUR), limits).await.unwrap();
-        store.create(record("b", "s1", HOUR), limits).await.unwrap();
-        // Another owner is not affected by s1's cap.
-        store.create(record("c", "s2", HOUR), limits).await.unwrap();
-        let refused = store.create(record("d", "s1", HOUR), limits).await;
-        assert_eq!(refused, Err(TaskStoreError::TooManyRunning { limit: 2 }));
-        assert_eq!(
-            refused.unwrap_err().to_string(),
-            "too many tasks: this caller already runs 2 that have not ended; wait for one to end or cancel one"
-        );
-        // Once one ends, another may start; the ended one stays readable.
-        store.update("a", TaskChange::Cancel).await.unwrap();
-        store.create(record("d", "s1", HOUR), limits).await.unwrap();
-        let kept = store.get("a").await.unwrap().unwrap();
-        assert_eq!(kept.task.status, TaskStatus::Cancelled);
-        let page = store.list("s1", None, 10).await.unwrap();
-        let ids: Vec<&str> = page.tasks.iter().map(|t| t.task_id.as_str()).collect();
-        assert_eq!(ids, ["a", "b", "d"]);
-    }
-
-    #[tokio::test]
-    async fn the_store_keeps_so_many_tasks_ended_or_not() {
-        let store = InMemoryTaskStore::new();
-        let limits = TaskLimits::new(10, 1);
-        store.create(record("a", "s1", HOUR), limits).await.unwrap();
-        store.update("a", TaskChange::Cancel).await.unwrap();
-        let refused = store.create(record("b", "s2", HOUR), limits).await;
-        assert_eq!(refused, Err(TaskStoreError::Full { limit: 1 }));
-        assert_eq!(
-            refused.unwrap_err().to_string(),
-            "too many tasks: the server keeps 1 until their TTL passes; try again later"
-        );
-    }
-
-    #[tokio::test]
-    async fn an_ended_task_never_changes_again() {
-        let store = InMemoryTaskStore::new();
-        store
-            .create(record("a", "s", HOUR), TaskLimits::new(5, 5))
-            .await
-            .unwrap();
-        let cancelled = store
-            .update("a", TaskChange::Cancel)
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(cancelled.task.status, TaskStatus::Cancelled);
-        assert_eq!(cancelled.revision, 1);
-        let finished = store
-            .update(
-                "a",
-                TaskChange::Finish {
-                    status: TaskStatus::Completed,
-                    outcome: TaskOutcome::Result(JsonObject::new()),
-                    message: None,
-                },
-            )
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(finished.task.status, TaskStatus::Cancelled);
-        assert_eq!(finished.outcome, None);
-        assert_eq!(finished.revision, 1);
-    }
-
-    #[tokio::test]
-    async fn answers_go_to_outstanding_keys_only_and_partial_answers_keep_it_waiting() {
-        let store = InMemoryTaskStore::new();
-        store
-            .create(record("a", "s", HOUR), TaskLimits::new(5, 5))
-            .await
-            .unwrap();
-        for key in ["one", "two"] {
-            let ask = TaskChange::Ask {
-                key: key.into(),
-                request: Box::new(InputRequest::ListRoots(RequestParams::default())),
-            };
-            store.update("a", ask).await.unwrap();
-        }
-        let answer = |key: &str| TaskChange::Answer {
-            responses: [(
-                key.to_owned(),
-                serde_json::from_value::<InputResponse>(serde_json::json!({"roots": []})).unwrap(),
-            )]
-            .into_iter()
-            .collect(),
-        };
-        let unknown = store.update("a", answer("three")).await.unwrap().unwrap();
-        assert_eq!(unknown.revision, 2);
-        let partial = store.update("a", answer("one")).await.unwrap().unwrap();
-        assert_eq!(partial.task.status, TaskStatus::InputRequired);
-        assert_eq!(partial.input_requests.keys().collect::<Vec<_>>(), ["two"]);
-        assert_eq!(partial.input_responses.keys().collect::<Vec<_>>(), ["one"]);
-        let all = store.update("a", answer("two")).await.unwrap().unwrap();
-        assert_eq!(all.task.status, TaskStatus::Working);
-        let taken = store
-            .update("a", TaskChange::Take { key: "one".into() })
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(taken.input_responses.keys().collect::<Vec<_>>(), ["two"]);
-    }
-
-    #[tokio::test]
-    async fn a_task_lives_until_its_ttl_and_waiters_see_changes() {
-        let store = Arc::new(InMemoryTaskStore::new());
-        store
-            .create(
-                record("short", "s", Duration::from_millis(50)),
-                TaskLimits::new(5, 5),
-            )
-            .await
-            .unwrap();
-        assert!(store.get("short").await.unwrap().is_some());
-        let waiter = {
-            let store = store.clone();
-            tokio::spawn(async move { store.changed("short", 0).await })
-        };
-        store.update("short", TaskChange::Cancel).await.unwrap();
-        waiter.await.unwrap();
-        tokio::time::sleep(Duration::from_millis(60)).await;
-        assert_eq!(store.get("short").await.unwrap(), None);
-        // Waiting on a task that is gone returns at once.
-        store.changed("short", 0).await;
     }
 }

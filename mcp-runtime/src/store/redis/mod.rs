@@ -1,0 +1,277 @@
+//! The stores in Redis, for several instances of one server behind a load balancer.
+//!
+//! [`RedisStore::connect`] opens one connection manager (the `redis` crate's: it reconnects by
+//! itself after Redis went away, and the requests that failed meanwhile get an error) and hands
+//! out the stores that share it:
+//!
+//! - [`RedisStore::task_store`]: tasks, created on one instance and polled, answered and
+//!   cancelled on any other; waiters hear of changes through Redis pub/sub.
+//! - [`RedisStore::event_store`]: the SSE events kept for `Last-Event-ID`, bounded in bytes per
+//!   session and kept for a TTL, so that a client resumes a stream on any instance.
+//!
+//! Every key starts with the store's prefix (`mcp` unless [`RedisOptions::prefix`] says
+//! otherwise), so that several deployments can share one Redis. The stores run Lua scripts that
+//! touch keys they compute, so they need a single Redis (a primary, with replicas or Sentinel
+//! as you like), not Redis Cluster.
+//!
+//! `rediss://` URLs connect over TLS (rustls, with the system's root certificates); a password
+//! in the URL (`redis://:secret@host`) is used and never shown: errors name the URL without it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime::store::RedisStoreError> {
+//! use mcp_runtime::server::TaskOptions;
+//! use mcp_runtime::store::RedisStore;
+//!
+//! let redis = RedisStore::connect("redis://127.0.0.1:6379/").await?;
+//! let tasks = TaskOptions::new().store(redis.task_store());
+//! # let _ = tasks;
+//! # Ok(())
+//! # }
+//! ```
+
+mod event;
+mod task;
+mod watch;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+pub use event::RedisEventStore;
+pub use task::RedisTaskStore;
+use watch::Watcher;
+
+/// How the Redis stores behave; [`RedisOptions::new`] gives the defaults.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RedisOptions {
+    /// What every key starts with (default `mcp`); deployments that share a Redis use distinct
+    /// prefixes.
+    pub prefix: String,
+    /// How long an attempt to connect may take (default 5 s).
+    pub connect_timeout: Duration,
+    /// How long Redis may take to answer a command before the request that needed it fails
+    /// (default 5 s).
+    pub response_timeout: Duration,
+    /// How long the events of a stream are kept after the last one was written (default 1 hour).
+    pub event_ttl: Duration,
+    /// The most bytes of events one session keeps (default 4 MiB): past it, its oldest events
+    /// go; an event larger than this is not kept.
+    pub max_session_event_bytes: usize,
+}
+
+impl RedisOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        RedisOptions {
+            prefix: "mcp".into(),
+            connect_timeout: Duration::from_secs(5),
+            response_timeout: Duration::from_secs(5),
+            event_ttl: Duration::from_secs(3600),
+            max_session_event_bytes: 4 * 1024 * 1024,
+        }
+    }
+
+    /// Sets [`prefix`](Self::prefix).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets [`response_timeout`](Self::response_timeout).
+    pub fn response_timeout(mut self, timeout: Duration) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// Sets [`event_ttl`](Self::event_ttl).
+    pub fn event_ttl(mut self, ttl: Duration) -> Self {
+        self.event_ttl = ttl;
+        self
+    }
+
+    /// Sets [`max_session_event_bytes`](Self::max_session_event_bytes).
+    pub fn max_session_event_bytes(mut self, bytes: usize) -> Self {
+        self.max_session_event_bytes = bytes;
+        self
+    }
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why [`RedisStore::connect`] failed. The URL it names has no password.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedisStoreError {
+    /// The URL is not a Redis URL.
+    #[error(
+        "{url} is not a Redis URL ({detail}); write redis://[:password@]host[:port][/db] or rediss:// for TLS"
+    )]
+    InvalidUrl {
+        /// The URL, without its password.
+        url: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Redis could not be reached, or refused the connection.
+    #[error(
+        "could not connect to Redis at {url}: {detail}; check that Redis runs there and that the URL's password and database are right"
+    )]
+    Unreachable {
+        /// The URL, without its password.
+        url: String,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// A connection to Redis, and the stores that share it. Cloning it is cheap and shares the
+/// connection.
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Shared>,
+}
+
+/// What the stores of one [`RedisStore`] share.
+pub(crate) struct Shared {
+    pub(crate) connection: ConnectionManager,
+    pub(crate) options: RedisOptions,
+    /// Hears of changes to tasks (pub/sub), for [`TaskStore::changed`](crate::store::TaskStore).
+    pub(crate) watcher: Watcher,
+}
+
+impl Shared {
+    /// `prefix:name`.
+    pub(crate) fn key(&self, name: &str) -> String {
+        format!("{}:{name}", self.options.prefix)
+    }
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.options.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects to the Redis at `url` with the default [`RedisOptions`].
+    pub async fn connect(url: &str) -> Result<RedisStore, RedisStoreError> {
+        Self::connect_with(url, RedisOptions::new()).await
+    }
+
+    /// Connects to the Redis at `url` with `options`. Fails at once, naming the URL (without its
+    /// password), when Redis cannot be reached.
+    pub async fn connect_with(
+        url: &str,
+        options: RedisOptions,
+    ) -> Result<RedisStore, RedisStoreError> {
+        let shown = redacted(url);
+        let client = redis::Client::open(url).map_err(|e| RedisStoreError::InvalidUrl {
+            url: shown.clone(),
+            detail: e.to_string(),
+        })?;
+        let unreachable = |e: redis::RedisError| RedisStoreError::Unreachable {
+            url: shown.clone(),
+            detail: e.to_string(),
+        };
+        // Each connection is tried once: at start an error now beats a retry loop, and while
+        // Redis is away each command that needs it tries to reconnect and fails fast, so that
+        // the requests meanwhile get an error and the first one after Redis is back succeeds.
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.connect_timeout))
+            .set_response_timeout(Some(options.response_timeout))
+            .set_number_of_retries(0);
+        let mut connection = ConnectionManager::new_with_config(client.clone(), config)
+            .await
+            .map_err(unreachable)?;
+        let _: String = redis::cmd("PING")
+            .query_async(&mut connection)
+            .await
+            .map_err(unreachable)?;
+        let watcher = Watcher::start(client, format!("{}:task-changed", options.prefix));
+        Ok(RedisStore {
+            inner: Arc::new(Shared {
+                connection,
+                options,
+                watcher,
+            }),
+        })
+    }
+
+    /// The store of tasks, for [`TaskOptions::store`](crate::server::TaskOptions::store).
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::new(self.inner.clone())
+    }
+
+    /// The store of SSE events, for
+    /// [`HttpOptions::event_store`](crate::transport::http::HttpOptions).
+    pub fn event_store(&self) -> Arc<RedisEventStore> {
+        Arc::new(RedisEventStore::new(self.inner.clone()))
+    }
+}
+
+/// `url` without the password (or user and password) it may carry.
+pub(crate) fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// A Redis error as the stores report it: what failed, and why.
+pub(crate) fn unavailable(what: &str, error: &redis::RedisError) -> String {
+    format!("Redis could not {what}: {error}")
+}
+
+/// Milliseconds since the Unix epoch of `at`, within what Redis accepts as an expiry.
+pub(crate) fn epoch_millis(at: std::time::SystemTime) -> i64 {
+    /// 9999-12-31: far enough to be "never", near enough for Redis's `PEXPIREAT`.
+    const LATEST: i64 = 253_402_300_799_999;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(LATEST))
+        .min(LATEST)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_their_password() {
+        assert_eq!(
+            redacted("redis://:s3cret@cache.internal:6380/2"),
+            "redis://***@cache.internal:6380/2"
+        );
+        assert_eq!(redacted("rediss://user:p@ss@host/0"), "rediss://***@host/0");
+        assert_eq!(
+            redacted("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/"
+        );
+        assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    #[test]
+    fn expiries_stay_within_what_redis_accepts() {
+        let far = std::time::UNIX_EPOCH + Duration::from_secs(i64::MAX as u64 / 2);
+        assert_eq!(epoch_millis(far), 253_402_300_799_999);
+        let at = std::time::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        assert_eq!(epoch_millis(at), 1_700_000_000_123);
+    }
+}

@@ -1,0 +1,138 @@
+//! A real `redis-server` for the tests of the Redis-backed stores: started on a free loopback port
+//! in a temporary folder of its own, with nothing saved to disk, and killed (by its process id)
+//! when dropped. `scripts/install-redis.sh` installs the binary (`scripts/test.sh` runs it).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `redis-server` this test started.
+pub struct RedisServer {
+    child: Child,
+    port: u16,
+    password: Option<String>,
+    dir: PathBuf,
+}
+
+/// The `redis-server` binary, or a panic saying how to install it.
+fn binary() -> PathBuf {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("redis-server"))
+            .find(|path| path.is_file())
+    });
+    found.expect(
+        "redis-server is not installed: run scripts/install-redis.sh (scripts/test.sh does) before the Redis tests",
+    )
+}
+
+/// A loopback port nothing listens on now.
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    listener.local_addr().unwrap().port()
+}
+
+impl RedisServer {
+    /// Starts a server on a free port.
+    pub fn start() -> RedisServer {
+        Self::start_on(free_port(), None)
+    }
+
+    /// Starts a server that requires `password`.
+    pub fn with_password(password: &str) -> RedisServer {
+        Self::start_on(free_port(), Some(password.to_owned()))
+    }
+
+    fn start_on(port: u16, password: Option<String>) -> RedisServer {
+        let dir = std::env::temp_dir().join(format!("mcp-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let child = spawn(port, password.as_deref(), &dir);
+        RedisServer {
+            child,
+            port,
+            password,
+            dir,
+        }
+    }
+
+    /// The URL of the server, with its password when it has one.
+    pub fn url(&self) -> String {
+        match &self.password {
+            Some(password) => format!("redis://:{password}@127.0.0.1:{}/", self.port),
+            None => format!("redis://127.0.0.1:{}/", self.port),
+        }
+    }
+
+    /// Kills the server, as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts the server again on the same port, empty, after [`kill`](Self::kill).
+    pub fn restart(&mut self) {
+        self.child = spawn(self.port, self.password.as_deref(), &self.dir);
+    }
+}
+
+/// Starts `redis-server` on `port` in `dir`, and waits until it answers.
+fn spawn(port: u16, password: Option<&str>, dir: &Path) -> Child {
+    let mut command = Command::new(binary());
+    command
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+        .arg("--dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(password) = password {
+        command.args(["--requirepass", password]);
+    }
+    let mut child = command.spawn().expect("redis-server starts");
+    if let Err(error) = wait_until_ready(port, password) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{error}");
+    }
+    child
+}
+
+/// Waits (10 s at most) until the server on `port` answers `PING`.
+fn wait_until_ready(port: u16, password: Option<&str>) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut ping = String::new();
+    if let Some(password) = password {
+        ping.push_str(&format!("AUTH {password}\r\n"));
+    }
+    ping.push_str("PING\r\n");
+    while Instant::now() < deadline {
+        if let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+            let mut answer = Vec::new();
+            let mut chunk = [0u8; 64];
+            if stream.write_all(ping.as_bytes()).is_ok() {
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    answer.extend_from_slice(&chunk[..n]);
+                    if String::from_utf8_lossy(&answer).contains("PONG") {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(format!(
+        "redis-server did not answer on port {port} within 10 s"
+    ))
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,236 @@
+//! The stores' contract (`tests::stores`), checked against the in-memory stores and against the
+//! Redis ones on a real `redis-server` each test starts; then what only Redis faces: several
+//! instances sharing it, Redis going away and coming back, passwords and unreachable URLs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_runtime::store::{
+    EventStore, InMemoryTaskStore, RedisOptions, RedisStore, TaskChange, TaskLimits, TaskStore,
+    TaskStoreError,
+};
+use tests::redis::RedisServer;
+use tests::stores::{self, record};
+
+/// A session's share of events in the checks: three events of 100 bytes on a one-letter stream.
+const SHARE: usize = 3 * 165;
+
+/// A Redis store on `server`, as one instance of a deployment would hold it.
+async fn connect(server: &RedisServer) -> RedisStore {
+    let options = RedisOptions::new().max_session_event_bytes(SHARE);
+    RedisStore::connect_with(&server.url(), options)
+        .await
+        .unwrap()
+}
+
+macro_rules! task_checks {
+    ($($check:ident),* $(,)?) => {
+        mod in_memory {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    tests::stores::$check(&mcp_runtime::store::InMemoryTaskStore::new()).await
+                }
+            )*
+        }
+        mod in_redis {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    let server = tests::redis::RedisServer::start();
+                    tests::stores::$check(&super::connect(&server).await.task_store()).await
+                }
+            )*
+        }
+    };
+}
+
+task_checks!(
+    an_owner_runs_so_many_tasks_and_ended_ones_are_kept,
+    an_owners_tasks_are_listed_in_pages,
+    the_store_keeps_so_many_tasks_ended_or_not,
+    an_ended_task_never_changes_again,
+    answers_go_to_outstanding_keys_only,
+);
+
+macro_rules! event_checks {
+    ($($check:ident),* $(,)?) => {
+        mod events_in_memory {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    let store = mcp_runtime::store::InMemoryEventStore::new(10_000, super::SHARE);
+                    tests::stores::$check(&store).await
+                }
+            )*
+        }
+        mod events_in_redis {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    let server = tests::redis::RedisServer::start();
+                    tests::stores::$check(&*super::connect(&server).await.event_store()).await
+                }
+            )*
+        }
+    };
+}
+
+event_checks!(
+    events_are_replayed_after_a_sequence_number,
+    a_session_over_its_share_loses_its_own_oldest_events,
+);
+
+#[tokio::test]
+async fn in_memory_a_task_lives_until_its_ttl_and_waiters_see_changes() {
+    let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
+    stores::a_task_lives_until_its_ttl_and_waiters_see_changes(store.clone(), store).await;
+}
+
+#[tokio::test]
+async fn in_redis_a_task_lives_until_its_ttl_and_a_waiter_hears_of_another_instances_change() {
+    let server = RedisServer::start();
+    let one: Arc<dyn TaskStore> = Arc::new(connect(&server).await.task_store());
+    let two: Arc<dyn TaskStore> = Arc::new(connect(&server).await.task_store());
+    stores::a_task_lives_until_its_ttl_and_waiters_see_changes(one, two).await;
+}
+
+#[tokio::test]
+async fn instances_share_tasks_and_events_and_prefixes_keep_deployments_apart() {
+    let server = RedisServer::start();
+    let (one, two) = (connect(&server).await, connect(&server).await);
+    let limits = TaskLimits::new(1, 10);
+    one.task_store()
+        .create(record("t", "alice", Duration::from_secs(60)), limits)
+        .await
+        .unwrap();
+    // The owner's cap holds across instances.
+    let refused = two
+        .task_store()
+        .create(record("u", "alice", Duration::from_secs(60)), limits)
+        .await;
+    assert_eq!(refused, Err(TaskStoreError::TooManyRunning { limit: 1 }));
+    let cancelled = two.task_store().update("t", TaskChange::Cancel).await;
+    assert_eq!(cancelled.unwrap().unwrap().revision, 1);
+    assert_eq!(
+        one.task_store().get("t").await.unwrap().unwrap().revision,
+        1
+    );
+    one.event_store()
+        .append("s", "stream", 1, Arc::from("one"))
+        .await;
+    assert_eq!(
+        two.event_store().after("stream", 0).await,
+        vec![(1, Arc::from("one"))]
+    );
+    // Another deployment on the same Redis sees none of it.
+    let other = RedisStore::connect_with(&server.url(), RedisOptions::new().prefix("other"))
+        .await
+        .unwrap();
+    assert_eq!(other.task_store().get("t").await.unwrap(), None);
+    assert_eq!(other.event_store().after("stream", 0).await, vec![]);
+}
+
+#[tokio::test]
+async fn redis_lost_mid_run_fails_the_requests_meanwhile_and_service_resumes_by_itself() {
+    let mut server = RedisServer::start();
+    let redis = connect(&server).await;
+    let tasks = redis.task_store();
+    let limits = TaskLimits::new(10, 10);
+    tasks
+        .create(record("before", "s", Duration::from_secs(60)), limits)
+        .await
+        .unwrap();
+    server.kill();
+    let failed = tasks.get("before").await.unwrap_err();
+    let TaskStoreError::Unavailable(detail) = &failed else {
+        panic!("{failed:?}")
+    };
+    assert!(
+        detail.starts_with("Redis could not read a task: "),
+        "{detail}"
+    );
+    assert!(
+        failed
+            .to_string()
+            .starts_with("the task store is unavailable: Redis could not read a task"),
+        "{failed}"
+    );
+    let events = redis.event_store();
+    // Events are not kept meanwhile, and reading finds none; nothing panics.
+    events.append("s", "e", 1, Arc::from("lost")).await;
+    assert_eq!(events.after("e", 0).await, vec![]);
+    server.restart();
+    // The next requests reconnect (the restarted Redis is empty: it saves nothing).
+    let mut resumed = None;
+    for _ in 0..50 {
+        if let Ok(got) = tasks.get("before").await {
+            resumed = Some(got);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(resumed, Some(None));
+    tasks
+        .create(record("after", "s", Duration::from_secs(60)), limits)
+        .await
+        .unwrap();
+    events.append("s", "e", 2, Arc::from("kept")).await;
+    assert_eq!(events.after("e", 0).await, vec![(2, Arc::from("kept"))]);
+}
+
+#[tokio::test]
+async fn a_password_in_the_url_is_used_and_never_shown() {
+    let server = RedisServer::with_password("s3cret-pw");
+    let redis = RedisStore::connect(&server.url()).await.unwrap();
+    redis
+        .task_store()
+        .create(
+            record("t", "s", Duration::from_secs(60)),
+            TaskLimits::new(1, 1),
+        )
+        .await
+        .unwrap();
+    assert!(!format!("{redis:?}").contains("s3cret"));
+    let wrong = server.url().replace("s3cret-pw", "wrong-pw");
+    let error = RedisStore::connect(&wrong).await.unwrap_err().to_string();
+    assert!(!error.contains("wrong-pw"), "{error}");
+    assert!(
+        error.starts_with(&format!(
+            "could not connect to Redis at redis://***@127.0.0.1:{}/: ",
+            server
+                .url()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .trim_end_matches('/')
+        )),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_a_clear_error_naming_the_url() {
+    // A port nothing listens on: the server was started, then killed.
+    let mut server = RedisServer::start();
+    let url = server.url();
+    server.kill();
+    let error = RedisStore::connect(&url).await.unwrap_err().to_string();
+    assert!(
+        error.starts_with(&format!("could not connect to Redis at {url}: ")),
+        "{error}"
+    );
+    assert!(
+        error.ends_with(
+            "; check that Redis runs there and that the URL's password and database are right"
+        ),
+        "{error}"
+    );
+    let invalid = RedisStore::connect("http://example/").await.unwrap_err();
+    assert!(
+        invalid
+            .to_string()
+            .starts_with("http://example/ is not a Redis URL ("),
+        "{invalid}"
+    );
+}
