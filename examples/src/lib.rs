@@ -1,4 +1,5 @@
 //! What the example binaries share: the notebook of `notes-server`, which the fuzz targets
-//! drive too.
+//! drive too, and the options of a server that runs as several instances.
 
+pub mod instance;
 pub mod notes;

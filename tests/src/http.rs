@@ -6,6 +6,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt};
 use mcp_runtime::server::McpServer;
 use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 /// A server listening on `127.0.0.1` at a free port; shut down on drop.
@@ -203,4 +204,67 @@ pub async fn call_tool_with_token(
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments}});
     answer(&post(Some(&session), call).await.expect("tools/call sent"))
+}
+
+/// A plain HTTP client.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::new()
+}
+
+/// A POST of `body` to `url`, in `session` when given, accepting JSON and SSE.
+pub fn post(url: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+    let request = client()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    match session {
+        Some(id) => request.header("mcp-session-id", id),
+        None => request,
+    }
+}
+
+/// An `initialize` request for `version`, declaring sampling and form elicitation.
+pub fn initialize_body(version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
+        "clientInfo": {"name": "http-test", "version": "1"}}})
+}
+
+/// Initializes a session and returns its id.
+pub async fn open_session(url: &str, version: &str) -> String {
+    let response = post(url, None, &initialize_body(version))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["result"]["protocolVersion"], version);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let response = post(url, Some(&session), &initialized)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    session
+}
+
+/// A `tools/call` of `name` with `arguments`.
+pub fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+/// POSTs `body` and returns the status and the JSON answer.
+pub async fn exchange(url: &str, session: Option<&str>, body: &Value) -> (StatusCode, Value) {
+    json_body(post(url, session, body).send().await.unwrap()).await
+}
+
+/// The status and JSON body of `response`.
+pub async fn json_body(response: reqwest::Response) -> (StatusCode, Value) {
+    let status = response.status();
+    (status, response.json().await.unwrap())
 }

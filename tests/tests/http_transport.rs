@@ -7,7 +7,10 @@ use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessag
 use mcp_runtime::transport::http::{HostPolicy, HttpOptions};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::{SseEvent, SseReader, TestHttpServer, standalone_get};
+use tests::http::{
+    SseEvent, SseReader, TestHttpServer, call, client, exchange, initialize_body, json_body,
+    open_session, post, standalone_get,
+};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -109,64 +112,6 @@ fn server(stateful: bool) -> McpServer {
 async fn start(stateful: bool, options: HttpOptions) -> (TestHttpServer, McpServer) {
     let server = server(stateful);
     (TestHttpServer::start(server.clone(), options).await, server)
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::new()
-}
-
-fn post(url: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
-    let request = client()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    match session {
-        Some(id) => request.header("mcp-session-id", id),
-        None => request,
-    }
-}
-
-fn initialize_body(version: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": version, "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
-        "clientInfo": {"name": "http-test", "version": "1"}}})
-}
-
-/// Initializes a session and returns its id.
-async fn open_session(url: &str, version: &str) -> String {
-    let response = post(url, None, &initialize_body(version))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["result"]["protocolVersion"], version);
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let response = post(url, Some(&session), &initialized)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::ACCEPTED);
-    session
-}
-
-fn call(id: i64, name: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
-}
-
-/// POSTs `body` and returns the status and the JSON answer.
-async fn exchange(url: &str, session: Option<&str>, body: &Value) -> (StatusCode, Value) {
-    json_body(post(url, session, body).send().await.unwrap()).await
-}
-
-async fn json_body(response: reqwest::Response) -> (StatusCode, Value) {
-    let status = response.status();
-    (status, response.json().await.unwrap())
 }
 
 #[tokio::test]

@@ -4,6 +4,8 @@
 //! cargo run --release -p examples --bin bench-server -- stdio
 //! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000              # stateless
 //! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000 --stateful   # sessions
+//! MCP_REQUEST_STATE_KEY=$(head -c 32 /dev/urandom | base64) cargo run --release -p examples \
+//!     --bin bench-server -- http 127.0.0.1:8000 --stateful --redis redis://127.0.0.1:6379/
 //! ```
 //!
 //! Over HTTP the endpoint is `/mcp`; the server is stateless unless `--stateful`, answers with
@@ -12,6 +14,7 @@
 //! `bench/run.py` compares it with the same tools written with `rmcp` and with a bare server;
 //! `BENCHMARKS.md` has the figures.
 
+use examples::instance::InstanceArgs;
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use schemars::JsonSchema;
@@ -55,7 +58,8 @@ async fn add_json(
     Json(Sum { sum: a + b })
 }
 
-const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse]";
+const USAGE: &str =
+    "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse] [--redis URL]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -75,13 +79,23 @@ async fn main() -> anyhow::Result<()> {
         ["http", address, flags @ ..] => {
             let mut builder = builder;
             let mut options = HttpOptions::default();
-            for flag in flags {
+            let mut instance = InstanceArgs {
+                request_state_key: std::env::var("MCP_REQUEST_STATE_KEY").ok(),
+                ..InstanceArgs::default()
+            };
+            let mut flags = flags.iter();
+            while let Some(flag) = flags.next() {
                 match *flag {
                     "--stateful" => builder = builder.stateful(),
                     "--sse" => options = options.always_stream(true),
+                    "--redis" => match flags.next() {
+                        Some(url) => instance.redis = Some((*url).to_owned()),
+                        None => anyhow::bail!("--redis needs a URL\n{USAGE}"),
+                    },
                     other => anyhow::bail!("unknown option {other}\n{USAGE}"),
                 }
             }
+            let (builder, options) = instance.apply(builder, options).await?;
             let listener = tokio::net::TcpListener::bind(address).await?;
             eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
             serve_on(listener, builder.build()?, options).await?;

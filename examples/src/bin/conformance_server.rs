@@ -689,12 +689,27 @@ async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+/// The server the conformance suite drives.
+#[derive(clap::Parser, Debug)]
+#[command(name = "conformance-server")]
+struct Args {
+    /// `stdio`, or `http` to serve Streamable HTTP at http://ADDRESS/mcp.
+    #[arg(value_parser = ["stdio", "http"])]
+    transport: String,
+    /// Where to listen, with `http` (port 0 picks a free one).
+    #[arg(required_if_eq("transport", "http"))]
+    address: Option<String>,
+    #[command(flatten)]
+    instance: examples::instance::InstanceArgs,
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
+    let args = <Args as clap::Parser>::parse();
     let builder = McpServer::from_module(
         Implementation::new("mcp-conformance-test-server", "1.0.0"),
         module_path!(),
@@ -705,15 +720,17 @@ async fn main() -> anyhow::Result<()> {
     .tools_list_changed()
     .prompts_list_changed()
     .resources_list_changed();
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("stdio"), None) => builder.serve_stdio().await?,
-        (Some("http"), Some(address)) => {
+    match args.address {
+        Some(address) if args.transport == "http" => {
+            let (builder, options) = args.instance.apply(builder, HttpOptions::default()).await?;
             let listener = tokio::net::TcpListener::bind(&address).await?;
             eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
-            serve_on(listener, builder.build()?, HttpOptions::default()).await?;
+            serve_on(listener, builder.build()?, options).await?;
         }
-        _ => anyhow::bail!("usage: conformance-server stdio | conformance-server http ADDRESS"),
+        None if args.instance.redis.is_none() => builder.serve_stdio().await?,
+        _ => anyhow::bail!(
+            "usage: conformance-server stdio | conformance-server http ADDRESS [--redis URL]"
+        ),
     }
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! cargo run -p examples --bin notes-server -- --http 127.0.0.1:8000  # http://127.0.0.1:8000/mcp
 //! cargo run -p examples --bin notes-server -- --http 127.0.0.1:8000 \
 //!     --auth-issuer https://auth.example.com/realms/notes --resource http://127.0.0.1:8000/mcp
+//! MCP_REQUEST_STATE_KEY=$(head -c 32 /dev/urandom | base64) \
+//!     cargo run -p examples --bin notes-server -- --http 127.0.0.1:8001 --redis redis://127.0.0.1:6379/
 //! ```
 //!
 //! On stdio, speak MCP on stdin, or point any MCP client at the command. Over HTTP the server is
@@ -20,10 +22,16 @@
 //! those that write them `notes:write`. With `--introspection-client ID` (and the client's secret
 //! in `NOTES_INTROSPECTION_SECRET`), opaque tokens are accepted too, as the issuer's
 //! introspection endpoint judges them.
+//!
+//! With `--redis URL` (or `MCP_REDIS_URL`), sessions, SSE events and tasks are kept in that Redis,
+//! so that several instances behind a load balancer serve one deployment; every instance then
+//! needs the same `--request-state-key` (or `MCP_REQUEST_STATE_KEY`). The notebook itself stays
+//! in each instance's memory.
 
 use std::net::SocketAddr;
 
 use clap::Parser;
+use examples::instance::InstanceArgs;
 use examples::notes;
 use std::sync::Arc;
 
@@ -52,6 +60,8 @@ struct Args {
     /// NOTES_INTROSPECTION_SECRET.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     introspection_client: Option<String>,
+    #[command(flatten)]
+    instance: InstanceArgs,
 }
 
 #[tokio::main]
@@ -63,12 +73,15 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let builder = notes::builder();
     let Some(address) = args.http else {
+        if args.instance.redis.is_some() {
+            anyhow::bail!("--redis is for several instances over HTTP: add --http ADDRESS");
+        }
         builder.serve_stdio().await?;
         return Ok(());
     };
+    let (builder, mut options) = args.instance.apply(builder, HttpOptions::default()).await?;
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local: SocketAddr = listener.local_addr()?;
-    let mut options = HttpOptions::default();
     if let Some(issuer) = args.auth_issuer {
         let resource = args
             .resource

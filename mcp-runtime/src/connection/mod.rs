@@ -27,13 +27,16 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::store::SessionChange;
+
 mod outbound;
 
 pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SendFuture, SharedSink};
 pub(crate) use outbound::{enqueue, try_enqueue};
 
 /// What the `initialize` handshake settled.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Handshake {
     /// The negotiated revision.
@@ -60,6 +63,22 @@ pub struct ConnectionState {
     next_request_id: AtomicI64,
     /// Fires when the connection closes; every request's token is a child of it.
     closing: CancellationToken,
+    /// Set on the connection of a session that several instances serve: what it must tell the
+    /// others, until the transport takes it.
+    shared: OnceLock<Mutex<Vec<SharedEvent>>>,
+}
+
+/// What the connection of a session that several instances serve must tell the others (see
+/// [`store::SessionStore`](crate::store::SessionStore)); the transport takes these after each
+/// message it admitted.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SharedEvent {
+    /// A request changed the session.
+    Change(SessionChange),
+    /// The client answered a server request that no request of this instance waits for.
+    Answer(RequestId, Result<Value, ErrorObject>),
+    /// The client cancelled a request that does not run on this instance.
+    Cancel(RequestId),
 }
 
 /// A request in flight: the token its handler watches, and whether the peer cancelled it.
@@ -158,7 +177,58 @@ impl ConnectionState {
             pending: Mutex::new(HashMap::new()),
             next_request_id: AtomicI64::new(0),
             closing: CancellationToken::new(),
+            shared: OnceLock::new(),
         }
+    }
+
+    /// Makes this the connection of a session that several instances serve: the changes
+    /// requests make, and the answers and cancellations meant for another instance, are kept
+    /// for the transport to pass on ([`take_shared`](Self::take_shared)); the ids of the server's
+    /// requests start at a random point, so that two instances never send the client the same.
+    #[cfg(feature = "http")]
+    pub(crate) fn share(&self) {
+        if self.shared.set(Mutex::new(Vec::new())).is_ok() {
+            let mut bytes = [0u8; 4];
+            // Without randomness the ids still work; they only may meet another instance's.
+            let _ = getrandom::fill(&mut bytes);
+            // Up to 2^31 instances' worth of room below 2^53, the largest id every JSON peer
+            // reads exactly.
+            let base = i64::from(u32::from_le_bytes(bytes) >> 1) << 21;
+            self.next_request_id.store(base, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes what this connection must tell the other instances.
+    #[cfg(feature = "http")]
+    pub(crate) fn take_shared(&self) -> Vec<SharedEvent> {
+        self.shared
+            .get()
+            .map(|events| std::mem::take(&mut *events.lock()))
+            .unwrap_or_default()
+    }
+
+    /// Keeps `event` for the other instances, when the connection is shared; whether it is.
+    fn tell_others(&self, event: SharedEvent) -> bool {
+        match self.shared.get() {
+            Some(events) => {
+                events.lock().push(event);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Takes the session's state as another instance left it: the handshake (when this copy has
+    /// none yet), whether the client sent `initialized`, its log level and subscriptions.
+    #[cfg(feature = "http")]
+    pub(crate) fn adopt(&self, record: &crate::store::SessionRecord) {
+        if self.handshake.set(record.handshake.clone()).is_ok() {
+            self.initialize_seen.store(true, Ordering::Release);
+        }
+        self.initialized
+            .store(record.initialized, Ordering::Release);
+        *self.log_level.lock() = record.log_level;
+        *self.subscriptions.lock() = record.subscriptions.iter().cloned().collect();
     }
 
     /// A number that identifies this connection within the process.
@@ -220,7 +290,9 @@ impl ConnectionState {
     }
 
     pub(crate) fn mark_initialized(&self) {
-        self.initialized.store(true, Ordering::Release);
+        if !self.initialized.swap(true, Ordering::AcqRel) {
+            self.tell_others(SharedEvent::Change(SessionChange::Initialized));
+        }
     }
 
     /// The level the client set with `logging/setLevel`, if any.
@@ -230,16 +302,28 @@ impl ConnectionState {
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         *self.log_level.lock() = Some(level);
+        self.tell_others(SharedEvent::Change(SessionChange::LogLevel(level)));
     }
 
     /// Subscribes to changes of `uri`.
     pub(crate) fn subscribe(&self, uri: &str) {
         self.subscriptions.lock().insert(uri.to_owned());
+        self.tell_others(SharedEvent::Change(SessionChange::Subscribed(uri.into())));
     }
 
     /// Ends a subscription; false when there was none.
     pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
-        self.subscriptions.lock().remove(uri)
+        let removed = self.subscriptions.lock().remove(uri);
+        if removed {
+            self.tell_others(SharedEvent::Change(SessionChange::Unsubscribed(uri.into())));
+        }
+        removed
+    }
+
+    /// The resources the client subscribed to.
+    #[cfg(feature = "http")]
+    pub(crate) fn subscriptions(&self) -> std::collections::BTreeSet<String> {
+        self.subscriptions.lock().iter().cloned().collect()
     }
 
     /// Whether the client subscribed to changes of `uri`.
@@ -286,8 +370,14 @@ impl ConnectionState {
     }
 
     /// Cancels the request `id` of this connection on the peer's behalf; false when no such
-    /// request is in flight.
+    /// request is in flight here (on a shared session, the other instances are told, and it is
+    /// true).
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        self.cancel_here(id) || self.tell_others(SharedEvent::Cancel(id.clone()))
+    }
+
+    /// Cancels the request `id` if it runs on this instance; false when it does not.
+    pub(crate) fn cancel_here(&self, id: &RequestId) -> bool {
         match self.in_flight.lock().get(id) {
             Some(request) => {
                 request.cancelled_by_peer.store(true, Ordering::Release);
@@ -378,8 +468,20 @@ impl ConnectionState {
         }
     }
 
-    /// Routes the peer's answer to the server request `id`; false when no such request waits.
+    /// Routes the peer's answer to the server request `id`; false when no such request waits
+    /// (on a shared session, the answer goes to the other instances, and it is true).
     pub(crate) fn resolve(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
+        let waiter = self.pending.lock().remove(id);
+        match waiter {
+            Some(waiter) => waiter.send(answer).is_ok(),
+            None => self.tell_others(SharedEvent::Answer(id.clone(), answer)),
+        }
+    }
+
+    /// Routes the peer's answer to the server request `id` if it waits on this instance; false
+    /// when it does not.
+    #[cfg(feature = "http")]
+    pub(crate) fn resolve_here(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
         match self.pending.lock().remove(id) {
             Some(waiter) => waiter.send(answer).is_ok(),
             None => false,

@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | [`EventStore`] | the SSE events of Streamable HTTP streams, for resumption after `Last-Event-ID` | [`InMemoryEventStore`] |
 //! | [`TaskStore`] | tasks: their state, outcome and the input they wait for | [`InMemoryTaskStore`] |
+//! | [`SessionStore`] | Streamable HTTP sessions, and the messages instances exchange about them | none: one process keeps its sessions itself |
 //!
 //! A store on a shared system implements the trait and is set on the transport's options; the
 //! server and the transport call it and never know which it is. With the `redis` feature,
@@ -17,11 +18,15 @@
 mod event;
 #[cfg(feature = "redis")]
 mod redis;
+mod session;
 mod task;
 
 pub use event::{EventStore, InMemoryEventStore, StoreFuture};
 #[cfg(feature = "redis")]
-pub use redis::{RedisEventStore, RedisOptions, RedisStore, RedisStoreError, RedisTaskStore};
+pub use redis::{
+    RedisEventStore, RedisOptions, RedisSessionStore, RedisStore, RedisStoreError, RedisTaskStore,
+};
+pub use session::{SessionChange, SessionMessage, SessionRecord, SessionStore, SessionStoreError};
 #[cfg(feature = "redis")]
 pub(crate) use task::apply;
 pub(crate) use task::timestamp;

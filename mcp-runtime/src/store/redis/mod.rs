@@ -8,6 +8,8 @@
 //!   cancelled on any other; waiters hear of changes through Redis pub/sub.
 //! - [`RedisStore::event_store`]: the SSE events kept for `Last-Event-ID`, bounded in bytes per
 //!   session and kept for a TTL, so that a client resumes a stream on any instance.
+//! - [`RedisStore::session_store`]: Streamable HTTP sessions, which any instance serves, and the
+//!   messages the instances exchange about them (pub/sub).
 //!
 //! Every key starts with the store's prefix (`mcp` unless [`RedisOptions::prefix`] says
 //! otherwise), so that several deployments can share one Redis. The stores run Lua scripts that
@@ -30,6 +32,7 @@
 //! ```
 
 mod event;
+mod session;
 mod task;
 mod watch;
 
@@ -37,8 +40,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio_util::sync::CancellationToken;
 
 pub use event::RedisEventStore;
+pub use session::RedisSessionStore;
 pub use task::RedisTaskStore;
 use watch::Watcher;
 
@@ -145,10 +150,43 @@ pub struct RedisStore {
 
 /// What the stores of one [`RedisStore`] share.
 pub(crate) struct Shared {
+    /// For the subscriptions, which need connections of their own.
+    pub(crate) client: redis::Client,
     pub(crate) connection: ConnectionManager,
     pub(crate) options: RedisOptions,
     /// Hears of changes to tasks (pub/sub), for [`TaskStore::changed`](crate::store::TaskStore).
     pub(crate) watcher: Watcher,
+    /// Stops the connection's health check.
+    health: CancellationToken,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.health.cancel();
+    }
+}
+
+/// How often an idle connection is checked, so that a Redis that went away and came back is
+/// reconnected to before a request needs it.
+const HEALTH_CHECK: Duration = Duration::from_secs(1);
+
+/// Pings Redis every [`HEALTH_CHECK`] until `stop` fires: a broken connection fails the ping,
+/// which makes the connection manager reconnect.
+async fn check_health(mut connection: ConnectionManager, stop: CancellationToken) {
+    loop {
+        if stop
+            .run_until_cancelled(tokio::time::sleep(HEALTH_CHECK))
+            .await
+            .is_none()
+        {
+            return;
+        }
+        let ping = redis::cmd("PING");
+        let answer = ping.query_async::<String>(&mut connection);
+        if let Some(Err(error)) = stop.run_until_cancelled(answer).await {
+            tracing::debug!("Redis did not answer a ping: {error}");
+        }
+    }
 }
 
 impl Shared {
@@ -201,12 +239,16 @@ impl RedisStore {
             .query_async(&mut connection)
             .await
             .map_err(unreachable)?;
-        let watcher = Watcher::start(client, format!("{}:task-changed", options.prefix));
+        let watcher = Watcher::start(client.clone(), format!("{}:task-changed", options.prefix));
+        let health = CancellationToken::new();
+        tokio::spawn(check_health(connection.clone(), health.clone()));
         Ok(RedisStore {
             inner: Arc::new(Shared {
+                client,
                 connection,
                 options,
                 watcher,
+                health,
             }),
         })
     }
@@ -214,6 +256,12 @@ impl RedisStore {
     /// The store of tasks, for [`TaskOptions::store`](crate::server::TaskOptions::store).
     pub fn task_store(&self) -> RedisTaskStore {
         RedisTaskStore::new(self.inner.clone())
+    }
+
+    /// The store of sessions, for
+    /// [`HttpOptions::session_store`](crate::transport::http::HttpOptions::session_store).
+    pub fn session_store(&self) -> Arc<RedisSessionStore> {
+        Arc::new(RedisSessionStore::new(self.inner.clone()))
     }
 
     /// The store of SSE events, for

@@ -1,4 +1,5 @@
-//! Hearing of changes to tasks kept in Redis, on any instance.
+//! Hearing what other instances publish in Redis: a subscription that reconnects by itself, and
+//! on it the waiters of task changes.
 //!
 //! A store that changes a task publishes its id on one channel; each process runs one
 //! subscription to it ([`Watcher`]) and wakes the waiters of that id. Pub/sub delivers at most
@@ -18,8 +19,73 @@ use tokio_util::sync::CancellationToken;
 /// How often a waiter looks again without having heard anything.
 pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
-/// How long the subscription waits before connecting again after Redis went away.
+/// How long a subscription waits before connecting again after Redis went away.
 const RECONNECT_DELAY: Duration = Duration::from_millis(500);
+
+/// What a subscription hears.
+pub(crate) enum Heard {
+    /// A message's payload.
+    Message(String),
+    /// The subscription was lost and is back: what was published meanwhile was missed.
+    Resubscribed,
+}
+
+/// Subscribes to `channel` of the Redis of `client`, in a task of its own, and hands what it
+/// hears to `hear` until `stop` fires or `hear` returns false.
+pub(crate) fn subscribe(
+    client: redis::Client,
+    channel: String,
+    stop: CancellationToken,
+    mut hear: impl FnMut(Heard) -> bool + Send + 'static,
+) {
+    tokio::spawn(async move {
+        loop {
+            let listened = stop
+                .run_until_cancelled(listen(&client, &channel, &mut hear))
+                .await;
+            match listened {
+                None | Some(Ok(())) => return,
+                Some(Err(error)) => {
+                    tracing::warn!(
+                        "lost the subscription to {channel} in Redis ({error}); reconnecting"
+                    );
+                }
+            }
+            if stop
+                .run_until_cancelled(tokio::time::sleep(RECONNECT_DELAY))
+                .await
+                .is_none()
+                || !hear(Heard::Resubscribed)
+            {
+                return;
+            }
+        }
+    });
+}
+
+/// One subscription: hands over what it hears until the connection ends (an error) or `hear`
+/// wants no more (`Ok`).
+async fn listen(
+    client: &redis::Client,
+    channel: &str,
+    hear: &mut (impl FnMut(Heard) -> bool + Send),
+) -> Result<(), redis::RedisError> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    let mut messages = pubsub.on_message();
+    while let Some(message) = messages.next().await {
+        let Ok(payload) = message.get_payload::<String>() else {
+            continue;
+        };
+        if !hear(Heard::Message(payload)) {
+            return Ok(());
+        }
+    }
+    Err(redis::RedisError::from((
+        redis::ErrorKind::Io,
+        "the subscription's connection closed",
+    )))
+}
 
 /// The waiters of each task id, and the subscription that wakes them.
 pub(crate) struct Watcher {
@@ -30,17 +96,31 @@ pub(crate) struct Watcher {
 type Waiters = Mutex<HashMap<String, (Arc<Notify>, usize)>>;
 
 impl Watcher {
-    /// Subscribes to `channel` of the Redis of `client`, in a task of its own that ends when the
-    /// watcher is dropped.
+    /// Wakes the waiters of each task id published on `channel`, until dropped.
     pub(crate) fn start(client: redis::Client, channel: String) -> Watcher {
         let waiters = Arc::new(Waiters::default());
         let stop = CancellationToken::new();
-        tokio::spawn(subscribe(
-            client,
-            channel,
-            Arc::downgrade(&waiters),
-            stop.clone(),
-        ));
+        let weak: Weak<Waiters> = Arc::downgrade(&waiters);
+        subscribe(client, channel, stop.clone(), move |heard| {
+            let Some(waiters) = weak.upgrade() else {
+                return false;
+            };
+            let waiters = waiters.lock();
+            match heard {
+                Heard::Message(id) => {
+                    if let Some((notify, _)) = waiters.get(&id) {
+                        notify.notify_waiters();
+                    }
+                }
+                // Whatever was published meanwhile was missed: every waiter looks again.
+                Heard::Resubscribed => {
+                    for (notify, _) in waiters.values() {
+                        notify.notify_waiters();
+                    }
+                }
+            }
+            true
+        });
         Watcher { waiters, stop }
     }
 
@@ -86,66 +166,4 @@ impl Drop for Watch {
             }
         }
     }
-}
-
-/// Wakes the waiters of the ids published on `channel`, reconnecting whenever the subscription
-/// breaks, until `stop` fires or the waiters are gone.
-async fn subscribe(
-    client: redis::Client,
-    channel: String,
-    waiters: Weak<Waiters>,
-    stop: CancellationToken,
-) {
-    loop {
-        let listened = stop
-            .run_until_cancelled(listen(&client, &channel, &waiters))
-            .await;
-        let Some(result) = listened else { return };
-        if let Err(error) = result {
-            tracing::warn!(
-                "lost the subscription to task changes in Redis ({error}); reconnecting"
-            );
-        }
-        // Whatever was published meanwhile was missed: every waiter looks again.
-        let Some(waiters) = waiters.upgrade() else {
-            return;
-        };
-        for (notify, _) in waiters.lock().values() {
-            notify.notify_waiters();
-        }
-        drop(waiters);
-        if stop
-            .run_until_cancelled(tokio::time::sleep(RECONNECT_DELAY))
-            .await
-            .is_none()
-        {
-            return;
-        }
-    }
-}
-
-/// One subscription: wakes the waiters of each id heard until the connection ends.
-async fn listen(
-    client: &redis::Client,
-    channel: &str,
-    waiters: &Weak<Waiters>,
-) -> Result<(), redis::RedisError> {
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(channel).await?;
-    let mut messages = pubsub.on_message();
-    while let Some(message) = messages.next().await {
-        let Some(waiters) = waiters.upgrade() else {
-            return Ok(());
-        };
-        let Ok(id) = message.get_payload::<String>() else {
-            continue;
-        };
-        if let Some((notify, _)) = waiters.lock().get(&id) {
-            notify.notify_waiters();
-        }
-    }
-    Err(redis::RedisError::from((
-        redis::ErrorKind::Io,
-        "the subscription's connection closed",
-    )))
 }

@@ -12,42 +12,58 @@ use mcp_core::headers::SESSION_HEADER;
 use super::HttpState;
 use super::extract::{AcceptsStream, AllowedHost, Authorized};
 use super::headers::{header_str, is_stateless_client};
-use super::response::{json_response, refuse};
+use super::response::{json_response, refuse, unavailable};
 use super::sessions::Session;
+use super::shared;
 use super::streams::sse_response;
 use crate::server::ServerMode;
 use crate::server::authorization::declared_scopes;
+use crate::store::SessionStoreError;
 
-/// A request the transport refuses: its status, and what the JSON-RPC error says.
-pub(crate) struct Refused(StatusCode, &'static str);
+/// A request the transport refuses: its status and what the JSON-RPC error says, or the session
+/// store's failure.
+pub(crate) enum Refused {
+    Status(StatusCode, &'static str),
+    Unavailable(SessionStoreError),
+}
 
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {
-        refuse(self.0, self.1)
+        match self {
+            Refused::Status(status, message) => refuse(status, message),
+            Refused::Unavailable(error) => unavailable(&error),
+        }
     }
 }
 
 /// The session a request names: 400 without the header, 404 for an unknown or ended session,
 /// or for one that another caller opened (sessions are bound to the `principal` of the access
-/// token that opened them: a session id presented by someone else is as good as unknown).
-pub(crate) fn require_session(
+/// token that opened them: a session id presented by someone else is as good as unknown). When
+/// the instances share sessions, the store says whether it lives (503 when it cannot be reached).
+pub(crate) async fn require_session(
     http: &HttpState,
     headers: &HeaderMap,
     principal: Option<&str>,
 ) -> Result<Arc<Session>, Refused> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
-        return Err(Refused(
+        return Err(Refused::Status(
             StatusCode::BAD_REQUEST,
             "Bad Request: the Mcp-Session-Id header is required",
         ));
     };
-    match http.sessions.get(id) {
+    let found = match &http.options.session_store {
+        None => http.sessions.get(id),
+        Some(store) => shared::load(http, store.as_ref(), id)
+            .await
+            .map_err(Refused::Unavailable)?,
+    };
+    match found {
         Some(session) if session.principal.as_deref() == principal => Ok(session),
         Some(_) => {
             tracing::warn!("refused a session id presented by a caller other than its own");
-            Err(Refused(StatusCode::NOT_FOUND, SESSION_NOT_FOUND))
+            Err(Refused::Status(StatusCode::NOT_FOUND, SESSION_NOT_FOUND))
         }
-        None => Err(Refused(StatusCode::NOT_FOUND, SESSION_NOT_FOUND)),
+        None => Err(Refused::Status(StatusCode::NOT_FOUND, SESSION_NOT_FOUND)),
     }
 }
 
@@ -68,7 +84,7 @@ pub(crate) async fn get(
     if http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no standalone stream");
     }
-    let session = match require_session(&http, &headers, authorized.principal()) {
+    let session = match require_session(&http, &headers, authorized.principal()).await {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -111,11 +127,18 @@ pub(crate) async fn delete(
     if is_stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
-    let session = match require_session(&http, &headers, authorized.principal()) {
+    let session = match require_session(&http, &headers, authorized.principal()).await {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
-    if http.sessions.end(&session.id, &http.streams).await {
+    let ended = match &http.options.session_store {
+        Some(store) => match shared::end_everywhere(&http, store.as_ref(), &session.id).await {
+            Ok(ended) => ended,
+            Err(error) => return unavailable(&error),
+        },
+        None => http.sessions.end(&session.id, &http.streams).await,
+    };
+    if ended {
         StatusCode::OK.into_response()
     } else {
         refuse(StatusCode::NOT_FOUND, SESSION_NOT_FOUND)

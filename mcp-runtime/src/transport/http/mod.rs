@@ -50,6 +50,7 @@ mod listen;
 mod post;
 mod response;
 mod sessions;
+mod shared;
 mod streams;
 
 use std::net::SocketAddr;
@@ -67,7 +68,7 @@ pub use axum;
 pub use tower_http::cors;
 
 pub use crate::auth::{HostPolicy, ResourceServer};
-pub use crate::store::{EventStore, InMemoryEventStore, StoreFuture};
+pub use crate::store::{EventStore, InMemoryEventStore, SessionStore, StoreFuture};
 
 use crate::server::{McpServer, PeerRequestError};
 use sessions::Sessions;
@@ -87,6 +88,7 @@ pub struct HttpOptions {
     pub(crate) body_memory: usize,
     pub(crate) limits: listen::ConnectionLimits,
     pub(crate) event_store: Arc<dyn EventStore>,
+    pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     pub(crate) retry: Duration,
     pub(crate) cors: Option<CorsLayer>,
     pub(crate) authorization: Option<Arc<ResourceServer>>,
@@ -105,6 +107,7 @@ impl Default for HttpOptions {
             body_memory: 256 * 1024 * 1024,
             limits: listen::ConnectionLimits::default(),
             event_store: Arc::new(InMemoryEventStore::default()),
+            session_store: None,
             retry: Duration::from_millis(1000),
             cors: None,
             authorization: None,
@@ -215,6 +218,30 @@ impl HttpOptions {
         self
     }
 
+    /// Serves sessions that other instances of the server serve too, behind a load balancer
+    /// that sends each request to any of them: sessions are kept in `store`, which every
+    /// request loads its session from (restarting its idle time there; the idle timeout is the
+    /// [`session_idle_timeout`](Self::session_idle_timeout)) and saves what it changed to before
+    /// it is answered; `DELETE` ends a session on every instance; a client's answer to a
+    /// request the server sent from another instance reaches it, and so does a cancellation.
+    /// Use an [`EventStore`] that the instances share too, so that streams resume anywhere.
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
+    }
+
+    /// Keeps sessions and SSE events in `redis`, for a server that runs as several instances
+    /// behind a load balancer: [`session_store`](Self::session_store) and
+    /// [`event_store`](Self::event_store) in one. Set the server's task store and the
+    /// `requestState` codec on its builder
+    /// ([`TaskOptions::store`](crate::server::TaskOptions::store),
+    /// [`McpServerBuilder::request_state_codec`](crate::server::McpServerBuilder::request_state_codec)).
+    #[cfg(feature = "redis")]
+    pub fn redis(self, redis: &crate::store::RedisStore) -> Self {
+        self.session_store(redis.session_store())
+            .event_store(redis.event_store())
+    }
+
     /// The reconnection delay sent in SSE `retry` fields (1 second by default).
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = retry;
@@ -264,6 +291,7 @@ impl HttpTransport {
             options.session_idle_timeout,
             options.max_sessions,
             options.stream_buffer,
+            options.session_store.is_some(),
         );
         let streams = Streams::new(options.event_store.clone(), options.stream_buffer);
         let body_memory = options
@@ -279,6 +307,12 @@ impl HttpTransport {
         });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(sweep_idle_sessions(Arc::downgrade(&state)));
+            if let Some(store) = &state.options.session_store {
+                runtime.spawn(shared::hear_other_instances(
+                    Arc::downgrade(&state),
+                    store.clone(),
+                ));
+            }
         }
         HttpTransport { state }
     }
@@ -357,9 +391,18 @@ impl HttpTransport {
         self.state.server.ping(&session.connection).await
     }
 
-    /// Ends the session `id`; false when there is none.
+    /// Ends the session `id` (on every instance, when they share sessions); false when there is
+    /// none.
     pub async fn end_session(&self, id: &str) -> bool {
-        self.state.sessions.end(id, &self.state.streams).await
+        match &self.state.options.session_store {
+            Some(store) => shared::end_everywhere(&self.state, store.as_ref(), id)
+                .await
+                .unwrap_or_else(|error| {
+                    tracing::warn!(%error, "could not end a session on every instance");
+                    false
+                }),
+            None => self.state.sessions.end(id, &self.state.streams).await,
+        }
     }
 }
 

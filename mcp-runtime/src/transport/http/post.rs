@@ -19,8 +19,9 @@ use super::HttpState;
 use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
 use super::handlers::require_session;
 use super::headers::{Mirrored, header_str, header_version, is_stateless};
-use super::response::{error_reply, json_response, refusal_status, refuse, status_of};
+use super::response::{error_reply, json_response, refusal_status, refuse, status_of, unavailable};
 use super::sessions::Session;
+use super::shared;
 use super::streams::{StreamEntry, sse_response};
 use crate::connection::{enqueue, try_enqueue};
 use crate::handler::HttpRequest;
@@ -75,7 +76,8 @@ pub(crate) async fn post(
                 }
             }
         }
-        ServerMode::Stateful => match require_session(&http, headers, authorized.principal()) {
+        ServerMode::Stateful => match require_session(&http, headers, authorized.principal()).await
+        {
             Ok(session) => (session.connection.clone(), Some(session), false),
             Err(refused) => return refused.into_response(),
         },
@@ -115,6 +117,11 @@ pub(crate) async fn post(
         return error_reply(refusal_status(refusal), refusal);
     }
     if admission.is_empty() {
+        // A notification or a response: what it changed, or must travel to another instance,
+        // is passed on before the client hears that it was taken.
+        if let (Some(store), Some(session)) = (&http.options.session_store, &session) {
+            shared::pass_on(store.as_ref(), &session.id, &connection).await;
+        }
         return StatusCode::ACCEPTED.into_response();
     }
     // `initialize` is answered in one piece, so that its session id goes out only once it succeeded.
@@ -130,6 +137,12 @@ pub(crate) async fn post(
     .await;
     if let (true, Some(session)) = (new_session, session) {
         if response.status().is_success() && session.connection.handshake().is_some() {
+            if let Some(store) = &http.options.session_store
+                && let Err(error) = shared::keep(&http, store.as_ref(), &session).await
+            {
+                http.sessions.end(&session.id, &http.streams).await;
+                return unavailable(&error);
+            }
             if let Ok(value) = HeaderValue::from_str(&session.id) {
                 response.headers_mut().insert(SESSION_HEADER, value);
             }
@@ -193,6 +206,15 @@ async fn respond(
         }
         _ => Box::pin(async move { join_all(running).await.into_iter().flatten().collect() }),
     };
+    if let (Some(store), Some(session)) = (&http.options.session_store, &session) {
+        // What the requests changed is saved before their replies go out.
+        let (store, id, connection) = (store.clone(), session.id.clone(), connection.clone());
+        work = Box::pin(async move {
+            let replies = work.await;
+            shared::pass_on(store.as_ref(), &id, &connection).await;
+            replies
+        });
+    }
     if session.is_some() {
         // A session's requests finish even if the client goes away before they do: a
         // disconnection is not a cancellation. Without a session nothing could take the reply

@@ -34,6 +34,16 @@ pub(crate) fn refuse(status: StatusCode, message: impl Into<String>) -> Response
     )
 }
 
+/// A request that needed the session store while it could not be reached: 503, and a JSON-RPC
+/// internal error saying so.
+pub(crate) fn unavailable(error: &crate::store::SessionStoreError) -> Response {
+    let error = ErrorObject::internal_error(format!("{error}; try again shortly"));
+    error_reply(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &Reply::error(ProtocolVersion::LATEST_HANDSHAKE, None, error),
+    )
+}
+
 /// The HTTP status of a reply sent as a JSON body: a 2026-07-28 error the revision ties to a
 /// status gets it (`-32601` 404; `-32020`, `-32021` and `-32022` 400), anything else 200.
 pub(crate) fn status_of(reply: &Reply) -> StatusCode {

@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
 use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
+use crate::store::SessionRecord;
 
 /// How many resumable POST streams a session keeps (the oldest are forgotten first).
 const STREAMS_PER_SESSION: usize = 256;
@@ -108,15 +109,23 @@ pub(crate) struct Sessions {
     max_sessions: usize,
     /// How many unsolicited messages wait for the standalone stream, at most.
     buffer: usize,
+    /// Whether other instances serve the sessions too.
+    shared: bool,
 }
 
 impl Sessions {
-    pub(crate) fn new(idle_timeout: Duration, max_sessions: usize, buffer: usize) -> Self {
+    pub(crate) fn new(
+        idle_timeout: Duration,
+        max_sessions: usize,
+        buffer: usize,
+        shared: bool,
+    ) -> Self {
         Sessions {
             map: RwLock::new(HashMap::new()),
             idle_timeout,
             max_sessions,
             buffer,
+            shared,
         }
     }
 
@@ -138,21 +147,65 @@ impl Sessions {
         principal: Option<String>,
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
-        if self.len() >= self.max_sessions {
-            let Some(idlest) = self.idlest_evictable() else {
-                return Err(TooManySessions);
-            };
-            tracing::info!(
-                "ended the session idle the longest to make room for a new one (the cap is {})",
-                self.max_sessions
-            );
-            self.end(&idlest, streams).await;
+        if self.len() >= self.max_sessions && !self.make_room(streams).await {
+            return Err(TooManySessions);
         }
+        Ok(self.open(server, streams, random_id(16), principal, self.shared))
+    }
+
+    /// A copy, on this instance, of the session `id` that another instance opened (see
+    /// [`shared`](super::shared)), as `record` holds it. At the cap it ends the session idle the
+    /// longest here, if one may be ended; the copy is made either way, since the session exists.
+    pub(crate) async fn adopt(
+        &self,
+        server: &McpServer,
+        streams: &Streams,
+        id: &str,
+        record: SessionRecord,
+    ) -> Arc<Session> {
+        if self.len() >= self.max_sessions {
+            self.make_room(streams).await;
+        }
+        let session = self.open(
+            server,
+            streams,
+            id.to_owned(),
+            record.principal.clone(),
+            true,
+        );
+        session.connection.adopt(&record);
+        session
+    }
+
+    /// Ends the session idle the longest among those that may be ended; false when none may.
+    async fn make_room(&self, streams: &Streams) -> bool {
+        let Some(idlest) = self.idlest_evictable() else {
+            return false;
+        };
+        tracing::info!(
+            "ended the session idle the longest to make room for a new one (the cap is {})",
+            self.max_sessions
+        );
+        self.end(&idlest, streams).await;
+        true
+    }
+
+    /// Opens the session `id`, shared with other instances or not.
+    fn open(
+        &self,
+        server: &McpServer,
+        streams: &Streams,
+        id: String,
+        principal: Option<String>,
+        shared: bool,
+    ) -> Arc<Session> {
         let (tx, rx) = mpsc::channel(self.buffer);
         let sink: SharedSink = Arc::new(tx);
         let connection = ConnectionState::persistent(Some(sink));
+        if shared {
+            connection.share();
+        }
         server.register_connection(&connection);
-        let id = random_id(16);
         let standalone = streams.open(Some(&id));
         tokio::spawn(pump_unsolicited(
             rx,
@@ -168,7 +221,7 @@ impl Sessions {
             last_active: Mutex::new(Instant::now()),
         });
         self.map.write().insert(session.id.clone(), session.clone());
-        Ok(session)
+        session
     }
 
     /// The id of the session idle the longest among those that may be ended to make room.
@@ -179,6 +232,14 @@ impl Sessions {
             .filter(|session| session.is_evictable())
             .max_by_key(|session| session.idle_for())
             .map(|session| session.id.clone())
+    }
+
+    /// This instance's copy of the session `id`, however long it was idle here (the store says
+    /// whether the session lives), marked active.
+    pub(crate) fn get_copy(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self.map.read().get(id).cloned()?;
+        session.touch();
+        Some(session)
     }
 
     /// The live session `id`, marked active.

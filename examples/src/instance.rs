@@ -1,0 +1,72 @@
+//! The options of a server that runs as one of several instances behind a load balancer, shared
+//! by `notes-server` and `conformance-server`.
+
+use base64::Engine;
+use mcp_runtime::request_state::RequestStateCodec;
+use mcp_runtime::server::{McpServerBuilder, TaskOptions};
+use mcp_runtime::store::RedisStore;
+use mcp_runtime::transport::http::HttpOptions;
+
+/// How an instance shares its state with the others.
+#[derive(clap::Args, Debug, Default)]
+pub struct InstanceArgs {
+    /// Keep sessions, SSE events and tasks in the Redis at URL (redis://HOST:PORT/DB, with a
+    /// password as redis://:PASSWORD@HOST; rediss:// for TLS), so that several instances behind
+    /// a load balancer serve one deployment.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MCP_REDIS_URL",
+        hide_env_values = true
+    )]
+    pub redis: Option<String>,
+    /// The key that seals `requestState` (base64 of at least 32 random bytes), the same on every
+    /// instance; required with --redis.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "MCP_REQUEST_STATE_KEY",
+        hide_env_values = true
+    )]
+    pub request_state_key: Option<String>,
+}
+
+impl InstanceArgs {
+    /// The server and its HTTP options, set up to share their state as the arguments say.
+    /// Fails, saying what to do, when Redis cannot be reached or the key is missing or too
+    /// short; the messages never show the password or the key.
+    pub async fn apply(
+        self,
+        mut builder: McpServerBuilder,
+        mut options: HttpOptions,
+    ) -> anyhow::Result<(McpServerBuilder, HttpOptions)> {
+        if let Some(key) = &self.request_state_key {
+            builder = builder.request_state_codec(codec(key)?);
+        }
+        let Some(url) = self.redis else {
+            return Ok((builder, options));
+        };
+        if self.request_state_key.is_none() {
+            anyhow::bail!(
+                "--redis needs --request-state-key (or MCP_REQUEST_STATE_KEY): every instance must \
+                 seal requestState with the same key; make one with `head -c 32 /dev/urandom | base64`"
+            );
+        }
+        let redis = RedisStore::connect(&url).await?;
+        builder = builder.tasks(TaskOptions::new().store(redis.task_store()));
+        options = options.redis(&redis);
+        Ok((builder, options))
+    }
+}
+
+/// The codec of the key `key` (base64, standard or URL-safe, padded or not).
+fn codec(key: &str) -> anyhow::Result<RequestStateCodec> {
+    let trimmed = key.trim().trim_end_matches('=');
+    let secret = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(trimmed)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(trimmed))
+        .map_err(|_| anyhow::anyhow!("the request-state key is not base64"))?;
+    RequestStateCodec::new("shared", secret).map_err(|e| {
+        anyhow::anyhow!("the request-state key cannot be used ({e}); make one with `head -c 32 /dev/urandom | base64`")
+    })
+}

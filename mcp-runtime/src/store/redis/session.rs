@@ -1,0 +1,280 @@
+//! [`SessionStore`] in Redis: any instance serves any session.
+//!
+//! A session is a hash `PREFIX:session:ID` (its principal, handshake, `initialized` and log
+//! level) and a set `PREFIX:session-subs:ID` (its subscriptions), both expiring after the idle
+//! timeout, which every load restarts. The instances exchange [`SessionMessage`]s as JSON on the
+//! channel `PREFIX:sessions`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::ProtocolVersion;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::watch::{Heard, subscribe};
+use super::{Shared, unavailable};
+use crate::store::{
+    SessionChange, SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture,
+};
+
+/// How many messages wait for the transport to take them, at most; more are dropped (with a
+/// warning), as pub/sub would drop them for a slow subscriber.
+const MESSAGE_QUEUE: usize = 4096;
+
+/// A [`SessionStore`] in Redis (see [`RedisStore`](super::RedisStore)).
+pub struct RedisSessionStore {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessionStore")
+            .field("prefix", &self.shared.options.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+fn failed(what: &str) -> impl FnOnce(redis::RedisError) -> SessionStoreError + '_ {
+    move |error| SessionStoreError(unavailable(what, &error))
+}
+
+/// What loading a session reads: the hash's fields (principal, handshake, `initialized`, log
+/// level), the subscriptions, and the two renewed expiries.
+type Loaded = (
+    (Option<String>, Option<String>, Option<u8>, Option<String>),
+    Vec<String>,
+    i64,
+    i64,
+);
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+impl RedisSessionStore {
+    pub(super) fn new(shared: Arc<Shared>) -> Self {
+        RedisSessionStore { shared }
+    }
+
+    fn keys(&self, id: &str) -> (String, String) {
+        (
+            self.shared.key(&format!("session:{id}")),
+            self.shared.key(&format!("session-subs:{id}")),
+        )
+    }
+
+    async fn keep(
+        &self,
+        id: &str,
+        record: &SessionRecord,
+        idle: Duration,
+    ) -> Result<(), SessionStoreError> {
+        let (hash, subs) = self.keys(id);
+        let handshake = mcp_core::render::to_value(&record.handshake, ProtocolVersion::LATEST)
+            .map_err(|e| SessionStoreError(format!("a session could not be encoded: {e}")))?;
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .del(&hash)
+            .del(&subs)
+            .hset(&hash, "handshake", handshake.to_string())
+            .hset(&hash, "initialized", u8::from(record.initialized));
+        if let Some(principal) = &record.principal {
+            pipe.hset(&hash, "principal", principal);
+        }
+        if let Some(level) = record.log_level {
+            pipe.hset(&hash, "log_level", level_name(level));
+        }
+        if !record.subscriptions.is_empty() {
+            pipe.sadd(&subs, record.subscriptions.iter().collect::<Vec<_>>());
+            pipe.pexpire(&subs, millis(idle) as i64);
+        }
+        pipe.pexpire(&hash, millis(idle) as i64);
+        let mut connection = self.shared.connection.clone();
+        pipe.query_async::<()>(&mut connection)
+            .await
+            .map_err(failed("keep a session"))
+    }
+
+    async fn read(
+        &self,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<SessionRecord>, SessionStoreError> {
+        let (hash, subs) = self.keys(id);
+        let mut connection = self.shared.connection.clone();
+        let ((principal, handshake, initialized, level), subscriptions, _, _): Loaded =
+            redis::pipe()
+                .cmd("HMGET")
+                .arg(&hash)
+                .arg(&["principal", "handshake", "initialized", "log_level"])
+                .smembers(&subs)
+                .pexpire(&hash, millis(idle) as i64)
+                .pexpire(&subs, millis(idle) as i64)
+                .query_async(&mut connection)
+                .await
+                .map_err(failed("read a session"))?;
+        let Some(handshake) = handshake else {
+            return Ok(None);
+        };
+        let unreadable = |e: serde_json::Error| {
+            SessionStoreError(format!("a session kept in Redis could not be read: {e}"))
+        };
+        let mut record = SessionRecord::new(
+            principal,
+            serde_json::from_str(&handshake).map_err(unreadable)?,
+        );
+        record.initialized = initialized == Some(1);
+        record.log_level = match level {
+            Some(level) => Some(serde_json::from_value(level.into()).map_err(unreadable)?),
+            None => None,
+        };
+        record.subscriptions = subscriptions.into_iter().collect();
+        Ok(Some(record))
+    }
+
+    async fn apply(&self, id: &str, changes: &[SessionChange]) -> Result<(), SessionStoreError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let (hash, subs) = self.keys(id);
+        let mut connection = self.shared.connection.clone();
+        // A session that ended meanwhile stays ended: changes apply only while its hash exists.
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&hash)
+            .query_async(&mut connection)
+            .await
+            .map_err(failed("change a session"))?;
+        if ttl < 0 {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for change in changes {
+            match change {
+                SessionChange::Initialized => {
+                    pipe.hset(&hash, "initialized", 1);
+                }
+                SessionChange::LogLevel(level) => {
+                    pipe.hset(&hash, "log_level", level_name(*level));
+                }
+                SessionChange::Subscribed(uri) => {
+                    pipe.sadd(&subs, uri);
+                }
+                SessionChange::Unsubscribed(uri) => {
+                    pipe.srem(&subs, uri);
+                }
+            }
+        }
+        pipe.pexpire(&subs, ttl);
+        pipe.query_async::<()>(&mut connection)
+            .await
+            .map_err(failed("change a session"))
+    }
+
+    async fn forget(&self, id: &str) -> Result<bool, SessionStoreError> {
+        let (hash, subs) = self.keys(id);
+        let mut connection = self.shared.connection.clone();
+        let (removed, _): (i64, i64) = redis::pipe()
+            .del(&hash)
+            .del(&subs)
+            .query_async(&mut connection)
+            .await
+            .map_err(failed("end a session"))?;
+        Ok(removed > 0)
+    }
+
+    async fn send(&self, message: SessionMessage) -> Result<(), SessionStoreError> {
+        let payload = serde_json::to_string(&message)
+            .map_err(|e| SessionStoreError(format!("a message could not be encoded: {e}")))?;
+        let mut connection = self.shared.connection.clone();
+        redis::cmd("PUBLISH")
+            .arg(self.shared.key("sessions"))
+            .arg(payload)
+            .query_async::<i64>(&mut connection)
+            .await
+            .map(drop)
+            .map_err(failed("tell the other instances"))
+    }
+}
+
+/// The log level as the protocol names it.
+fn level_name(level: mcp_core::logging::LoggingLevel) -> String {
+    serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+impl SessionStore for RedisSessionStore {
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(self.keep(id, record, idle))
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<Option<SessionRecord>, SessionStoreError>> {
+        Box::pin(self.read(id, idle))
+    }
+
+    fn change<'a>(
+        &'a self,
+        id: &'a str,
+        changes: &'a [SessionChange],
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(self.apply(id, changes))
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>> {
+        Box::pin(self.forget(id))
+    }
+
+    fn publish(&self, message: SessionMessage) -> StoreFuture<'_, Result<(), SessionStoreError>> {
+        Box::pin(self.send(message))
+    }
+
+    fn messages(&self) -> mpsc::Receiver<SessionMessage> {
+        let (tx, rx) = mpsc::channel(MESSAGE_QUEUE);
+        let stop = CancellationToken::new();
+        {
+            // The subscription ends once the receiver is gone.
+            let (tx, stop) = (tx.clone(), stop.clone());
+            tokio::spawn(async move {
+                tx.closed().await;
+                stop.cancel();
+            });
+        }
+        let channel = self.shared.key("sessions");
+        subscribe(self.shared.client.clone(), channel, stop, move |heard| {
+            let Heard::Message(payload) = heard else {
+                return !tx.is_closed();
+            };
+            match serde_json::from_str::<SessionMessage>(&payload) {
+                Ok(message) => match tx.try_send(message) {
+                    Ok(()) => true,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        tracing::warn!(
+                            "dropped a message of another instance: the transport is {MESSAGE_QUEUE} behind"
+                        );
+                        true
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => false,
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "ignored an unreadable message on the sessions channel");
+                    true
+                }
+            }
+        });
+        rx
+    }
+}

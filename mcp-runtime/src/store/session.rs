@@ -1,0 +1,178 @@
+//! Sessions that several instances of a server serve: what a session holds, and what the
+//! instances tell each other about it.
+//!
+//! One process keeps its sessions in memory and needs none of this. Behind a load balancer, the
+//! next request of a session may land on any instance: each keeps a local copy of the sessions
+//! it served, loaded from a [`SessionStore`] on every request, and saves what the request
+//! changed before it answers. Some things concern the one instance that holds a piece of
+//! in-process state, and travel as [`SessionMessage`]s to every instance: the end of a session
+//! (every copy closes), the client's answer to a request the server sent from another instance,
+//! and a cancellation of a request running on another instance.
+//!
+//! [`RedisStore`](super::RedisStore) implements it; the HTTP transport uses it once
+//! [`HttpOptions::session_store`](crate::transport::http::HttpOptions::session_store) is set.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::logging::LoggingLevel;
+use mcp_core::{ErrorObject, ProtocolVersion};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::StoreFuture;
+use crate::connection::Handshake;
+
+/// What a session holds, as every instance must know it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SessionRecord {
+    /// Who the access token that opened the session speaks for; only they may use it.
+    pub principal: Option<String>,
+    /// What `initialize` settled.
+    pub handshake: Handshake,
+    /// Whether the client sent `notifications/initialized`.
+    pub initialized: bool,
+    /// The level the client set with `logging/setLevel`.
+    pub log_level: Option<LoggingLevel>,
+    /// The resources the client subscribed to.
+    pub subscriptions: BTreeSet<String>,
+}
+
+impl SessionRecord {
+    /// The record of a session whose `initialize` settled `handshake`, opened by `principal`.
+    pub fn new(principal: Option<String>, handshake: Handshake) -> Self {
+        SessionRecord {
+            principal,
+            handshake,
+            initialized: false,
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+        }
+    }
+
+    /// The record of the session whose connection is `connection`, once its `initialize`
+    /// succeeded.
+    #[cfg(feature = "http")]
+    pub(crate) fn of(
+        principal: Option<String>,
+        connection: &crate::connection::ConnectionState,
+    ) -> Option<Self> {
+        let mut record = SessionRecord::new(principal, connection.handshake()?.clone());
+        record.initialized = connection.is_initialized();
+        record.log_level = connection.log_level();
+        record.subscriptions = connection.subscriptions();
+        Some(record)
+    }
+
+    /// The revision the session speaks.
+    pub fn version(&self) -> ProtocolVersion {
+        self.handshake.version
+    }
+}
+
+/// A change a request made to its session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionChange {
+    /// The client sent `notifications/initialized`.
+    Initialized,
+    /// The client set the log level.
+    LogLevel(LoggingLevel),
+    /// The client subscribed to the resource.
+    Subscribed(String),
+    /// The client ended its subscription to the resource.
+    Unsubscribed(String),
+}
+
+/// What an instance tells every instance (itself included) about a session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionMessage {
+    /// The session ended (`DELETE`): every copy closes, and its requests are cancelled.
+    Ended {
+        /// The session.
+        session: String,
+    },
+    /// The client answered the server's request `id`, which an instance other than the one
+    /// the answer reached is waiting for.
+    Answer {
+        /// The session.
+        session: String,
+        /// The server's request.
+        id: RequestId,
+        /// The result, or the error the client answered with.
+        answer: Result<Value, ErrorObject>,
+    },
+    /// The client cancelled its request `id`, which runs on another instance.
+    Cancel {
+        /// The session.
+        session: String,
+        /// The client's request.
+        id: RequestId,
+    },
+}
+
+impl SessionMessage {
+    /// The session it is about.
+    pub fn session(&self) -> &str {
+        match self {
+            SessionMessage::Ended { session }
+            | SessionMessage::Answer { session, .. }
+            | SessionMessage::Cancel { session, .. } => session,
+        }
+    }
+}
+
+/// Why a session store could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the session store is unavailable: {0}")]
+pub struct SessionStoreError(pub String);
+
+impl From<SessionStoreError> for ErrorObject {
+    fn from(error: SessionStoreError) -> Self {
+        ErrorObject::internal_error(error.to_string())
+    }
+}
+
+/// Storage of sessions shared by the instances of one server, and the messages they exchange.
+///
+/// A session is kept while it is used: it expires once `idle` passed since it was created or
+/// last loaded.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Keeps the new session `id`.
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// The session `id`, its idle time restarted; `None` when unknown, ended or expired.
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<Option<SessionRecord>, SessionStoreError>>;
+
+    /// Applies `changes` to the session `id`, in order.
+    fn change<'a>(
+        &'a self,
+        id: &'a str,
+        changes: &'a [SessionChange],
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// Forgets the session `id`; whether it was kept.
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>>;
+
+    /// Tells every instance `message`.
+    fn publish(&self, message: SessionMessage) -> StoreFuture<'_, Result<(), SessionStoreError>>;
+
+    /// The messages the instances publish from now on. Delivery is at most once: a message
+    /// published while this instance cannot hear it is missed.
+    fn messages(&self) -> mpsc::Receiver<SessionMessage>;
+}

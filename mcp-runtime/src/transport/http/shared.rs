@@ -1,0 +1,122 @@
+//! Sessions that several instances serve ([`HttpOptions::session_store`](super::HttpOptions)).
+//!
+//! Each instance keeps a local copy of the sessions it served: a request loads its session from
+//! the [`SessionStore`] (which restarts its idle time there), and a copy is made, or brought up
+//! to date, from what the store holds. What the request changed (`initialized`, the log level,
+//! subscriptions) is saved before the answer goes out, so that the client's next request sees it
+//! on any instance. What concerns in-process state of another instance travels as a
+//! [`SessionMessage`]: a client's answer to a server request that another instance sent, a
+//! cancellation of a request that runs on another instance, and the end of a session, which
+//! closes every copy.
+
+use std::sync::{Arc, Weak};
+
+use super::HttpState;
+use super::sessions::Session;
+use crate::connection::{ConnectionState, SharedEvent};
+use crate::store::{SessionMessage, SessionRecord, SessionStore, SessionStoreError};
+
+/// The session `id` as the store holds it, with this instance's copy brought up to date (made,
+/// when this instance has none); `None` when the store has no such session (then this instance's
+/// copy, if any, is ended too).
+pub(crate) async fn load(
+    http: &HttpState,
+    store: &dyn SessionStore,
+    id: &str,
+) -> Result<Option<Arc<Session>>, SessionStoreError> {
+    let Some(record) = store.load(id, http.options.session_idle_timeout).await? else {
+        http.sessions.end(id, &http.streams).await;
+        return Ok(None);
+    };
+    if let Some(local) = http.sessions.get_copy(id) {
+        local.connection.adopt(&record);
+        return Ok(Some(local));
+    }
+    Ok(Some(
+        http.sessions
+            .adopt(&http.server, &http.streams, id, record)
+            .await,
+    ))
+}
+
+/// Keeps the session that `initialize` just opened, for every instance.
+pub(crate) async fn keep(
+    http: &HttpState,
+    store: &dyn SessionStore,
+    session: &Session,
+) -> Result<(), SessionStoreError> {
+    let Some(record) = SessionRecord::of(session.principal.clone(), &session.connection) else {
+        return Ok(());
+    };
+    store
+        .create(&session.id, &record, http.options.session_idle_timeout)
+        .await
+}
+
+/// Passes on what the requests of `session` changed, and the answers and cancellations meant
+/// for other instances. A failure is logged: the client's request itself was served.
+pub(crate) async fn pass_on(store: &dyn SessionStore, session: &str, connection: &ConnectionState) {
+    let mut changes = Vec::new();
+    for event in connection.take_shared() {
+        let message = match event {
+            SharedEvent::Change(change) => {
+                changes.push(change);
+                continue;
+            }
+            SharedEvent::Answer(id, answer) => SessionMessage::Answer {
+                session: session.to_owned(),
+                id,
+                answer,
+            },
+            SharedEvent::Cancel(id) => SessionMessage::Cancel {
+                session: session.to_owned(),
+                id,
+            },
+        };
+        if let Err(error) = store.publish(message).await {
+            tracing::warn!(%error, "could not tell the other instances");
+        }
+    }
+    if let Err(error) = store.change(session, &changes).await {
+        tracing::warn!(%error, "could not save what a request changed in its session");
+    }
+}
+
+/// Ends the session `id` on every instance: forgotten by the store, and every copy closed.
+/// Whether it was alive anywhere.
+pub(crate) async fn end_everywhere(
+    http: &HttpState,
+    store: &dyn SessionStore,
+    id: &str,
+) -> Result<bool, SessionStoreError> {
+    let kept = store.remove(id).await?;
+    let here = http.sessions.end(id, &http.streams).await;
+    store
+        .publish(SessionMessage::Ended {
+            session: id.to_owned(),
+        })
+        .await?;
+    Ok(kept || here)
+}
+
+/// Acts on what the other instances publish, until the transport is dropped.
+pub(crate) async fn hear_other_instances(http: Weak<HttpState>, store: Arc<dyn SessionStore>) {
+    let mut messages = store.messages();
+    while let Some(message) = messages.recv().await {
+        let Some(http) = http.upgrade() else { return };
+        let Some(local) = http.sessions.get_copy(message.session()) else {
+            continue;
+        };
+        match message {
+            SessionMessage::Ended { session } => {
+                http.sessions.end(&session, &http.streams).await;
+            }
+            SessionMessage::Answer { id, answer, .. } => {
+                local.connection.resolve_here(&id, answer);
+            }
+            SessionMessage::Cancel { id, .. } => {
+                local.connection.cancel_here(&id);
+            }
+        }
+    }
+}
