@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::store::{RedisOptions, RedisStore};
 use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
@@ -51,10 +52,28 @@ async fn endless(ctx: RequestContext, State(heard): State<Arc<Notify>>) -> &'sta
     "cancelled"
 }
 
+/// Today's note.
+#[mcp_resource(uri = "notes://today", mime_type = "text/plain")]
+async fn today() -> String {
+    "Nothing planned".into()
+}
+
+/// Reports, closes its stream so that the client comes back, then reports and answers.
+#[mcp_tool]
+async fn slow_report(ctx: RequestContext) -> &'static str {
+    ctx.log(LoggingLevel::Info, "first half").await;
+    ctx.close_sse_stream(Duration::from_millis(50));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    ctx.log(LoggingLevel::Info, "second half").await;
+    "reported"
+}
+
 /// One instance of the deployment: its own server, sharing `redis`.
 async fn instance(redis: &RedisStore, idle: Duration, heard: Arc<Notify>) -> TestHttpServer {
     let server = McpServer::from_module(server_info!(), module_path!())
         .logging()
+        .tools_list_changed()
+        .resource_subscriptions()
         .stateful()
         .state(heard)
         .build()
@@ -136,7 +155,7 @@ async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["chatty", "confirm", "endless"]);
+    assert_eq!(names, ["chatty", "confirm", "endless", "slow_report"]);
     // The log level set through one instance holds on the other.
     let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
         "params": {"level": "warning"}});
@@ -352,5 +371,181 @@ async fn notes_server_instances_share_sessions_through_a_redis_with_a_password()
     assert_eq!(
         exchange(&b.url, Some(&session), &list).await.0,
         StatusCode::NOT_FOUND
+    );
+}
+
+/// Opens a session on `url`, initialized: its id.
+async fn open(url: &str) -> String {
+    let session = initialize(url).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(url, &session, initialized).await, StatusCode::ACCEPTED);
+    session
+}
+
+/// The standalone stream of `session` on `url` (resumed after `last` when given), once its
+/// priming event arrived: the reader, and the priming event's id.
+async fn standalone(url: &str, session: &str, last: Option<&str>) -> (SseReader, String) {
+    let mut get = tests::http::standalone_get(url, session, "2025-11-25");
+    if let Some(last) = last {
+        get = get.header("last-event-id", last);
+    }
+    let response = get.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = SseReader::new(response);
+    let priming = stream.next(WAIT).await.expect("the priming event");
+    assert_eq!(priming.data, "");
+    (stream, priming.id.expect("an id"))
+}
+
+/// The next message on `stream`, with its event id.
+async fn next_message(stream: &mut SseReader) -> (String, Value) {
+    loop {
+        let event = stream.next(WAIT).await.expect("a message");
+        if let Some(message) = event.json() {
+            return (event.id.expect("an id"), message);
+        }
+    }
+}
+
+#[tokio::test]
+async fn broadcasts_and_requests_of_one_instance_reach_the_stream_held_by_the_other() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
+    let session = open(a).await;
+    let (mut stream, priming) = standalone(b, &session, None).await;
+    assert_eq!(priming, format!("{session}:0"));
+    // A list change raised on the first instance.
+    let changed = ServerNotification::ToolListChanged(Default::default());
+    d.a.transport.server().notify(changed);
+    let (id, message) = next_message(&mut stream).await;
+    assert_eq!(id, format!("{session}:1"));
+    assert_eq!(
+        message,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+    // A subscription made through the first instance; the update raised there.
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+        "params": {"uri": "notes://today"}});
+    assert_eq!(
+        exchange(a, Some(&session), &subscribe).await.0,
+        StatusCode::OK
+    );
+    d.a.transport
+        .server()
+        .notify_resource_updated("notes://today");
+    let (id, message) = next_message(&mut stream).await;
+    assert_eq!(id, format!("{session}:2"));
+    assert_eq!(
+        message,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": "notes://today"}})
+    );
+    // A ping the first instance sends the client, answered through the second.
+    let ping = {
+        let transport = d.a.transport.clone();
+        let session = session.clone();
+        tokio::spawn(async move { transport.ping_client(&session).await })
+    };
+    let (id, request) = next_message(&mut stream).await;
+    assert_eq!(id, format!("{session}:3"));
+    assert_eq!(request["method"], "ping");
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {}});
+    assert_eq!(send(b, &session, answer).await, StatusCode::ACCEPTED);
+    assert_eq!(
+        tokio::time::timeout(WAIT, ping).await.unwrap().unwrap(),
+        Ok(())
+    );
+}
+
+#[tokio::test]
+async fn the_standalone_stream_resumes_on_another_instance_after_its_own_went_away() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let Deployment {
+        redis: _redis,
+        a,
+        b,
+        ..
+    } = d;
+    let session = open(&a.url).await;
+    let (mut stream, _) = standalone(&b.url, &session, None).await;
+    let ping = |transport: mcp_runtime::transport::http::HttpTransport| {
+        let session = session.clone();
+        tokio::spawn(async move { transport.ping_client(&session).await })
+    };
+    let _first = ping(a.transport.clone());
+    let (seen, _) = next_message(&mut stream).await;
+    // The instance that carried the stream goes away; meanwhile the other sends two requests.
+    drop(stream);
+    drop(b);
+    let _second = ping(a.transport.clone());
+    let _third = ping(a.transport.clone());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (mut resumed, priming) = standalone(&a.url, &session, Some(&seen)).await;
+    assert_eq!(priming, seen);
+    let (second, request) = next_message(&mut resumed).await;
+    assert_eq!(request["method"], "ping");
+    let (third, _) = next_message(&mut resumed).await;
+    assert_eq!(
+        [second, third],
+        [format!("{session}:2"), format!("{session}:3")]
+    );
+    // And it goes on live.
+    let _fourth = ping(a.transport.clone());
+    assert_eq!(next_message(&mut resumed).await.0, format!("{session}:4"));
+}
+
+#[tokio::test]
+async fn a_request_stream_of_one_instance_is_resumed_through_the_other() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
+    let session = open(a).await;
+    let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+        "params": {"level": "info"}});
+    assert_eq!(exchange(b, Some(&session), &level).await.0, StatusCode::OK);
+    let response = post(a, Some(&session), &call(7, "slow_report", json!({})))
+        .send()
+        .await
+        .unwrap();
+    // The first half, then the server closes the stream.
+    let events = SseReader::new(response).all(WAIT).await;
+    let first: Vec<Value> = events.iter().filter_map(|e| e.json()).collect();
+    assert_eq!(
+        first,
+        [json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "first half"}})]
+    );
+    let mut last = events
+        .last()
+        .unwrap()
+        .id
+        .clone()
+        .or_else(|| events.iter().rev().find_map(|e| e.id.clone()));
+    // The client comes back through the other instance until it has the reply.
+    let mut rest = Vec::new();
+    for _ in 0..50 {
+        let mut get = tests::http::standalone_get(b, &session, "2025-11-25");
+        get = get.header("last-event-id", last.clone().unwrap());
+        let events = SseReader::new(get.send().await.unwrap()).all(WAIT).await;
+        for event in &events {
+            if let Some(message) = event.json() {
+                rest.push(message);
+            }
+            if event.id.is_some() {
+                last = event.id.clone();
+            }
+        }
+        if rest.iter().any(|m| m.get("id").is_some()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        rest,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": "second half"}}),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {
+                "content": [{"type": "text", "text": "reported"}]}}),
+        ]
     );
 }

@@ -234,3 +234,41 @@ async fn an_unreachable_redis_is_a_clear_error_naming_the_url() {
         "{invalid}"
     );
 }
+
+#[tokio::test]
+async fn a_stream_that_several_instances_write_is_numbered_by_redis() {
+    let server = RedisServer::start();
+    let (one, two) = (
+        connect(&server).await.event_store(),
+        connect(&server).await.event_store(),
+    );
+    assert_eq!(one.latest("shared").await, 0);
+    assert_eq!(
+        one.append_next("s", "shared", Arc::from("a")).await,
+        Some(1)
+    );
+    assert_eq!(
+        two.append_next("s", "shared", Arc::from("b")).await,
+        Some(2)
+    );
+    assert_eq!(one.latest("shared").await, 2);
+    assert_eq!(
+        two.after("shared", 0).await,
+        vec![(1, Arc::from("a")), (2, Arc::from("b"))]
+    );
+    assert_eq!(two.session_of("shared").await.as_deref(), Some("s"));
+    assert_eq!(two.session_of("unknown").await, None);
+    // Larger than the session's share: not kept, and not numbered.
+    let large = Arc::from("x".repeat(SHARE));
+    assert_eq!(one.append_next("s", "shared", large).await, None);
+    assert_eq!(one.latest("shared").await, 2);
+    two.remove("shared").await;
+    assert_eq!(one.latest("shared").await, 0);
+    assert_eq!(one.session_of("shared").await, None);
+    // The in-memory store, for one process, numbers nothing.
+    let memory = mcp_runtime::store::InMemoryEventStore::default();
+    assert_eq!(
+        memory.append_next("s", "shared", Arc::from("a")).await,
+        None
+    );
+}

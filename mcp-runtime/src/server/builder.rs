@@ -534,6 +534,7 @@ impl McpServerBuilder {
             observers: self.observers,
             connections: Mutex::new(Vec::new()),
             listeners: Default::default(),
+            relay: Default::default(),
             request_state: self.request_state.unwrap_or_else(RequestStateCodec::random),
             tasks: super::tasks::Tasks::new(self.tasks),
             shutdown: CancellationToken::new(),

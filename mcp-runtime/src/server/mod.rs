@@ -139,6 +139,9 @@ pub enum ServerMode {
 pub type NotificationObserver =
     Arc<dyn Fn(&ClientNotification, &Arc<ConnectionState>) + Send + Sync>;
 
+/// What passes a broadcast notification on to the other instances of a deployment.
+pub(crate) type BroadcastRelay = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
+
 /// An MCP server. Cheap to clone: clones share everything.
 #[derive(Clone)]
 pub struct McpServer {
@@ -157,6 +160,9 @@ pub(crate) struct ServerInner {
     pub(crate) connections: Mutex<Vec<Weak<ConnectionState>>>,
     /// The open `subscriptions/listen` streams (2026-07-28).
     pub(crate) listeners: listeners::Listeners,
+    /// Passes the server's broadcasts to the other instances of a deployment, when a transport
+    /// set it (see [`McpServer::relay_broadcasts`]).
+    pub(crate) relay: parking_lot::RwLock<Option<BroadcastRelay>>,
     /// Seals and opens the `requestState` of input-required rounds (2026-07-28).
     pub(crate) request_state: crate::request_state::RequestStateCodec,
     /// The tasks and how they are kept.
@@ -330,9 +336,46 @@ impl McpServer {
             .collect()
     }
 
+    /// Has `relay` pass every broadcast of this server (list changes, resource updates,
+    /// [`notify`](Self::notify)) on to the other instances of its deployment, which deliver it
+    /// with [`deliver_relayed`](Self::deliver_relayed).
+    #[cfg(feature = "http")]
+    pub(crate) fn relay_broadcasts(&self, relay: BroadcastRelay) {
+        *self.inner.relay.write() = Some(relay);
+    }
+
+    /// Delivers here a broadcast that another instance relayed: to the connections it concerns
+    /// (the subscribers of an updated resource, everyone otherwise) and the listen streams that
+    /// asked for it; not relayed again.
+    #[cfg(feature = "http")]
+    pub(crate) fn deliver_relayed(&self, notification: &ServerNotification) -> usize {
+        match notification {
+            ServerNotification::ResourceUpdated(params) => {
+                let uri = params.uri.clone();
+                self.deliver(notification, move |c| c.is_subscribed(&uri))
+            }
+            _ => self.deliver(notification, |_| true),
+        }
+    }
+
+    /// Sends `notification` to the connections `select` picks and to the listen streams that
+    /// asked for it, and to the other instances when the transport relays broadcasts; returns
+    /// how many it reached here.
+    fn broadcast(
+        &self,
+        notification: &ServerNotification,
+        select: impl Fn(&ConnectionState) -> bool,
+    ) -> usize {
+        let relay = self.inner.relay.read().clone();
+        if let Some(relay) = relay {
+            relay(notification);
+        }
+        self.deliver(notification, select)
+    }
+
     /// Sends `notification` to the connections `select` picks and to the listen streams that
     /// asked for it; returns how many it reached.
-    fn broadcast(
+    fn deliver(
         &self,
         notification: &ServerNotification,
         select: impl Fn(&ConnectionState) -> bool,

@@ -36,6 +36,34 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// Forgets `stream`.
     fn remove<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Keeps `data` as the next event of `stream`, a stream of `session` that several processes
+    /// write to, numbered by the store; the number, or `None` when the event was not kept. A
+    /// store that only one process uses need not number events (the default keeps nothing):
+    /// the HTTP transport asks for this only when the instances share sessions.
+    fn append_next<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: Arc<str>,
+    ) -> StoreFuture<'a, Option<u64>> {
+        let _ = (session, stream, data);
+        Box::pin(std::future::ready(None))
+    }
+
+    /// The number of the last event [`append_next`](Self::append_next) kept in `stream` (0
+    /// before the first).
+    fn latest<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, u64> {
+        let _ = stream;
+        Box::pin(std::future::ready(0))
+    }
+
+    /// The session whose events of `stream` the store keeps, if it keeps any: so that a
+    /// process that did not write a stream can tell whose it is.
+    fn session_of<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, Option<String>> {
+        let _ = stream;
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// What an event costs the store beyond its data: its stream's id, sequence number and place in

@@ -20,6 +20,8 @@ mod event;
 mod redis;
 mod session;
 mod task;
+#[cfg(any(feature = "http", feature = "redis"))]
+mod wake;
 
 pub use event::{EventStore, InMemoryEventStore, StoreFuture};
 #[cfg(feature = "redis")]
@@ -34,3 +36,5 @@ pub use task::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError,
 };
+#[cfg(any(feature = "http", feature = "redis"))]
+pub(crate) use wake::{Wakes, Watch};

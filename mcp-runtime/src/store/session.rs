@@ -115,15 +115,38 @@ pub enum SessionMessage {
         /// The client's request.
         id: RequestId,
     },
+    /// A request changed the session (its log level or subscriptions): the copies of other
+    /// instances load it again.
+    Changed {
+        /// The session.
+        session: String,
+    },
+    /// An event was added to the session's standalone stream: the instance whose response
+    /// carries that stream reads it.
+    Appended {
+        /// The session.
+        session: String,
+    },
+    /// The server of instance `from` broadcast `notification` (a list change, a resource
+    /// update): every other instance delivers it to its clients.
+    Broadcast {
+        /// The instance that broadcast it.
+        from: String,
+        /// The notification, as JSON-RPC params and method.
+        notification: Value,
+    },
 }
 
 impl SessionMessage {
-    /// The session it is about.
-    pub fn session(&self) -> &str {
+    /// The session it is about; `None` for a broadcast.
+    pub fn session(&self) -> Option<&str> {
         match self {
             SessionMessage::Ended { session }
             | SessionMessage::Answer { session, .. }
-            | SessionMessage::Cancel { session, .. } => session,
+            | SessionMessage::Cancel { session, .. }
+            | SessionMessage::Changed { session }
+            | SessionMessage::Appended { session } => Some(session),
+            SessionMessage::Broadcast { .. } => None,
         }
     }
 }

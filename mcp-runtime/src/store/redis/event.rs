@@ -21,15 +21,22 @@ use crate::store::{EventStore, StoreFuture};
 const EVENT_OVERHEAD: usize = 64;
 
 /// Keeps an event within its session's share.
-/// KEYS: events:STREAM, events-of:SESSION, event-bytes:SESSION, event-session:STREAM.
-/// ARGV: seq, member, cost, session share, TTL (ms), session, the least an event costs.
-/// Returns 1 (kept) or 0 (larger than the share: not kept).
+/// KEYS: events:STREAM, events-of:SESSION, event-bytes:SESSION, event-session:STREAM,
+/// event-seq:STREAM.
+/// ARGV: seq (`next`: the next one, counted in event-seq), data, cost, session share, TTL (ms),
+/// session, the least an event costs.
+/// Returns the event's number, or -1 (larger than the share: not kept).
 const APPEND: &str = r"
 local cost = tonumber(ARGV[3])
 local share = tonumber(ARGV[4])
-if cost > share then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. cost .. ' ' .. KEYS[1])
+if cost > share then return -1 end
+local seq = ARGV[1]
+if seq == 'next' then
+  seq = tostring(redis.call('INCR', KEYS[5]))
+  redis.call('PEXPIRE', KEYS[5], ARGV[5])
+end
+redis.call('ZADD', KEYS[1], seq, seq .. ':' .. ARGV[2])
+redis.call('RPUSH', KEYS[2], seq .. ' ' .. cost .. ' ' .. KEYS[1])
 redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[5])
 local bytes = redis.call('INCRBY', KEYS[3], cost)
 while bytes > share do
@@ -51,11 +58,12 @@ if redis.call('LLEN', KEYS[2]) > 2 * math.floor(share / tonumber(ARGV[7])) then
   end
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
-return 1
+return tonumber(seq)
 ";
 
 /// Forgets a stream, and what its events counted against its session.
-/// KEYS: events:STREAM, event-session:STREAM. ARGV: prefix, overhead, the stream id's length.
+/// KEYS: events:STREAM, event-session:STREAM, event-seq:STREAM.
+/// ARGV: prefix, overhead, the stream id's length.
 const REMOVE: &str = r"
 local session = redis.call('GET', KEYS[2])
 if session then
@@ -69,7 +77,7 @@ if session then
     redis.call('DECRBY', bytes_key, freed)
   end
 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 ";
 
@@ -97,22 +105,24 @@ impl RedisEventStore {
         }
     }
 
-    async fn keep(&self, session: &str, stream: &str, seq: u64, data: &str) {
+    /// Keeps `data` as event `seq` of `stream` (`None`: the next number); the number it got.
+    async fn keep(&self, session: &str, stream: &str, seq: Option<u64>, data: &str) -> Option<u64> {
         let shared = &self.shared;
-        let member = format!("{seq}:{data}");
         let cost = stream.len() + data.len() + EVENT_OVERHEAD;
         let ttl = u64::try_from(shared.options.event_ttl.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
         let mut connection = shared.connection.clone();
+        let number = seq.map_or_else(|| "next".to_owned(), |seq| seq.to_string());
         let kept: Result<i64, _> = self
             .append
             .key(shared.key(&format!("events:{stream}")))
             .key(shared.key(&format!("events-of:{session}")))
             .key(shared.key(&format!("event-bytes:{session}")))
             .key(shared.key(&format!("event-session:{stream}")))
-            .arg(seq)
-            .arg(member)
+            .key(shared.key(&format!("event-seq:{stream}")))
+            .arg(number)
+            .arg(data)
             .arg(cost)
             .arg(shared.options.max_session_event_bytes)
             .arg(ttl)
@@ -121,14 +131,32 @@ impl RedisEventStore {
             .invoke_async(&mut connection)
             .await;
         match kept {
-            Ok(1) => {}
-            Ok(_) => tracing::debug!(stream, seq, "an event larger than a session's share"),
-            Err(error) => tracing::warn!(
-                stream,
-                seq,
-                "{}; a client resuming the stream will miss the event",
-                unavailable("keep an event", &error)
-            ),
+            Ok(seq) if seq >= 0 => Some(seq.unsigned_abs()),
+            Ok(_) => {
+                tracing::debug!(stream, ?seq, "an event larger than a session's share");
+                None
+            }
+            Err(error) => {
+                tracing::warn!(
+                    stream,
+                    ?seq,
+                    "{}; a client resuming the stream will miss the event",
+                    unavailable("keep an event", &error)
+                );
+                None
+            }
+        }
+    }
+
+    /// A value of `stream` read with `command` (`None` when Redis could not answer).
+    async fn read_value<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Option<T> {
+        let mut connection = self.shared.connection.clone();
+        match command.query_async(&mut connection).await {
+            Ok(value) => Some(value),
+            Err(error) => {
+                tracing::warn!("{}", unavailable("read a stream", &error));
+                None
+            }
         }
     }
 
@@ -162,6 +190,7 @@ impl RedisEventStore {
             .remove
             .key(shared.key(&format!("events:{stream}")))
             .key(shared.key(&format!("event-session:{stream}")))
+            .key(shared.key(&format!("event-seq:{stream}")))
             .arg(&shared.options.prefix)
             .arg(EVENT_OVERHEAD)
             .arg(stream.len())
@@ -181,7 +210,35 @@ impl EventStore for RedisEventStore {
         seq: u64,
         data: Arc<str>,
     ) -> StoreFuture<'a, ()> {
-        Box::pin(async move { self.keep(session, stream, seq, &data).await })
+        Box::pin(async move {
+            self.keep(session, stream, Some(seq), &data).await;
+        })
+    }
+
+    fn append_next<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: Arc<str>,
+    ) -> StoreFuture<'a, Option<u64>> {
+        Box::pin(async move { self.keep(session, stream, None, &data).await })
+    }
+
+    fn latest<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, u64> {
+        let mut command = redis::cmd("GET");
+        command.arg(self.shared.key(&format!("event-seq:{stream}")));
+        Box::pin(async move {
+            self.read_value::<Option<u64>>(command)
+                .await
+                .flatten()
+                .unwrap_or(0)
+        })
+    }
+
+    fn session_of<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, Option<String>> {
+        let mut command = redis::cmd("GET");
+        command.arg(self.shared.key(&format!("event-session:{stream}")));
+        Box::pin(async move { self.read_value::<Option<String>>(command).await.flatten() })
     }
 
     fn after<'a>(&'a self, stream: &'a str, seq: u64) -> StoreFuture<'a, Vec<(u64, Arc<str>)>> {

@@ -7,14 +7,12 @@
 //! [`RECHECK`], and all of them are woken after a reconnection: a missed message delays a waiter,
 //! it never strands one.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use parking_lot::Mutex;
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+
+use crate::store::{Wakes, Watch};
 
 /// How often a waiter looks again without having heard anything.
 pub(crate) const RECHECK: Duration = Duration::from_secs(1);
@@ -89,81 +87,35 @@ async fn listen(
 
 /// The waiters of each task id, and the subscription that wakes them.
 pub(crate) struct Watcher {
-    waiters: Arc<Waiters>,
+    wakes: Wakes,
     stop: CancellationToken,
 }
-
-type Waiters = Mutex<HashMap<String, (Arc<Notify>, usize)>>;
 
 impl Watcher {
     /// Wakes the waiters of each task id published on `channel`, until dropped.
     pub(crate) fn start(client: redis::Client, channel: String) -> Watcher {
-        let waiters = Arc::new(Waiters::default());
+        let wakes = Wakes::default();
         let stop = CancellationToken::new();
-        let weak: Weak<Waiters> = Arc::downgrade(&waiters);
+        let heard_by = wakes.clone();
         subscribe(client, channel, stop.clone(), move |heard| {
-            let Some(waiters) = weak.upgrade() else {
-                return false;
-            };
-            let waiters = waiters.lock();
             match heard {
-                Heard::Message(id) => {
-                    if let Some((notify, _)) = waiters.get(&id) {
-                        notify.notify_waiters();
-                    }
-                }
+                Heard::Message(id) => heard_by.wake(&id),
                 // Whatever was published meanwhile was missed: every waiter looks again.
-                Heard::Resubscribed => {
-                    for (notify, _) in waiters.values() {
-                        notify.notify_waiters();
-                    }
-                }
+                Heard::Resubscribed => heard_by.wake_all(),
             }
             true
         });
-        Watcher { waiters, stop }
+        Watcher { wakes, stop }
     }
 
     /// Starts waiting for news of the task `id`; the wait ends when the guard is dropped.
     pub(crate) fn watch(&self, id: &str) -> Watch {
-        let notify = {
-            let mut waiters = self.waiters.lock();
-            let entry = waiters
-                .entry(id.to_owned())
-                .or_insert_with(|| (Arc::new(Notify::new()), 0));
-            entry.1 += 1;
-            entry.0.clone()
-        };
-        Watch {
-            waiters: self.waiters.clone(),
-            id: id.to_owned(),
-            notify,
-        }
+        self.wakes.watch(id)
     }
 }
 
 impl Drop for Watcher {
     fn drop(&mut self) {
         self.stop.cancel();
-    }
-}
-
-/// One waiter's interest in a task.
-pub(crate) struct Watch {
-    waiters: Arc<Waiters>,
-    id: String,
-    /// Woken when the task may have changed.
-    pub(crate) notify: Arc<Notify>,
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let mut waiters = self.waiters.lock();
-        if let Some(entry) = waiters.get_mut(&self.id) {
-            entry.1 -= 1;
-            if entry.1 == 0 {
-                waiters.remove(&self.id);
-            }
-        }
     }
 }

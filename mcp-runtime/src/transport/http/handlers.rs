@@ -15,7 +15,7 @@ use super::headers::{header_str, is_stateless_client};
 use super::response::{json_response, refuse, unavailable};
 use super::sessions::Session;
 use super::shared;
-use super::streams::sse_response;
+use super::streams::{Streams, sse_response};
 use crate::server::ServerMode;
 use crate::server::authorization::declared_scopes;
 use crate::store::SessionStoreError;
@@ -90,12 +90,24 @@ pub(crate) async fn get(
     };
     let version = session.connection.version();
     let priming = (version >= ProtocolVersion::V2025_11_25).then_some(http.options.retry);
-    let resumed = header_str(&headers, "last-event-id")
+    let last = header_str(&headers, "last-event-id");
+    let resumed = last
         .and_then(|last| http.streams.find(last))
         .filter(|(entry, _)| session.owns_stream(entry.id()));
     let attached = match resumed {
         Some((entry, seq)) => entry.attach(Some(seq), priming).await,
-        None => session.standalone.attach(None, priming).await,
+        None => {
+            // A stream that another instance wrote: what the store kept of it.
+            if let Some((stream, seq)) = last.and_then(Streams::parse_event_id)
+                && let Some(frames) = http
+                    .streams
+                    .replay_foreign(&session.id, stream, seq, priming)
+                    .await
+            {
+                return sse_response(frames, None);
+            }
+            session.standalone.attach(None, priming).await
+        }
     };
     match attached {
         Ok(frames) => sse_response(frames, None),

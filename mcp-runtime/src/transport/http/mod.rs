@@ -276,6 +276,8 @@ pub(crate) struct HttpState {
     pub(crate) body_memory: Arc<tokio::sync::Semaphore>,
     pub(crate) sessions: Sessions,
     pub(crate) streams: Streams,
+    /// This instance's name among those that share sessions (random).
+    pub(crate) instance: String,
 }
 
 /// An MCP server on Streamable HTTP. Cheap to clone: clones share sessions and streams.
@@ -293,7 +295,14 @@ impl HttpTransport {
             options.stream_buffer,
             options.session_store.is_some(),
         );
-        let streams = Streams::new(options.event_store.clone(), options.stream_buffer);
+        let shared = options
+            .session_store
+            .clone()
+            .map(|bus| streams::SharedStreams {
+                bus,
+                wakes: Default::default(),
+            });
+        let streams = Streams::new(options.event_store.clone(), options.stream_buffer, shared);
         let body_memory = options
             .body_memory
             .max(options.body_limit)
@@ -304,10 +313,12 @@ impl HttpTransport {
             options,
             sessions,
             streams,
+            instance: streams::random_id(8),
         });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(sweep_idle_sessions(Arc::downgrade(&state)));
             if let Some(store) = &state.options.session_store {
+                shared::relay_broadcasts(&state, store.clone());
                 runtime.spawn(shared::hear_other_instances(
                     Arc::downgrade(&state),
                     store.clone(),

@@ -14,6 +14,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use mcp_core::messages::ServerNotification;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
@@ -79,13 +80,19 @@ impl Session {
 }
 
 /// Writes the unsolicited messages of a session to its standalone stream, rendered for the
-/// session's revision, until the session's connection is gone.
+/// session's revision, until the session's connection is gone. When other instances serve the
+/// session too, each of them hears the server's broadcasts: only the one whose response carries
+/// the stream writes them, so that the client gets each once.
 async fn pump_unsolicited(
     mut messages: mpsc::Receiver<Outbound>,
     connection: Weak<ConnectionState>,
     stream: Arc<StreamEntry>,
+    shared: bool,
 ) {
     while let Some(message) = messages.recv().await {
+        if shared && is_broadcast(&message) && !stream.is_attached() {
+            continue;
+        }
         let Some(connection) = connection.upgrade() else {
             break;
         };
@@ -96,6 +103,20 @@ async fn pump_unsolicited(
             Err(error) => tracing::warn!("dropped a message the session cannot carry: {error}"),
         }
     }
+}
+
+/// Whether the server sends `message` to every session (or every subscriber) rather than to
+/// this one.
+fn is_broadcast(message: &Outbound) -> bool {
+    matches!(
+        message,
+        Outbound::Notification(
+            ServerNotification::ToolListChanged(_)
+                | ServerNotification::PromptListChanged(_)
+                | ServerNotification::ResourceListChanged(_)
+                | ServerNotification::ResourceUpdated(_)
+        )
+    )
 }
 
 /// The session cap is reached.
@@ -206,11 +227,12 @@ impl Sessions {
             connection.share();
         }
         server.register_connection(&connection);
-        let standalone = streams.open(Some(&id));
+        let standalone = streams.open_standalone(&id);
         tokio::spawn(pump_unsolicited(
             rx,
             Arc::downgrade(&connection),
             standalone.clone(),
+            shared,
         ));
         let session = Arc::new(Session {
             id,

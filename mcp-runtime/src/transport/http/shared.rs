@@ -6,10 +6,15 @@
 //! subscriptions) is saved before the answer goes out, so that the client's next request sees it
 //! on any instance. What concerns in-process state of another instance travels as a
 //! [`SessionMessage`]: a client's answer to a server request that another instance sent, a
-//! cancellation of a request that runs on another instance, and the end of a session, which
-//! closes every copy.
+//! cancellation of a request that runs on another instance, the end of a session, which closes
+//! every copy, a change to a session, which the other copies load, an event appended to a
+//! session's standalone stream (see [`streams`](super::streams)), which wakes the response that
+//! carries it, and the server's broadcasts, which every instance delivers to its own clients.
 
 use std::sync::{Arc, Weak};
+
+use mcp_core::jsonrpc::Params;
+use mcp_core::messages::ServerNotification;
 
 use super::HttpState;
 use super::sessions::Session;
@@ -77,9 +82,40 @@ pub(crate) async fn pass_on(store: &dyn SessionStore, session: &str, connection:
             tracing::warn!(%error, "could not tell the other instances");
         }
     }
+    if changes.is_empty() {
+        return;
+    }
     if let Err(error) = store.change(session, &changes).await {
         tracing::warn!(%error, "could not save what a request changed in its session");
+        return;
     }
+    let changed = SessionMessage::Changed {
+        session: session.to_owned(),
+    };
+    if let Err(error) = store.publish(changed).await {
+        tracing::warn!(%error, "could not tell the other instances of a changed session");
+    }
+}
+
+/// Has the server of `http` pass its broadcasts to the other instances, which deliver them to
+/// their clients ([`hear_other_instances`]).
+pub(crate) fn relay_broadcasts(http: &Arc<HttpState>, store: Arc<dyn SessionStore>) {
+    let from = http.instance.clone();
+    http.server.relay_broadcasts(Arc::new(move |notification| {
+        let Ok(notification) = serde_json::to_value(notification) else {
+            return;
+        };
+        let message = SessionMessage::Broadcast {
+            from: from.clone(),
+            notification,
+        };
+        let store = store.clone();
+        tokio::spawn(async move {
+            if let Err(error) = store.publish(message).await {
+                tracing::warn!(%error, "could not pass a broadcast to the other instances");
+            }
+        });
+    }));
 }
 
 /// Ends the session `id` on every instance: forgotten by the store, and every copy closed.
@@ -104,7 +140,19 @@ pub(crate) async fn hear_other_instances(http: Weak<HttpState>, store: Arc<dyn S
     let mut messages = store.messages();
     while let Some(message) = messages.recv().await {
         let Some(http) = http.upgrade() else { return };
-        let Some(local) = http.sessions.get_copy(message.session()) else {
+        if let SessionMessage::Broadcast { from, notification } = &message {
+            if *from != http.instance {
+                deliver_broadcast(&http, notification);
+            }
+            continue;
+        }
+        if let SessionMessage::Appended { session } = &message {
+            if let Some(shared) = http.streams.shared() {
+                shared.wakes.wake(session);
+            }
+            continue;
+        }
+        let Some(local) = message.session().and_then(|id| http.sessions.get_copy(id)) else {
             continue;
         };
         match message {
@@ -117,6 +165,31 @@ pub(crate) async fn hear_other_instances(http: Weak<HttpState>, store: Arc<dyn S
             SessionMessage::Cancel { id, .. } => {
                 local.connection.cancel_here(&id);
             }
+            SessionMessage::Changed { session } => {
+                match store
+                    .load(&session, http.options.session_idle_timeout)
+                    .await
+                {
+                    Ok(Some(record)) => local.connection.adopt(&record),
+                    Ok(None) => {
+                        http.sessions.end(&session, &http.streams).await;
+                    }
+                    Err(error) => tracing::debug!(%error, "could not load a changed session"),
+                }
+            }
+            SessionMessage::Appended { .. } | SessionMessage::Broadcast { .. } => {}
         }
+    }
+}
+
+/// Delivers a broadcast of another instance's server to this instance's clients.
+fn deliver_broadcast(http: &HttpState, notification: &serde_json::Value) {
+    let method = notification["method"].as_str().unwrap_or_default();
+    let params = notification.get("params").map(Params::from_value);
+    match ServerNotification::decode(method, params.as_ref()) {
+        Ok(notification) => {
+            http.server.deliver_relayed(&notification);
+        }
+        Err(error) => tracing::warn!(%error, "ignored a broadcast of another instance"),
     }
 }

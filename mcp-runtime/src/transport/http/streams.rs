@@ -6,6 +6,11 @@
 //! collecting events, and a later GET with `Last-Event-ID` replays what was missed and carries the
 //! rest. Event ids are `<stream>:<sequence>`, so an id tells which stream it belongs to.
 //!
+//! When several instances serve a session (see [`shared`](super::shared)), its standalone stream
+//! is one stream for all of them: its id is the session's, every instance appends what it sends
+//! the client to the event store, which numbers the events, and the response that carries the
+//! stream, on whichever instance, follows the store (woken when an instance says it appended).
+//!
 //! Between the entry and its response is a queue of at most
 //! [`HttpOptions::stream_buffer`](super::HttpOptions::stream_buffer) events. A client that lets it
 //! fill up is dropped from a resumable stream (the response ends; the client resumes from the
@@ -24,8 +29,10 @@ use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::sse;
-use crate::store::EventStore;
+use crate::store::{EventStore, SessionMessage, SessionStore, Wakes, Watch};
 
 /// What an SSE response writes.
 pub(crate) enum Frame {
@@ -40,6 +47,16 @@ struct StreamState {
     next_seq: u64,
     live: Option<mpsc::Sender<Frame>>,
     finished: bool,
+    /// Stops the task that follows the store for the attached response (a shared stream).
+    follower: Option<CancellationToken>,
+}
+
+/// What a stream that several instances write needs: where to say that an event was appended,
+/// and the wake-ups of the responses that follow the store.
+#[derive(Clone)]
+pub(crate) struct SharedStreams {
+    pub(crate) bus: Arc<dyn SessionStore>,
+    pub(crate) wakes: Wakes,
 }
 
 /// One SSE stream, attached to an HTTP response or not.
@@ -50,6 +67,8 @@ pub(crate) struct StreamEntry {
     store: Arc<dyn EventStore>,
     buffer: usize,
     state: tokio::sync::Mutex<StreamState>,
+    /// Set on a session's standalone stream that several instances write.
+    shared: Option<SharedStreams>,
 }
 
 /// What a response carries: the frames known when it attached (priming, replayed events),
@@ -76,7 +95,13 @@ impl Frames {
 pub(crate) struct AlreadyAttached;
 
 impl StreamEntry {
-    fn new(id: String, session: Option<String>, store: Arc<dyn EventStore>, buffer: usize) -> Self {
+    fn new(
+        id: String,
+        session: Option<String>,
+        store: Arc<dyn EventStore>,
+        buffer: usize,
+        shared: Option<SharedStreams>,
+    ) -> Self {
         StreamEntry {
             id,
             session,
@@ -86,7 +111,9 @@ impl StreamEntry {
                 next_seq: 1,
                 live: None,
                 finished: false,
+                follower: None,
             }),
+            shared,
         }
     }
 
@@ -98,6 +125,24 @@ impl StreamEntry {
     /// Appends an event, keeping it for resumption and sending it to the attached response. A
     /// response too far behind is dropped from a resumable stream, and waited for on another.
     pub(crate) async fn push(&self, data: Arc<str>) {
+        if let (Some(shared), Some(session)) = (&self.shared, &self.session) {
+            // The store numbers the event; the response following the store sends it.
+            if self
+                .store
+                .append_next(session, &self.id, data)
+                .await
+                .is_some()
+            {
+                shared.wakes.wake(session);
+                let appended = SessionMessage::Appended {
+                    session: session.clone(),
+                };
+                if let Err(error) = shared.bus.publish(appended).await {
+                    tracing::warn!(%error, "could not tell the other instances of a new event");
+                }
+            }
+            return;
+        }
         let mut state = self.state.lock().await;
         let seq = state.next_seq;
         state.next_seq += 1;
@@ -142,6 +187,9 @@ impl StreamEntry {
         let mut state = self.state.lock().await;
         state.finished = true;
         state.live = None;
+        if let Some(follower) = state.follower.take() {
+            follower.cancel();
+        }
     }
 
     /// Ends the attached response early, telling the client when to come back (SEP-1699); the
@@ -152,6 +200,9 @@ impl StreamEntry {
             // The response may already be gone, or too far behind to be told; then it ends
             // without the field, and the client reconnects after its own delay.
             let _ = live.try_send(Frame::Retry(retry));
+        }
+        if let Some(follower) = state.follower.take() {
+            follower.cancel();
         }
     }
 
@@ -166,6 +217,11 @@ impl StreamEntry {
         let mut state = self.state.lock().await;
         if state.live.as_ref().is_some_and(|live| !live.is_closed()) {
             return Err(AlreadyAttached);
+        }
+        if let (Some(shared), Some(session)) = (&self.shared, &self.session) {
+            return Ok(self
+                .follow(&mut state, shared, session, after, priming)
+                .await);
         }
         let mut backlog = VecDeque::new();
         if let Some(retry) = priming {
@@ -192,11 +248,94 @@ impl StreamEntry {
     }
 }
 
+impl StreamEntry {
+    /// Attaches a response to a stream that several instances write: the priming event, then
+    /// the events kept after `after` (after the latest, without it) as the store has them, and
+    /// the next ones as they are appended, by any instance.
+    async fn follow(
+        &self,
+        state: &mut StreamState,
+        shared: &SharedStreams,
+        session: &str,
+        after: Option<u64>,
+        priming: Option<Duration>,
+    ) -> Frames {
+        let start = match after {
+            Some(after) => after,
+            None => self.store.latest(&self.id).await,
+        };
+        let mut backlog = VecDeque::new();
+        if let Some(retry) = priming {
+            backlog.push_back(Frame::Event {
+                id: format!("{}:{start}", self.id),
+                data: Arc::from(""),
+            });
+            backlog.push_back(Frame::Retry(retry));
+        }
+        let (tx, rx) = mpsc::channel(self.buffer);
+        let stop = CancellationToken::new();
+        state.live = Some(tx.clone());
+        state.follower = Some(stop.clone());
+        tokio::spawn(follow_store(
+            self.id.clone(),
+            start,
+            self.store.clone(),
+            shared.wakes.watch(session),
+            tx,
+            stop,
+        ));
+        Frames {
+            backlog,
+            live: Some(rx),
+        }
+    }
+}
+
+/// Sends the events of `stream` after `last` to `tx` as the store has them, looking again
+/// whenever an instance says it appended one (and every [`FOLLOW_RECHECK`] in any case), until
+/// the response is gone, falls a whole buffer behind (it resumes with `Last-Event-ID`), or
+/// `stop` fires.
+async fn follow_store(
+    stream: String,
+    mut last: u64,
+    store: Arc<dyn EventStore>,
+    watch: Watch,
+    tx: mpsc::Sender<Frame>,
+    stop: CancellationToken,
+) {
+    loop {
+        let notified = watch.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        for (seq, data) in store.after(&stream, last).await {
+            let frame = Frame::Event {
+                id: format!("{stream}:{seq}"),
+                data,
+            };
+            if tx.try_send(frame).is_err() {
+                return;
+            }
+            last = seq;
+        }
+        tokio::select! {
+            () = notified => {}
+            () = tokio::time::sleep(FOLLOW_RECHECK) => {}
+            () = tx.closed() => return,
+            () = stop.cancelled() => return,
+        }
+    }
+}
+
+/// How often a response following the store looks again without having been woken.
+const FOLLOW_RECHECK: Duration = Duration::from_secs(1);
+
 /// The streams of the server that can be resumed, by id.
 pub(crate) struct Streams {
     store: Arc<dyn EventStore>,
     buffer: usize,
     entries: Mutex<HashMap<String, Arc<StreamEntry>>>,
+    /// Set when several instances serve the sessions.
+    shared: Option<SharedStreams>,
 }
 
 /// A fresh random id, as hex.
@@ -213,33 +352,102 @@ pub(crate) fn random_id(bytes: usize) -> String {
 impl Streams {
     /// The streams of a transport keeping events in `store`, each buffering at most `buffer`
     /// events for its response.
-    pub(crate) fn new(store: Arc<dyn EventStore>, buffer: usize) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn EventStore>,
+        buffer: usize,
+        shared: Option<SharedStreams>,
+    ) -> Self {
         Streams {
             store,
             buffer,
             entries: Mutex::new(HashMap::new()),
+            shared,
         }
+    }
+
+    /// What streams that several instances write share, when they do.
+    pub(crate) fn shared(&self) -> Option<&SharedStreams> {
+        self.shared.as_ref()
     }
 
     /// A new stream; those of a `session` can be resumed, and are registered for
     /// `Last-Event-ID`.
     pub(crate) fn open(&self, session: Option<&str>) -> Arc<StreamEntry> {
-        let entry = Arc::new(StreamEntry::new(
+        self.register(StreamEntry::new(
             random_id(8),
             session.map(str::to_owned),
             self.store.clone(),
             self.buffer,
-        ));
-        if session.is_some() {
+            None,
+        ))
+    }
+
+    /// The standalone stream of `session`: a stream of its own, or, when several instances
+    /// serve the session, the one they all write, named after the session.
+    pub(crate) fn open_standalone(&self, session: &str) -> Arc<StreamEntry> {
+        match &self.shared {
+            Some(shared) => self.register(StreamEntry::new(
+                session.to_owned(),
+                Some(session.to_owned()),
+                self.store.clone(),
+                self.buffer,
+                Some(shared.clone()),
+            )),
+            None => self.open(Some(session)),
+        }
+    }
+
+    fn register(&self, entry: StreamEntry) -> Arc<StreamEntry> {
+        let entry = Arc::new(entry);
+        if entry.session.is_some() {
             self.entries.lock().insert(entry.id.clone(), entry.clone());
         }
         entry
     }
 
+    /// The events of `stream`, a stream another instance wrote, after `seq`, when the store
+    /// says it belongs to `session`: the priming event and the replay, after which the response
+    /// ends (the client comes back with the last id it got). `None` when it is not `session`'s.
+    pub(crate) async fn replay_foreign(
+        &self,
+        session: &str,
+        stream: &str,
+        seq: u64,
+        priming: Option<Duration>,
+    ) -> Option<Frames> {
+        self.shared.as_ref()?;
+        if self.store.session_of(stream).await.as_deref() != Some(session) {
+            return None;
+        }
+        let mut backlog = VecDeque::new();
+        if let Some(retry) = priming {
+            backlog.push_back(Frame::Event {
+                id: format!("{stream}:{seq}"),
+                data: Arc::from(""),
+            });
+            backlog.push_back(Frame::Retry(retry));
+        }
+        for (seq, data) in self.store.after(stream, seq).await {
+            backlog.push_back(Frame::Event {
+                id: format!("{stream}:{seq}"),
+                data,
+            });
+        }
+        Some(Frames {
+            backlog,
+            live: None,
+        })
+    }
+
+    /// The stream id and sequence number of an event id.
+    pub(crate) fn parse_event_id(last_event_id: &str) -> Option<(&str, u64)> {
+        let (stream, seq) = last_event_id.rsplit_once(':')?;
+        Some((stream, seq.parse().ok()?))
+    }
+
     /// The stream an event id belongs to, and the event's sequence number.
     pub(crate) fn find(&self, last_event_id: &str) -> Option<(Arc<StreamEntry>, u64)> {
-        let (stream, seq) = last_event_id.rsplit_once(':')?;
-        let seq = seq.parse().ok()?;
+        let (stream, seq) = Self::parse_event_id(last_event_id)?;
         let entry = self.entries.lock().get(stream).cloned()?;
         Some((entry, seq))
     }
@@ -332,7 +540,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_detached_stream_is_resumed_after_the_last_event() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8);
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8, None);
         let entry = streams.open(Some("session"));
         let id = entry.id().to_owned();
         let mut live = entry
@@ -369,7 +577,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_reader_at_a_time() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8);
+        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8, None);
         let entry = streams.open(Some("session"));
         let first = entry.attach(None, None).await.unwrap();
         assert!(entry.attach(None, None).await.is_err());
