@@ -595,3 +595,33 @@ pub fn missing_extension() -> Value {
     json!({"code": -32021, "message": "Missing required client capability",
         "data": {"requiredCapabilities": {"extensions": {TASKS: {}}}}})
 }
+
+/// A 2026-07-28 POST of `method` with `params` (their `_meta` declaring the extension) to `url`,
+/// its `Mcp-Name` header `name` if any and its bearer `token` if any; the status and the body.
+pub async fn post_2026(
+    url: &str,
+    token: Option<&str>,
+    method: &str,
+    name: Option<&str>,
+    mut params: Value,
+) -> (reqwest::StatusCode, Value) {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(true, false)});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(body.to_string());
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status();
+    (status, response.json().await.expect("a JSON body"))
+}

@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::messages::ServerNotification;
+use mcp_runtime::server::TaskOptions;
 use mcp_runtime::store::{RedisOptions, RedisStore};
 use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::http::{SseReader, TestHttpServer, call, client, exchange, initialize_body, post};
 use tests::redis::RedisServer;
+use tests::tasks::post_2026;
 use tokio::sync::Notify;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -68,6 +70,15 @@ async fn slow_report(ctx: RequestContext) -> &'static str {
     "reported"
 }
 
+/// Works until its task is cancelled, and says so.
+#[mcp_tool(task = "optional")]
+async fn long_job(ctx: RequestContext, State(heard): State<Arc<Notify>>) -> &'static str {
+    ctx.progress(1, 10).await;
+    ctx.cancelled().await;
+    heard.notify_one();
+    "stopped"
+}
+
 /// One instance of the deployment: its own server, sharing `redis`.
 async fn instance(redis: &RedisStore, idle: Duration, heard: Arc<Notify>) -> TestHttpServer {
     let server = McpServer::from_module(server_info!(), module_path!())
@@ -76,6 +87,7 @@ async fn instance(redis: &RedisStore, idle: Duration, heard: Arc<Notify>) -> Tes
         .resource_subscriptions()
         .stateful()
         .state(heard)
+        .tasks(TaskOptions::new().store(redis.task_store()))
         .build()
         .unwrap();
     let options = HttpOptions::default()
@@ -155,7 +167,10 @@ async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["chatty", "confirm", "endless", "slow_report"]);
+    assert_eq!(
+        names,
+        ["chatty", "confirm", "endless", "long_job", "slow_report"]
+    );
     // The log level set through one instance holds on the other.
     let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
         "params": {"level": "warning"}});
@@ -548,4 +563,41 @@ async fn a_request_stream_of_one_instance_is_resumed_through_the_other() {
                 "content": [{"type": "text", "text": "reported"}]}}),
         ]
     );
+}
+
+#[tokio::test]
+async fn a_task_created_through_one_instance_is_polled_and_cancelled_through_the_other() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
+    let call = json!({"name": "long_job", "arguments": {}});
+    let (status, created) = post_2026(a, None, "tools/call", Some("long_job"), call).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(created["result"]["resultType"], "task");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let task = json!({"taskId": id});
+    // Polled through the other instance: the progress is its status message.
+    let mut got = Value::Null;
+    for _ in 0..50 {
+        got = post_2026(b, None, "tasks/get", Some(&id), task.clone())
+            .await
+            .1;
+        if got["result"]["statusMessage"] == "1/10" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        (&got["result"]["status"], &got["result"]["statusMessage"]),
+        (&json!("working"), &json!("1/10"))
+    );
+    // Cancelled through the other instance: the handler, which runs on the first, hears of it.
+    let heard = d.heard.notified();
+    let (status, cancelled) = post_2026(b, None, "tasks/cancel", Some(&id), task.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(cancelled["result"]["resultType"], "complete");
+    tokio::time::timeout(WAIT, heard)
+        .await
+        .expect("the handler heard of the cancellation");
+    let got = post_2026(a, None, "tasks/get", Some(&id), task).await.1;
+    assert_eq!(got["result"]["status"], "cancelled");
 }

@@ -261,40 +261,10 @@ async fn tasks_result_and_tasks_list_do_not_exist_in_2026() {
 
 // Over HTTP.
 
-/// A 2026-07-28 POST of `method` with `params` (their `_meta` declaring the extension) to `url`,
-/// its `Mcp-Name` header `name` if any and its bearer `token` if any; the status and the body.
-async fn post(
-    url: &str,
-    token: Option<&str>,
-    method: &str,
-    name: Option<&str>,
-    mut params: Value,
-) -> (reqwest::StatusCode, Value) {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities(true, false)});
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .body(body.to_string());
-    if let Some(name) = name {
-        request = request.header("mcp-name", name);
-    }
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status();
-    (status, response.json().await.expect("a JSON body"))
-}
-
 /// Starts `work` as a task over HTTP with `token`; the task's id.
 async fn start_work(url: &str, token: Option<&str>) -> String {
     let params = json!({"name": "work", "arguments": {}});
-    let (status, created) = post(url, token, "tools/call", Some("work"), params).await;
+    let (status, created) = post_2026(url, token, "tools/call", Some("work"), params).await;
     assert_eq!(status, 200);
     assert_eq!(created["result"]["resultType"], "task");
     created["result"]["taskId"].as_str().unwrap().to_owned()
@@ -307,7 +277,7 @@ async fn over_http_mcp_name_must_repeat_the_task_id() {
     let url = &http.url;
     let id = start_work(url, None).await;
     let params = json!({"taskId": id});
-    let (status, got) = post(url, None, "tasks/get", Some(&id), params.clone()).await;
+    let (status, got) = post_2026(url, None, "tasks/get", Some(&id), params.clone()).await;
     assert_eq!(
         (status.as_u16(), &got["result"]["status"]),
         (200, &json!("working"))
@@ -326,7 +296,7 @@ async fn over_http_mcp_name_must_repeat_the_task_id() {
     };
     for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
         for name in [Some("other"), None] {
-            let (status, answer) = post(url, None, method, name, params.clone()).await;
+            let (status, answer) = post_2026(url, None, method, name, params.clone()).await;
             assert_eq!(
                 (status.as_u16(), answer),
                 mismatch(method, name),
@@ -335,7 +305,7 @@ async fn over_http_mcp_name_must_repeat_the_task_id() {
         }
     }
     // None of them reached the task.
-    let (_, got) = post(url, None, "tasks/get", Some(&id), params).await;
+    let (_, got) = post_2026(url, None, "tasks/get", Some(&id), params).await;
     assert_eq!(got["result"]["status"], "working");
 }
 
@@ -360,10 +330,10 @@ async fn a_task_belongs_to_the_subject_whose_token_created_it() {
     let not_found = json!({"code": -32602,
         "message": format!("Failed to retrieve task: Task not found ({id})")});
     for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
-        let (_, answer) = post(url, Some("bob"), method, Some(&id), params.clone()).await;
+        let (_, answer) = post_2026(url, Some("bob"), method, Some(&id), params.clone()).await;
         assert_eq!(answer["error"], not_found, "{method}");
     }
-    let (_, got) = post(url, Some("alice"), "tasks/get", Some(&id), params).await;
+    let (_, got) = post_2026(url, Some("alice"), "tasks/get", Some(&id), params).await;
     assert_eq!(got["result"]["status"], "working");
 }
 

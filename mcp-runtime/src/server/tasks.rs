@@ -299,12 +299,42 @@ pub(super) async fn run(
     let (link, task) = link;
     ctx.attach_task(link.clone());
     plan.started.send_replace(Some(true));
+    tokio::spawn(cancelled_anywhere(
+        server.inner.tasks.options.store.clone(),
+        link.clone(),
+    ));
     let background = server.clone();
     tokio::spawn(async move {
         let outcome = call.await;
         finish(&background, &link, outcome).await;
     });
     Ok(CreateTaskResult::new(task).into())
+}
+
+/// Fires the token of the task of `link`, which runs here, once the store says the task was
+/// cancelled: through whichever instance of the deployment the client's `tasks/cancel` reached.
+/// Ends when the task ends.
+async fn cancelled_anywhere(store: Arc<dyn TaskStore>, link: Arc<TaskLink>) {
+    loop {
+        let revision = match store.get(link.id()).await {
+            Ok(Some(record)) if record.task.status == TaskStatus::Cancelled => {
+                link.token().cancel();
+                return;
+            }
+            Ok(Some(record)) if record.is_terminal() => return,
+            Ok(Some(record)) => record.revision,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::debug!(task = %link.id(), %error, "the task store did not answer");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        tokio::select! {
+            () = store.changed(link.id(), revision) => {}
+            () = link.token().cancelled() => return,
+        }
+    }
 }
 
 /// Creates the task of the call of `ctx`, kept `requested_ttl` milliseconds (within the
