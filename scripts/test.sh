@@ -2,12 +2,14 @@
 # Runs every test of the workspace. The interop tests drive the example server with the official
 # TypeScript and Python clients; scripts/install-interop.sh installs them (once) into .tools/. The
 # tests of the Redis stores start their own redis-server; scripts/install-redis.sh installs it
-# (Debian's package) when the machine has none.
+# (Debian's package) when the machine has none, and scripts/install-haproxy.sh HAProxy for the tests
+# of examples/deploy/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-interop.sh
 scripts/install-redis.sh >/dev/null
+scripts/install-haproxy.sh >/dev/null
 cargo test --workspace "$@"
 # The load generator of the benchmarks (bench/, a workspace of its own) has unit tests too.
 cargo test --manifest-path bench/Cargo.toml -p mcp-bench

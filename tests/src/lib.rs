@@ -13,6 +13,7 @@
 pub mod authorization_server;
 pub mod client;
 pub mod client_tasks;
+pub mod deployment;
 pub mod http;
 pub mod interop;
 pub mod redis;

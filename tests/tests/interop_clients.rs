@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::Value;
+use tests::deployment::Deployment;
 use tests::interop::{
     HttpExample, example_binary, interop_script, node, python, python2, repo_root, run_json,
 };
@@ -61,6 +62,12 @@ const CONFORMANCE: Scenario = Scenario {
     expected: "conformance-transcript.json",
 };
 
+/// What serves a scenario over HTTP: held, never read, until the scenario ends.
+enum Running {
+    Alone(#[allow(dead_code)] HttpExample),
+    Balanced(#[allow(dead_code)] Deployment),
+}
+
 #[derive(Clone, Copy)]
 enum Client {
     TypeScript,
@@ -73,6 +80,8 @@ enum Client {
 enum Transport {
     Stdio,
     Http,
+    /// Three instances sharing a Redis behind HAProxy, round-robin per request.
+    Balanced,
 }
 
 impl Scenario {
@@ -96,7 +105,13 @@ impl Scenario {
                 let server = HttpExample::start(self.example, self.http_args);
                 args.push("http".into());
                 args.push(server.url.clone().into());
-                Some(server)
+                Some(Running::Alone(server))
+            }
+            Transport::Balanced => {
+                let deployment = Deployment::start(self.example, 3);
+                args.push("http".into());
+                args.push(deployment.url.clone().into());
+                Some(Running::Balanced(deployment))
             }
         };
         let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
@@ -220,4 +235,14 @@ fn python_client_2_drives_the_notes_server_on_2026_07_28_over_stdio() {
 #[test]
 fn python_client_2_drives_the_notes_server_on_2026_07_28_over_http() {
     NOTES_2026.run(Client::Python2026, Transport::Http);
+}
+
+#[test]
+fn typescript_client_drives_three_conformance_servers_behind_haproxy() {
+    CONFORMANCE.run(Client::TypeScript, Transport::Balanced);
+}
+
+#[test]
+fn python_client_drives_three_conformance_servers_behind_haproxy() {
+    CONFORMANCE.run(Client::Python, Transport::Balanced);
 }
