@@ -231,8 +231,8 @@ pub fn initialize_body(version: &str) -> Value {
         "clientInfo": {"name": "http-test", "version": "1"}}})
 }
 
-/// Initializes a session and returns its id.
-pub async fn open_session(url: &str, version: &str) -> String {
+/// Sends `initialize` for `version` to `url`: the id of the session it opened.
+pub async fn initialize_session(url: &str, version: &str) -> String {
     let response = post(url, None, &initialize_body(version))
         .send()
         .await
@@ -244,6 +244,12 @@ pub async fn open_session(url: &str, version: &str) -> String {
         .to_owned();
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["result"]["protocolVersion"], version);
+    session
+}
+
+/// Initializes a session and returns its id.
+pub async fn open_session(url: &str, version: &str) -> String {
+    let session = initialize_session(url, version).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let response = post(url, Some(&session), &initialized)
         .send()

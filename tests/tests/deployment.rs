@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::deployment::Deployment;
-use tests::http::{SseReader, call, initialize_body, post};
+use tests::http::{SseReader, call, open_session, post};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -21,30 +21,10 @@ async fn exchange(url: &str, session: Option<&str>, body: &Value) -> (StatusCode
     (response.status(), instance, response.json().await.unwrap())
 }
 
-/// A session opened through the load balancer, initialized: its id.
-async fn open(url: &str) -> String {
-    let response = post(url, None, &initialize_body("2025-11-25"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let sent = post(url, Some(&session), &initialized)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(sent.status(), StatusCode::ACCEPTED);
-    session
-}
-
 #[tokio::test]
 async fn a_sessions_requests_go_round_robin_to_every_instance() {
     let deployment = Deployment::start("conformance-server", 3);
-    let session = open(&deployment.url).await;
+    let session = open_session(&deployment.url, "2025-11-25").await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let mut answered = Vec::new();
     for _ in 0..6 {
@@ -67,7 +47,7 @@ async fn a_sessions_requests_go_round_robin_to_every_instance() {
 #[tokio::test]
 async fn a_client_resumes_on_another_instance_the_stream_of_one_that_was_killed() {
     let deployment = Deployment::start("conformance-server", 3);
-    let session = open(&deployment.url).await;
+    let session = open_session(&deployment.url, "2025-11-25").await;
     let mut slow = call(2, "slow_compute", json!({"seconds": 30}));
     slow["params"]["_meta"] = json!({"progressToken": "p-1"});
     let response = post(&deployment.url, Some(&session), &slow)
@@ -160,7 +140,7 @@ async fn a_list_change_raised_on_one_instance_reaches_the_listeners_of_all() {
     let url = deployment.url.as_str();
     let mut sessions = Vec::new();
     for _ in 0..3 {
-        sessions.push(open(url).await);
+        sessions.push(open_session(url, "2025-11-25").await);
     }
     // Three consecutive GETs: round-robin puts them on the three instances.
     let mut streams = Vec::new();

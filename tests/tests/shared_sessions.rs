@@ -12,7 +12,10 @@ use mcp_runtime::store::{RedisOptions, RedisStore};
 use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::http::{SseReader, TestHttpServer, call, client, exchange, initialize_body, post};
+use tests::http::{
+    SseReader, TestHttpServer, call, client, exchange, initialize_body, initialize_session,
+    open_session, post,
+};
 use tests::redis::RedisServer;
 use tests::tasks::post_2026;
 use tokio::sync::Notify;
@@ -117,19 +120,6 @@ async fn deployment(idle: Duration) -> Deployment {
     Deployment { redis, a, b, heard }
 }
 
-/// `initialize` on `url`: the session's id.
-async fn initialize(url: &str) -> String {
-    let response = post(url, None, &initialize_body("2025-11-25"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
 /// POSTs a notification or a response: its status.
 async fn send(url: &str, session: &str, message: Value) -> StatusCode {
     post(url, Some(session), &message)
@@ -154,7 +144,7 @@ async fn messages(response: reqwest::Response) -> Vec<Value> {
 async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
-    let session = initialize(a).await;
+    let session = initialize_session(a, "2025-11-25").await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(send(b, &session, initialized).await, StatusCode::ACCEPTED);
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
@@ -216,7 +206,7 @@ async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted()
 async fn an_elicitation_answered_through_the_other_instance_completes_the_call() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
-    let session = initialize(a).await;
+    let session = initialize_session(a, "2025-11-25").await;
     let response = post(
         a,
         Some(&session),
@@ -254,7 +244,7 @@ async fn an_elicitation_answered_through_the_other_instance_completes_the_call()
 async fn a_cancellation_through_the_other_instance_reaches_the_request() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.clone(), d.b.url.as_str());
-    let session = initialize(&a).await;
+    let session = initialize_session(&a, "2025-11-25").await;
     let call = {
         let session = session.clone();
         tokio::spawn(async move {
@@ -292,7 +282,7 @@ async fn an_idle_session_expires_in_redis_and_redis_lost_is_a_503() {
     let mut d = deployment(Duration::from_millis(500)).await;
     let (a, b) = (d.a.url.clone(), d.b.url.clone());
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-    let idle = initialize(&a).await;
+    let idle = initialize_session(&a, "2025-11-25").await;
     // Used within its idle time, it lives on.
     for _ in 0..3 {
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -304,7 +294,7 @@ async fn an_idle_session_expires_in_redis_and_redis_lost_is_a_503() {
         StatusCode::NOT_FOUND
     );
     // Redis goes away: a request that needs its session gets 503, saying why.
-    let session = initialize(&a).await;
+    let session = initialize_session(&a, "2025-11-25").await;
     d.redis.kill();
     let (status, body) = exchange(&b, Some(&session), &list).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
@@ -364,7 +354,7 @@ async fn notes_server_instances_share_sessions_through_a_redis_with_a_password()
         tests::interop::HttpExample::spawn(command)
     };
     let (a, b) = (start(), start());
-    let session = initialize(&a.url).await;
+    let session = initialize_session(&a.url, "2025-11-25").await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let (status, listed) = exchange(&b.url, Some(&session), &list).await;
     assert_eq!(status, StatusCode::OK);
@@ -387,14 +377,6 @@ async fn notes_server_instances_share_sessions_through_a_redis_with_a_password()
         exchange(&b.url, Some(&session), &list).await.0,
         StatusCode::NOT_FOUND
     );
-}
-
-/// Opens a session on `url`, initialized: its id.
-async fn open(url: &str) -> String {
-    let session = initialize(url).await;
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(send(url, &session, initialized).await, StatusCode::ACCEPTED);
-    session
 }
 
 /// The standalone stream of `session` on `url` (resumed after `last` when given), once its
@@ -426,7 +408,7 @@ async fn next_message(stream: &mut SseReader) -> (String, Value) {
 async fn broadcasts_and_requests_of_one_instance_reach_the_stream_held_by_the_other() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
-    let session = open(a).await;
+    let session = open_session(a, "2025-11-25").await;
     let (mut stream, priming) = standalone(b, &session, None).await;
     assert_eq!(priming, format!("{session}:0"));
     // A list change raised on the first instance.
@@ -481,7 +463,7 @@ async fn the_standalone_stream_resumes_on_another_instance_after_its_own_went_aw
         b,
         ..
     } = d;
-    let session = open(&a.url).await;
+    let session = open_session(&a.url, "2025-11-25").await;
     let (mut stream, _) = standalone(&b.url, &session, None).await;
     let ping = |transport: mcp_runtime::transport::http::HttpTransport| {
         let session = session.clone();
@@ -513,7 +495,7 @@ async fn the_standalone_stream_resumes_on_another_instance_after_its_own_went_aw
 async fn a_request_stream_of_one_instance_is_resumed_through_the_other() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
-    let session = open(a).await;
+    let session = open_session(a, "2025-11-25").await;
     let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
         "params": {"level": "info"}});
     assert_eq!(exchange(b, Some(&session), &level).await.0, StatusCode::OK);
