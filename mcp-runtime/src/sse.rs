@@ -28,10 +28,22 @@ pub const KEEP_ALIVE_COMMENT: &[u8] = b":\n\n";
 /// parser splits) gets its own `data:` field; empty `data` still gets one `data:` line, since
 /// clients dispatch only events that have one (a priming event, SEP-1699).
 pub fn encode_event(id: &str, data: &str) -> Bytes {
-    let mut text = String::with_capacity(id.len() + data.len() + 16);
-    text.push_str("id: ");
-    text.push_str(id);
-    text.push('\n');
+    encode(Some(id), data)
+}
+
+/// One event without an id, as [`encode_event`] writes data: the client's last event id stays
+/// the one before (the transport sends an event so when it could not keep it for resumption).
+pub fn encode_data(data: &str) -> Bytes {
+    encode(None, data)
+}
+
+fn encode(id: Option<&str>, data: &str) -> Bytes {
+    let mut text = String::with_capacity(id.map_or(0, str::len) + data.len() + 16);
+    if let Some(id) = id {
+        text.push_str("id: ");
+        text.push_str(id);
+        text.push('\n');
+    }
     let mut rest = data;
     loop {
         let end = rest.find(['\r', '\n']).unwrap_or(rest.len());

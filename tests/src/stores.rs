@@ -230,14 +230,14 @@ pub async fn events_are_replayed_after_a_sequence_number(store: &dyn EventStore)
 /// it its own oldest events go, another session's stay, an event larger than the share is not
 /// kept, and a removed stream frees its share.
 pub async fn a_session_over_its_share_loses_its_own_oldest_events(store: &dyn EventStore) {
-    store.append("other", "o", 1, event(100)).await;
+    assert!(store.append("other", "o", 1, event(100)).await);
     for seq in 1..=5 {
-        store.append("s", "a", seq, event(100)).await;
+        assert!(store.append("s", "a", seq, event(100)).await);
     }
     assert_eq!(kept(store, "a", 0).await, [3, 4, 5]);
     assert_eq!(kept(store, "o", 0).await, [1]);
     // Larger than a session's share: not kept at all, and nothing else goes.
-    store.append("s", "a", 6, event(1000)).await;
+    assert!(!store.append("s", "a", 6, event(1000)).await);
     assert_eq!(kept(store, "a", 0).await, [3, 4, 5]);
     // Removing the stream frees its share: three new events fit.
     store.remove("a").await;

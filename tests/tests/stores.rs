@@ -158,7 +158,7 @@ async fn redis_lost_mid_run_fails_the_requests_meanwhile_and_service_resumes_by_
     );
     let events = redis.event_store();
     // Events are not kept meanwhile, and reading finds none; nothing panics.
-    events.append("s", "e", 1, Arc::from("lost")).await;
+    assert!(!events.append("s", "e", 1, Arc::from("lost")).await);
     assert_eq!(events.after("e", 0).await, vec![]);
     server.restart();
     // The next requests reconnect (the restarted Redis is empty: it saves nothing).
@@ -175,7 +175,7 @@ async fn redis_lost_mid_run_fails_the_requests_meanwhile_and_service_resumes_by_
         .create(record("after", "s", Duration::from_secs(60)), limits)
         .await
         .unwrap();
-    events.append("s", "e", 2, Arc::from("kept")).await;
+    assert!(events.append("s", "e", 2, Arc::from("kept")).await);
     assert_eq!(events.after("e", 0).await, vec![(2, Arc::from("kept"))]);
 }
 

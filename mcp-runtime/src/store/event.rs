@@ -22,14 +22,16 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Storage of SSE events for resumption.
 pub trait EventStore: Send + Sync + 'static {
-    /// Keeps `data`, the event numbered `seq` of `stream`, a stream of `session`.
+    /// Keeps `data`, the event numbered `seq` of `stream`, a stream of `session`; whether it
+    /// was kept. The transport numbers (gives an SSE id to) only the events that were kept, so
+    /// that an event a client saw with an id can be replayed to it.
     fn append<'a>(
         &'a self,
         session: &'a str,
         stream: &'a str,
         seq: u64,
         data: Arc<str>,
-    ) -> StoreFuture<'a, ()>;
+    ) -> StoreFuture<'a, bool>;
 
     /// The events of `stream` numbered above `seq`, in order (those still kept).
     fn after<'a>(&'a self, stream: &'a str, seq: u64) -> StoreFuture<'a, Vec<(u64, Arc<str>)>>;
@@ -187,7 +189,7 @@ impl EventStore for InMemoryEventStore {
         stream: &'a str,
         seq: u64,
         data: Arc<str>,
-    ) -> StoreFuture<'a, ()> {
+    ) -> StoreFuture<'a, bool> {
         let size = cost(stream, &data);
         if size > self.max_session_bytes {
             tracing::debug!(
@@ -195,7 +197,7 @@ impl EventStore for InMemoryEventStore {
                 bytes = data.len(),
                 "an event too large to keep for resumption"
             );
-            return Box::pin(std::future::ready(()));
+            return Box::pin(std::future::ready(false));
         }
         let mut guard = self.inner.lock();
         let stored = &mut *guard;
@@ -233,7 +235,7 @@ impl EventStore for InMemoryEventStore {
             };
             stored.pop_oldest(&largest);
         }
-        Box::pin(std::future::ready(()))
+        Box::pin(std::future::ready(true))
     }
 
     fn after<'a>(&'a self, stream: &'a str, seq: u64) -> StoreFuture<'a, Vec<(u64, Arc<str>)>> {

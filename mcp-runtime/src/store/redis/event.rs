@@ -140,7 +140,7 @@ impl RedisEventStore {
                 tracing::warn!(
                     stream,
                     ?seq,
-                    "{}; a client resuming the stream will miss the event",
+                    "{}; the event goes out without an id, so that no client resumes after it",
                     unavailable("keep an event", &error)
                 );
                 None
@@ -209,10 +209,8 @@ impl EventStore for RedisEventStore {
         stream: &'a str,
         seq: u64,
         data: Arc<str>,
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            self.keep(session, stream, Some(seq), &data).await;
-        })
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move { self.keep(session, stream, Some(seq), &data).await.is_some() })
     }
 
     fn append_next<'a>(

@@ -38,6 +38,9 @@ use crate::store::{EventStore, SessionMessage, SessionStore, Wakes, Watch};
 pub(crate) enum Frame {
     /// An event with its id.
     Event { id: String, data: Arc<str> },
+    /// An event of a resumable stream that the store could not keep: sent without an id, so
+    /// that the client never resumes after an event it could not get again.
+    Unkept { data: Arc<str> },
     /// The `retry` field, sent before the server closes a stream early.
     Retry(Duration),
 }
@@ -145,16 +148,26 @@ impl StreamEntry {
         }
         let mut state = self.state.lock().await;
         let seq = state.next_seq;
-        state.next_seq += 1;
-        if let Some(session) = &self.session {
-            self.store
-                .append(session, &self.id, seq, data.clone())
-                .await;
+        let kept = match &self.session {
+            Some(session) => {
+                self.store
+                    .append(session, &self.id, seq, data.clone())
+                    .await
+            }
+            // A stream that cannot be resumed keeps nothing; its ids only name its events.
+            None => true,
+        };
+        if kept {
+            state.next_seq += 1;
         }
         let Some(live) = &state.live else { return };
-        let frame = Frame::Event {
-            id: format!("{}:{seq}", self.id),
-            data,
+        let frame = if kept {
+            Frame::Event {
+                id: format!("{}:{seq}", self.id),
+                data,
+            }
+        } else {
+            Frame::Unkept { data }
         };
         let sent = match self.session {
             Some(_) => match live.try_send(frame) {
@@ -516,6 +529,7 @@ pub(crate) fn sse_response(
 fn encode(frame: &Frame) -> Bytes {
     match frame {
         Frame::Event { id, data } => sse::encode_event(id, data),
+        Frame::Unkept { data } => sse::encode_data(data),
         Frame::Retry(retry) => sse::encode_retry(*retry),
     }
 }
@@ -532,6 +546,7 @@ mod tests {
         while let Poll::Ready(Some(frame)) = frames.poll_next(&mut cx) {
             out.push(match frame {
                 Frame::Event { id, data } => format!("{id}={data}"),
+                Frame::Unkept { data } => format!("(unkept)={data}"),
                 Frame::Retry(d) => format!("retry={}", d.as_millis()),
             });
         }
@@ -573,6 +588,31 @@ mod tests {
         assert!(streams.find(&format!("{id}:x")).is_none());
         streams.close(std::slice::from_ref(&id)).await;
         assert!(streams.find(&format!("{id}:1")).is_none());
+    }
+
+    #[tokio::test]
+    async fn an_event_the_store_could_not_keep_goes_out_without_an_id() {
+        // A session keeps 200 bytes of events: a larger one is not kept.
+        let store = Arc::new(InMemoryEventStore::new(10_000, 200));
+        let streams = Streams::new(store, 8, None);
+        let entry = streams.open(Some("session"));
+        let id = entry.id().to_owned();
+        let mut live = entry.attach(None, None).await.unwrap();
+        entry.push(Arc::from("one")).await;
+        entry.push(Arc::from("x".repeat(300))).await;
+        entry.push(Arc::from("two")).await;
+        entry.finish().await;
+        assert_eq!(
+            ids(&mut live),
+            [
+                format!("{id}:1=one"),
+                format!("(unkept)={}", "x".repeat(300)),
+                format!("{id}:2=two")
+            ]
+        );
+        let (found, seq) = streams.find(&format!("{id}:1")).unwrap();
+        let mut resumed = found.attach(Some(seq), None).await.unwrap();
+        assert_eq!(ids(&mut resumed), [format!("{id}:2=two")]);
     }
 
     #[tokio::test]
