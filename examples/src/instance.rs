@@ -4,7 +4,7 @@
 use base64::Engine;
 use mcp_runtime::request_state::RequestStateCodec;
 use mcp_runtime::server::{McpServerBuilder, TaskOptions};
-use mcp_runtime::store::RedisStore;
+use mcp_runtime::store::{RedisOptions, RedisStore};
 use mcp_runtime::transport::http::HttpOptions;
 
 /// How an instance shares its state with the others.
@@ -29,6 +29,10 @@ pub struct InstanceArgs {
         hide_env_values = true
     )]
     pub request_state_key: Option<String>,
+    /// The certificate (PEM file) of the authority that signed a `rediss://` server's
+    /// certificate, when it is not one the system trusts.
+    #[arg(long, value_name = "FILE", env = "MCP_REDIS_CA")]
+    pub redis_ca: Option<std::path::PathBuf>,
 }
 
 impl InstanceArgs {
@@ -52,7 +56,14 @@ impl InstanceArgs {
                  seal requestState with the same key; make one with `head -c 32 /dev/urandom | base64`"
             );
         }
-        let redis = RedisStore::connect(&url).await?;
+        let mut redis_options = RedisOptions::new();
+        if let Some(path) = &self.redis_ca {
+            let pem = std::fs::read(path).map_err(|e| {
+                anyhow::anyhow!("cannot read the Redis CA certificate {}: {e}", path.display())
+            })?;
+            redis_options = redis_options.tls_root_certificate(pem);
+        }
+        let redis = RedisStore::connect_with(&url, redis_options).await?;
         builder = builder.tasks(TaskOptions::new().store(redis.task_store()));
         options = options.redis(&redis);
         Ok((builder, options))

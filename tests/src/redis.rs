@@ -14,6 +14,8 @@ pub struct RedisServer {
     port: u16,
     password: Option<String>,
     dir: PathBuf,
+    /// The TLS port, when the server speaks TLS too.
+    tls_port: Option<u16>,
 }
 
 /// The `redis-server` binary, or a panic saying how to install it.
@@ -45,16 +47,40 @@ impl RedisServer {
         Self::start_on(free_port(), Some(password.to_owned()))
     }
 
+    /// Starts a server that also speaks TLS, with a certificate for `127.0.0.1` that a
+    /// certificate authority of its own signed ([`ca_certificate`](Self::ca_certificate)).
+    pub fn with_tls() -> RedisServer {
+        let mut server = Self::start_on(free_port(), None);
+        server.kill();
+        make_certificates(&server.dir);
+        let tls_port = free_port();
+        server.tls_port = Some(tls_port);
+        server.restart();
+        server
+    }
+
     fn start_on(port: u16, password: Option<String>) -> RedisServer {
         let dir = std::env::temp_dir().join(format!("mcp-redis-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let child = spawn(port, password.as_deref(), &dir);
+        let child = spawn(port, password.as_deref(), &dir, None);
         RedisServer {
             child,
             port,
             password,
             dir,
+            tls_port: None,
         }
+    }
+
+    /// The `rediss://` URL of a server started [`with_tls`](Self::with_tls).
+    pub fn tls_url(&self) -> String {
+        let port = self.tls_port.expect("a server started with TLS");
+        format!("rediss://127.0.0.1:{port}/")
+    }
+
+    /// The PEM certificate of the authority that signed the TLS server's certificate.
+    pub fn ca_certificate(&self) -> Vec<u8> {
+        std::fs::read(self.dir.join("ca.crt")).expect("the test CA")
     }
 
     /// The URL of the server, with its password when it has one.
@@ -73,12 +99,62 @@ impl RedisServer {
 
     /// Starts the server again on the same port, empty, after [`kill`](Self::kill).
     pub fn restart(&mut self) {
-        self.child = spawn(self.port, self.password.as_deref(), &self.dir);
+        let tls = self.tls_port.map(|port| (port, self.dir.as_path()));
+        self.child = spawn(self.port, self.password.as_deref(), &self.dir, tls);
     }
 }
 
-/// Starts `redis-server` on `port` in `dir`, and waits until it answers.
-fn spawn(port: u16, password: Option<&str>, dir: &Path) -> Child {
+/// Makes, in `dir`, a certificate authority (`ca.crt`) and a certificate for `127.0.0.1` it
+/// signed (`redis.crt`, `redis.key`), with the `openssl` command.
+fn make_certificates(dir: &Path) {
+    let run = |args: &[&str]| {
+        let status = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("openssl runs");
+        assert!(status.success(), "openssl {args:?}");
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509", "-days", "1", "-subj", "/CN=MCP test CA"];
+    ca.extend(ec);
+    ca.extend(["-keyout", "ca.key", "-out", "ca.crt"]);
+    run(&ca);
+    let mut request = vec!["req", "-subj", "/CN=127.0.0.1", "-keyout", "redis.key"];
+    request.extend(ec);
+    request.extend(["-out", "redis.csr"]);
+    run(&request);
+    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "redis.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "san.ext",
+        "-out",
+        "redis.crt",
+    ]);
+}
+
+/// Starts `redis-server` on `port` in `dir` (and on a TLS port with the certificates of
+/// [`make_certificates`] in the folder given with it), and waits until it answers.
+fn spawn(port: u16, password: Option<&str>, dir: &Path, tls: Option<(u16, &Path)>) -> Child {
     let mut command = Command::new(binary());
     command
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
@@ -90,6 +166,21 @@ fn spawn(port: u16, password: Option<&str>, dir: &Path) -> Child {
         .stderr(Stdio::null());
     if let Some(password) = password {
         command.args(["--requirepass", password]);
+    }
+    if let Some((tls_port, certificates)) = tls {
+        command
+            .args([
+                "--tls-port",
+                &tls_port.to_string(),
+                "--tls-auth-clients",
+                "no",
+            ])
+            .arg("--tls-cert-file")
+            .arg(certificates.join("redis.crt"))
+            .arg("--tls-key-file")
+            .arg(certificates.join("redis.key"))
+            .arg("--tls-ca-cert-file")
+            .arg(certificates.join("ca.crt"));
     }
     let mut child = command.spawn().expect("redis-server starts");
     if let Err(error) = wait_until_ready(port, password) {

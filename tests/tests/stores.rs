@@ -272,3 +272,30 @@ async fn a_stream_that_several_instances_write_is_numbered_by_redis() {
         None
     );
 }
+
+#[tokio::test]
+async fn rediss_urls_connect_over_tls_to_a_server_a_private_authority_signed() {
+    let server = RedisServer::with_tls();
+    // The system's roots do not know the test's authority: refused, saying where.
+    let untrusted = RedisStore::connect(&server.tls_url()).await.unwrap_err();
+    assert!(
+        untrusted.to_string().starts_with(&format!(
+            "could not connect to Redis at {}: ",
+            server.tls_url()
+        )),
+        "{untrusted}"
+    );
+    let options = RedisOptions::new().tls_root_certificate(server.ca_certificate());
+    let redis = RedisStore::connect_with(&server.tls_url(), options)
+        .await
+        .unwrap();
+    let tasks = redis.task_store();
+    tasks
+        .create(
+            record("t", "s", Duration::from_secs(60)),
+            TaskLimits::new(1, 1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(tasks.get("t").await.unwrap().unwrap().task.task_id, "t");
+}

@@ -64,6 +64,9 @@ pub struct RedisOptions {
     /// The most bytes of events one session keeps (default 4 MiB): past it, its oldest events
     /// go; an event larger than this is not kept.
     pub max_session_event_bytes: usize,
+    /// The certificate authority (PEM) that a `rediss://` server's certificate must chain to,
+    /// instead of the system's roots: for a Redis whose certificate a private CA signed.
+    pub tls_root_certificate: Option<Vec<u8>>,
 }
 
 impl RedisOptions {
@@ -75,6 +78,7 @@ impl RedisOptions {
             response_timeout: Duration::from_secs(5),
             event_ttl: Duration::from_secs(3600),
             max_session_event_bytes: 4 * 1024 * 1024,
+            tls_root_certificate: None,
         }
     }
 
@@ -99,6 +103,13 @@ impl RedisOptions {
     /// Sets [`event_ttl`](Self::event_ttl).
     pub fn event_ttl(mut self, ttl: Duration) -> Self {
         self.event_ttl = ttl;
+        self
+    }
+
+    /// Sets [`tls_root_certificate`](Self::tls_root_certificate): `pem` holds the certificate
+    /// of the authority that signed the Redis server's.
+    pub fn tls_root_certificate(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.tls_root_certificate = Some(pem.into());
         self
     }
 
@@ -217,7 +228,17 @@ impl RedisStore {
         options: RedisOptions,
     ) -> Result<RedisStore, RedisStoreError> {
         let shown = redacted(url);
-        let client = redis::Client::open(url).map_err(|e| RedisStoreError::InvalidUrl {
+        let client = match &options.tls_root_certificate {
+            None => redis::Client::open(url),
+            Some(root) => redis::Client::build_with_tls(
+                url,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root.clone()),
+                },
+            ),
+        }
+        .map_err(|e| RedisStoreError::InvalidUrl {
             url: shown.clone(),
             detail: e.to_string(),
         })?;
