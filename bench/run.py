@@ -10,15 +10,19 @@ BENCHMARKS.md; the section "Where the time goes" of an existing BENCHMARKS.md is
     python3 bench/run.py                 # builds everything, then about 10 minutes of runs
     python3 bench/run.py --rounds 5 --duration 10
     python3 bench/run.py --quick         # 1 round of 2 s, to try the script
+    python3 bench/run.py --shared        # ours with its state in Redis, and 1 to 3 instances
+                                         # behind HAProxy: a Markdown report on stdout
 """
 
 import argparse
+import base64
 import datetime
 import json
 import os
 import platform
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -369,6 +373,125 @@ def kept_section():
     return text[at:] if at >= 0 else ""
 
 
+# The shared-state scenarios (issue 19), ours only: each with the in-memory stores and with a
+# redis-server of its own (on the server's core: its work is part of the cost), alternately.
+# (key, title, server flags, mcp-bench arguments)
+SHARED_SCENARIOS = [
+    ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", ["--stateful"],
+     ["--wire", "session", "--connections", "16"]),
+    ("tasks-16", "HTTP stateless (2026-07-28) calls that each become a task, 16 connections", ["--tasks"],
+     ["--wire", "stateless", "--connections", "16", "--tool", "add_task", "--tasks"]),
+]
+
+
+class RedisServer:
+    """A redis-server on a free loopback port in a temporary folder, saving nothing."""
+
+    def __init__(self):
+        binary = subprocess.run([ROOT / "scripts/install-redis.sh"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        self.dir = tempfile.mkdtemp(prefix="bench-redis-")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        command = pinned(SERVER_CPU, [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no", "--dir", self.dir])
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        self.url = f"redis://127.0.0.1:{self.port}/"
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def shared_key():
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+def measure_shared(args):
+    """The shared scenarios, in memory and with Redis, alternating: {key: {store: [results]}}."""
+    os.environ.setdefault("MCP_REQUEST_STATE_KEY", shared_key())
+    timing = ["--duration", str(args.duration), "--warmup", str(args.warmup)]
+    results = {}
+    for key, title, flags, load in SHARED_SCENARIOS:
+        results[key] = {"memory": [], "redis": []}
+        for round_ in range(args.rounds):
+            for store in ("memory", "redis"):
+                redis = RedisServer() if store == "redis" else None
+                try:
+                    extra = ["--redis", redis.url] if redis else []
+                    result = measure("http", SERVERS["ours"], flags + extra, timing, load)
+                finally:
+                    if redis:
+                        redis.stop()
+                results[key][store].append(result)
+                log(f"{title} | round {round_ + 1} | {store}: {result['rps']:,.0f} req/s "
+                    f"({result.get('errors')} errors)")
+    return results
+
+
+def measure_instances(args, counts=(1, 2, 3)):
+    """HTTP stateless `tools/call add` through HAProxy to 1, 2 and 3 instances of bench-server
+    sharing a Redis (examples/deploy/run.sh), nothing pinned: {instances: [results]}."""
+    results = {}
+    for round_ in range(args.rounds):
+        for count in counts:
+            env = dict(os.environ, SERVER="bench-server", INSTANCES=str(count), NO_BUILD="1",
+                       PROFILE="release", RUST_LOG="error")
+            script = subprocess.Popen(["bash", ROOT / "examples/deploy/run.sh"], env=env, cwd=ROOT,
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
+            url = None
+            for line in script.stderr:
+                if line.startswith("MCP endpoint: "):
+                    url = line.split(": ", 1)[1].strip()
+                    break
+            try:
+                if url is None:
+                    raise RuntimeError("examples/deploy/run.sh did not start")
+                time.sleep(0.3)
+                result = mcp_bench(["http", "--url", url, "--wire", "stateless", "--connections", "32",
+                                    "--duration", str(args.duration), "--warmup", str(args.warmup)])
+            finally:
+                script.terminate()
+                script.wait()
+            results.setdefault(count, []).append(result)
+            log(f"{count} instance(s) behind HAProxy | round {round_ + 1}: {result['rps']:,.0f} req/s "
+                f"({result.get('errors')} errors)")
+    return results
+
+
+def shared_report(shared, instances, args):
+    lines = [f"Measured by `python3 bench/run.py --shared` ({args.rounds} rounds of {args.duration:g} s after "
+             f"{args.warmup:g} s of warm-up) on {datetime.date.today():%Y-%m-%d}; {machine()}.", ""]
+    add = lines.append
+    add("| scenario | in memory | Redis | cost of Redis per request | p50 memory / Redis | p99 memory / Redis |")
+    add("|---|---|---|---|---|---|")
+    for key, title, *_ in SHARED_SCENARIOS:
+        memory, redis = (median(shared[key][s], "rps") for s in ("memory", "redis"))
+        cost = "–" if not memory or not redis else f"{(1 / redis - 1 / memory) * 1e6:.0f} µs of the server's core"
+        p50 = " / ".join(fmt_us(median(shared[key][s], "p50_us")) for s in ("memory", "redis"))
+        p99 = " / ".join(fmt_us(median(shared[key][s], "p99_us")) for s in ("memory", "redis"))
+        errors = sum((x.get("errors") or 0) for s in ("memory", "redis") for x in shared[key][s])
+        add(f"| {title} | {fmt_rps(memory)} req/s | {fmt_rps(redis)} req/s | {cost} | {p50} | {p99} |"
+            + (f" ({errors} errors)" if errors else ""))
+    add("")
+    add("| instances behind HAProxy (stateless `tools/call add`, 32 connections, Redis shared) | req/s | p50 | p99 |")
+    add("|---|---|---|---|")
+    for count, runs in sorted(instances.items()):
+        add(f"| {count} | {fmt_rps(median(runs, 'rps'))} | {fmt_us(median(runs, 'p50_us'))} "
+            f"| {fmt_us(median(runs, 'p99_us'))} |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
@@ -381,11 +504,19 @@ def main():
     parser.add_argument("--instructions", action="store_true", help="also count instructions per request with callgrind")
     parser.add_argument("--quick", action="store_true", help="1 round of 2 s")
     parser.add_argument("--output", type=Path, default=OUT)
+    parser.add_argument("--shared", action="store_true",
+                        help="measure ours with its state in Redis and 1 to 3 instances behind HAProxy; "
+                             "print a Markdown report instead of writing BENCHMARKS.md")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.duration, args.warmup = 1, 2.0, 0.5
     if not args.no_build:
         build()
+    if args.shared:
+        shared = measure_shared(args)
+        instances = measure_instances(args)
+        print(shared_report(shared, instances, args))
+        return
     if args.micro:
         subprocess.run(["cargo", "bench", "-p", "micro"], cwd=BENCH, check=True)
     only = set(args.only.split(",")) if args.only else None

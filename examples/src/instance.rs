@@ -36,18 +36,23 @@ pub struct InstanceArgs {
 }
 
 impl InstanceArgs {
-    /// The server and its HTTP options, set up to share their state as the arguments say.
-    /// Fails, saying what to do, when Redis cannot be reached or the key is missing or too
-    /// short; the messages never show the password or the key.
+    /// The server and its HTTP options, set up to share their state as the arguments say
+    /// (`tasks`: the server's own task options, if it sets any; with Redis their store becomes
+    /// Redis's). Fails, saying what to do, when Redis cannot be reached or the key is missing or
+    /// too short; the messages never show the password or the key.
     pub async fn apply(
         self,
         mut builder: McpServerBuilder,
         mut options: HttpOptions,
+        tasks: Option<TaskOptions>,
     ) -> anyhow::Result<(McpServerBuilder, HttpOptions)> {
         if let Some(key) = &self.request_state_key {
             builder = builder.request_state_codec(codec(key)?);
         }
         let Some(url) = self.redis else {
+            if let Some(tasks) = tasks {
+                builder = builder.tasks(tasks);
+            }
             return Ok((builder, options));
         };
         if self.request_state_key.is_none() {
@@ -59,12 +64,16 @@ impl InstanceArgs {
         let mut redis_options = RedisOptions::new();
         if let Some(path) = &self.redis_ca {
             let pem = std::fs::read(path).map_err(|e| {
-                anyhow::anyhow!("cannot read the Redis CA certificate {}: {e}", path.display())
+                anyhow::anyhow!(
+                    "cannot read the Redis CA certificate {}: {e}",
+                    path.display()
+                )
             })?;
             redis_options = redis_options.tls_root_certificate(pem);
         }
         let redis = RedisStore::connect_with(&url, redis_options).await?;
-        builder = builder.tasks(TaskOptions::new().store(redis.task_store()));
+        let tasks = tasks.unwrap_or_default();
+        builder = builder.tasks(tasks.store(redis.task_store()));
         options = options.redis(&redis);
         Ok((builder, options))
     }

@@ -1,5 +1,7 @@
 //! What the example binaries share: the notebook of `notes-server`, which the fuzz targets
-//! drive too, and the options of a server that runs as several instances.
+//! drive too, the options of a server that runs as several instances, and the task tool of
+//! `bench-server`.
 
+pub mod bench;
 pub mod instance;
 pub mod notes;

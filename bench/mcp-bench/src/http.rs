@@ -309,7 +309,7 @@ pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
     let plan = std::sync::Arc::new(Plan {
         target,
         wire: args.wire,
-        template: CallTemplate::new(&args.load.tool, &args.load.args, stateless),
+        template: CallTemplate::new(&args.load.tool, &args.load.args, stateless, args.load.tasks),
         call_headers,
         initialize: Bytes::from(protocol::initialize_body()),
         window,

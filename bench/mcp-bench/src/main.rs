@@ -102,6 +102,10 @@ pub struct LoadOptions {
     /// The arguments of the tool, a JSON object.
     #[arg(long, default_value = r#"{"a":1,"b":2}"#, value_parser = parse_object)]
     pub args: serde_json::Value,
+    /// Declare the tasks extension (2026-07-28 wire): a tool that may run as a task answers
+    /// each call with a task the server creates.
+    #[arg(long)]
+    pub tasks: bool,
 }
 
 impl LoadOptions {

@@ -46,11 +46,18 @@ impl CallTemplate {
     ///
     /// With `stateless`, the params carry the `_meta` of revision 2026-07-28 (protocol version,
     /// client capabilities and client info); otherwise they carry only the name and arguments.
-    pub fn new(tool: &str, arguments: &serde_json::Value, stateless: bool) -> Self {
+    /// With `tasks` too, the capabilities declare the tasks extension, so that a tool that may
+    /// run as a task answers with one.
+    pub fn new(tool: &str, arguments: &serde_json::Value, stateless: bool, tasks: bool) -> Self {
         let name = serde_json::Value::from(tool).to_string();
+        let capabilities = if tasks {
+            r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
+        } else {
+            "{}"
+        };
         let meta = if stateless {
             format!(
-                r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}"#
+                r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{capabilities},"io.modelcontextprotocol/clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}"#
             )
         } else {
             String::new()
@@ -475,12 +482,12 @@ mod tests {
     fn call_bodies() {
         let args = serde_json::json!({"a": 1, "b": 2});
         let mut buf = b"stale".to_vec();
-        CallTemplate::new("add", &args, true).write(17, &mut buf);
+        CallTemplate::new("add", &args, true, false).write(17, &mut buf);
         assert_eq!(
             std::str::from_utf8(&buf).unwrap(),
             r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-bench","version":"0.1.0"}}}}"#
         );
-        CallTemplate::new("add", &args, false).write(1, &mut buf);
+        CallTemplate::new("add", &args, false, false).write(1, &mut buf);
         assert_eq!(
             std::str::from_utf8(&buf).unwrap(),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#

@@ -89,6 +89,7 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
         &args.load.tool,
         &args.load.args,
         args.wire == Wire::Stateless,
+        args.load.tasks,
     );
     let writer = tokio::spawn(write_requests(stdin, template, shared.clone(), window));
     let reader = tokio::spawn(read_answers(stdout, shared, window));

@@ -15,7 +15,10 @@
 //! `BENCHMARKS.md` has the figures.
 
 use examples::instance::InstanceArgs;
+use std::time::Duration;
+
 use mcp_runtime::prelude::*;
+use mcp_runtime::server::TaskOptions;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -58,8 +61,8 @@ async fn add_json(
     Json(Sum { sum: a + b })
 }
 
-const USAGE: &str =
-    "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse] [--redis URL]";
+const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse] \
+     [--tasks] [--redis URL]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -79,6 +82,7 @@ async fn main() -> anyhow::Result<()> {
         ["http", address, flags @ ..] => {
             let mut builder = builder;
             let mut options = HttpOptions::default();
+            let mut tasks = None;
             let mut instance = InstanceArgs {
                 request_state_key: std::env::var("MCP_REQUEST_STATE_KEY").ok(),
                 ..InstanceArgs::default()
@@ -87,6 +91,15 @@ async fn main() -> anyhow::Result<()> {
             while let Some(flag) = flags.next() {
                 match *flag {
                     "--stateful" => builder = builder.stateful(),
+                    // Tasks kept 5 s, and room for every task a run creates meanwhile.
+                    "--tasks" => {
+                        builder = builder.registered_in(examples::bench::MODULE);
+                        let options = TaskOptions::new()
+                            .default_ttl(Duration::from_secs(5))
+                            .max_tasks(1_000_000)
+                            .max_tasks_per_owner(1_000_000);
+                        tasks = Some(options);
+                    }
                     "--sse" => options = options.always_stream(true),
                     "--redis" => match flags.next() {
                         Some(url) => instance.redis = Some((*url).to_owned()),
@@ -95,7 +108,7 @@ async fn main() -> anyhow::Result<()> {
                     other => anyhow::bail!("unknown option {other}\n{USAGE}"),
                 }
             }
-            let (builder, options) = instance.apply(builder, options).await?;
+            let (builder, options) = instance.apply(builder, options, tasks).await?;
             let listener = tokio::net::TcpListener::bind(address).await?;
             eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
             serve_on(listener, builder.build()?, options).await?;

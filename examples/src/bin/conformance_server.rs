@@ -722,7 +722,10 @@ async fn main() -> anyhow::Result<()> {
     .resources_list_changed();
     match args.address {
         Some(address) if args.transport == "http" => {
-            let (builder, options) = args.instance.apply(builder, HttpOptions::default()).await?;
+            let (builder, options) = args
+                .instance
+                .apply(builder, HttpOptions::default(), None)
+                .await?;
             let listener = tokio::net::TcpListener::bind(&address).await?;
             eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
             serve_on(listener, builder.build()?, options).await?;

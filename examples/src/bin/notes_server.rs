@@ -79,7 +79,10 @@ async fn main() -> anyhow::Result<()> {
         builder.serve_stdio().await?;
         return Ok(());
     };
-    let (builder, mut options) = args.instance.apply(builder, HttpOptions::default()).await?;
+    let (builder, mut options) = args
+        .instance
+        .apply(builder, HttpOptions::default(), None)
+        .await?;
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local: SocketAddr = listener.local_addr()?;
     if let Some(issuer) = args.auth_issuer {
