@@ -50,8 +50,29 @@ struct StreamState {
     next_seq: u64,
     live: Option<mpsc::Sender<Frame>>,
     finished: bool,
-    /// Stops the task that follows the store for the attached response (a shared stream).
-    follower: Option<CancellationToken>,
+    /// The task that follows the store for the attached response (a shared stream): what
+    /// stops it, and its sender, which is the response's only one (so that the response ends
+    /// when the task does).
+    follower: Option<(CancellationToken, mpsc::WeakSender<Frame>)>,
+}
+
+impl StreamState {
+    /// Whether a response reads the stream.
+    fn is_attached(&self) -> bool {
+        let following = self.follower.as_ref().and_then(|(_, tx)| tx.upgrade());
+        self.live.as_ref().is_some_and(|live| !live.is_closed())
+            || following.is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Stops the task that follows the store, if one does, after it sends `last`.
+    fn stop_following(&mut self, last: Option<Frame>) {
+        if let Some((stop, tx)) = self.follower.take() {
+            if let (Some(frame), Some(tx)) = (last, tx.upgrade()) {
+                let _ = tx.try_send(frame);
+            }
+            stop.cancel();
+        }
+    }
 }
 
 /// What a stream that several instances write needs: where to say that an event was appended,
@@ -190,9 +211,9 @@ impl StreamEntry {
 
     /// Whether a response reads the stream now (or may: a stream being written to counts).
     pub(crate) fn is_attached(&self) -> bool {
-        self.state.try_lock().map_or(true, |state| {
-            state.live.as_ref().is_some_and(|live| !live.is_closed())
-        })
+        self.state
+            .try_lock()
+            .map_or(true, |state| state.is_attached())
     }
 
     /// Marks the stream complete: its response ends after what was sent.
@@ -200,9 +221,7 @@ impl StreamEntry {
         let mut state = self.state.lock().await;
         state.finished = true;
         state.live = None;
-        if let Some(follower) = state.follower.take() {
-            follower.cancel();
-        }
+        state.stop_following(None);
     }
 
     /// Ends the attached response early, telling the client when to come back (SEP-1699); the
@@ -214,9 +233,7 @@ impl StreamEntry {
             // without the field, and the client reconnects after its own delay.
             let _ = live.try_send(Frame::Retry(retry));
         }
-        if let Some(follower) = state.follower.take() {
-            follower.cancel();
-        }
+        state.stop_following(Some(Frame::Retry(retry)));
     }
 
     /// Attaches a response: an optional priming event (an id and empty data, with `retry`), then
@@ -228,7 +245,7 @@ impl StreamEntry {
         priming: Option<Duration>,
     ) -> Result<Frames, AlreadyAttached> {
         let mut state = self.state.lock().await;
-        if state.live.as_ref().is_some_and(|live| !live.is_closed()) {
+        if state.is_attached() {
             return Err(AlreadyAttached);
         }
         if let (Some(shared), Some(session)) = (&self.shared, &self.session) {
@@ -287,8 +304,7 @@ impl StreamEntry {
         }
         let (tx, rx) = mpsc::channel(self.buffer);
         let stop = CancellationToken::new();
-        state.live = Some(tx.clone());
-        state.follower = Some(stop.clone());
+        state.follower = Some((stop.clone(), tx.downgrade()));
         tokio::spawn(follow_store(
             self.id.clone(),
             start,
