@@ -583,3 +583,45 @@ async fn a_task_created_through_one_instance_is_polled_and_cancelled_through_the
     let got = post_2026(a, None, "tasks/get", Some(&id), task).await.1;
     assert_eq!(got["result"]["status"], "cancelled");
 }
+
+#[tokio::test]
+async fn a_listen_stream_on_one_instance_hears_of_a_task_running_on_the_other() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
+    let call = json!({"name": "long_job", "arguments": {}});
+    let (_, created) = post_2026(a, None, "tools/call", Some("long_job"), call).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let listen = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": {"notifications": {"taskIds": [id]},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": tests::tasks::capabilities(true, false)}}});
+    let response = client()
+        .post(b)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut listening = SseReader::new(response);
+    assert_eq!(
+        next_message(&mut listening).await.1["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let task = json!({"taskId": id});
+    let (status, _) = post_2026(a, None, "tasks/cancel", Some(&id), task).await;
+    assert_eq!(status, StatusCode::OK);
+    // Its progress may come first (as its status message), then its end.
+    loop {
+        let (_, heard) = next_message(&mut listening).await;
+        assert_eq!(heard["method"], "notifications/tasks");
+        assert_eq!(heard["params"]["taskId"], json!(id));
+        match heard["params"]["status"].as_str() {
+            Some("cancelled") => break,
+            Some("working") => assert_eq!(heard["params"]["statusMessage"], "1/10"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -395,9 +395,7 @@ fn announcer(
     Arc::new(move |record: &TaskRecord| {
         if let Some(inner) = server.upgrade() {
             let params = detailed(record.clone()).into();
-            inner
-                .listeners
-                .deliver(&ServerNotification::TaskState(params));
+            McpServer { inner }.announce_to_listeners(&ServerNotification::TaskState(params));
         }
     })
 }
