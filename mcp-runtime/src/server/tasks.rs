@@ -299,24 +299,39 @@ pub(super) async fn run(
     let (link, task) = link;
     ctx.attach_task(link.clone());
     plan.started.send_replace(Some(true));
+    let finished = tokio_util::sync::CancellationToken::new();
     tokio::spawn(cancelled_anywhere(
         server.inner.tasks.options.store.clone(),
         link.clone(),
+        finished.clone(),
     ));
     let background = server.clone();
     tokio::spawn(async move {
         let outcome = call.await;
         finish(&background, &link, outcome).await;
+        finished.cancel();
     });
     Ok(CreateTaskResult::new(task).into())
 }
 
 /// Fires the token of the task of `link`, which runs here, once the store says the task was
 /// cancelled: through whichever instance of the deployment the client's `tasks/cancel` reached.
-/// Ends when the task ends.
-async fn cancelled_anywhere(store: Arc<dyn TaskStore>, link: Arc<TaskLink>) {
+/// Ends when the task ends (`finished` fires once this instance recorded its outcome).
+async fn cancelled_anywhere(
+    store: Arc<dyn TaskStore>,
+    link: Arc<TaskLink>,
+    finished: tokio_util::sync::CancellationToken,
+) {
+    // The task was just created, working, at revision 0.
+    let mut revision = 0;
     loop {
-        let revision = match store.get(link.id()).await {
+        tokio::select! {
+            biased;
+            () = finished.cancelled() => return,
+            () = link.token().cancelled() => return,
+            () = store.changed(link.id(), revision) => {}
+        }
+        revision = match store.get(link.id()).await {
             Ok(Some(record)) if record.task.status == TaskStatus::Cancelled => {
                 link.token().cancel();
                 return;
@@ -327,13 +342,9 @@ async fn cancelled_anywhere(store: Arc<dyn TaskStore>, link: Arc<TaskLink>) {
             Err(error) => {
                 tracing::debug!(task = %link.id(), %error, "the task store did not answer");
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
+                revision
             }
         };
-        tokio::select! {
-            () = store.changed(link.id(), revision) => {}
-            () = link.token().cancelled() => return,
-        }
     }
 }
 
