@@ -43,6 +43,7 @@ impl Wakes {
     }
 
     /// Wakes every waiter (what was said meanwhile may have been missed).
+    #[cfg(feature = "redis")]
     pub(crate) fn wake_all(&self) {
         for (notify, _) in self.waiters.lock().values() {
             notify.notify_waiters();
