@@ -212,3 +212,31 @@ async fn a_task_is_created_polled_and_cancelled_through_different_instances() {
         assert_eq!(got["result"]["status"], "cancelled");
     }
 }
+
+#[tokio::test]
+async fn an_elicitation_answered_through_another_instance_completes_the_call() {
+    let deployment = Deployment::start("conformance-server", 3);
+    let url = deployment.url.as_str();
+    let session = open_session(url, "2025-11-25").await;
+    let ask = call(4, "test_elicitation", json!({"message": "Who are you?"}));
+    let response = post(url, Some(&session), &ask).send().await.unwrap();
+    let asked_on = response.headers()["x-instance"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let mut stream = SseReader::new(response);
+    let request = next_message(&mut stream).await;
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["message"], "Who are you?");
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
+        "content": {"username": "ada", "email": "ada@example.com"}}});
+    let sent = post(url, Some(&session), &answer).send().await.unwrap();
+    assert_eq!(sent.status(), StatusCode::ACCEPTED);
+    let answered_on = sent.headers()["x-instance"].to_str().unwrap().to_owned();
+    assert_ne!(answered_on, asked_on);
+    assert_eq!(
+        next_message(&mut stream).await,
+        json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text",
+            "text": "User response: action=accept, content={\"username\":\"ada\",\"email\":\"ada@example.com\"}"}]}})
+    );
+}
