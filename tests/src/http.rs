@@ -274,3 +274,42 @@ pub async fn json_body(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     (status, response.json().await.unwrap())
 }
+
+/// A 2026-07-28 POST of the JSON-RPC `body` of `method` to `url`, with the revision's headers
+/// (`MCP-Protocol-Version`, `Mcp-Method`).
+pub fn post_2026_request(url: &str, method: &str, body: &Value) -> reqwest::RequestBuilder {
+    client()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(body.to_string())
+}
+
+/// Opens a 2026-07-28 `subscriptions/listen` stream (id `listen-1`) at `url` for the
+/// `notifications` filter, declaring `capabilities`: the reader, past the acknowledgement.
+pub async fn listen_2026(url: &str, notifications: Value, capabilities: Value) -> SseReader {
+    let listen = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": {"notifications": notifications,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities}}});
+    let response = post_2026_request(url, "subscriptions/listen", &listen)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut listening = SseReader::new(response);
+    // Past the priming event, if the stream has one.
+    let acknowledged = loop {
+        let event = listening.next(Duration::from_secs(10)).await;
+        if let Some(message) = event.expect("the acknowledgement").json() {
+            break message;
+        }
+    };
+    assert_eq!(
+        acknowledged["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    listening
+}

@@ -608,13 +608,7 @@ pub async fn post_2026(
     params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": capabilities(true, false)});
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .body(body.to_string());
+    let mut request = crate::http::post_2026_request(url, method, &body);
     if let Some(name) = name {
         request = request.header("mcp-name", name);
     }

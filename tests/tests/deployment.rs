@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::deployment::Deployment;
-use tests::http::{SseReader, call, open_session, post};
+use tests::http::{SseReader, call, listen_2026, open_session, post};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -151,26 +151,7 @@ async fn a_list_change_raised_on_one_instance_reaches_the_listeners_of_all() {
     carriers.sort();
     assert_eq!(carriers, ["i0", "i1", "i2"]);
     // And a 2026-07-28 listen stream.
-    let listen = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
-        "params": {"notifications": {"toolsListChanged": true},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(listen.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let mut listening = SseReader::new(response);
-    assert_eq!(
-        next_message(&mut listening).await["method"],
-        "notifications/subscriptions/acknowledged"
-    );
+    let mut listening = listen_2026(url, json!({"toolsListChanged": true}), json!({})).await;
     let trigger = call(5, "test_trigger_tool_change", json!({}));
     let (status, raised_on, _) = exchange(url, Some(&sessions[0]), &trigger).await;
     assert_eq!(status, StatusCode::OK);

@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::http::{
     SseReader, TestHttpServer, call, client, exchange, initialize_body, initialize_session,
-    open_session, post,
+    listen_2026, open_session, post,
 };
 use tests::redis::RedisServer;
 use tests::tasks::post_2026;
@@ -591,25 +591,8 @@ async fn a_listen_stream_on_one_instance_hears_of_a_task_running_on_the_other() 
     let call = json!({"name": "long_job", "arguments": {}});
     let (_, created) = post_2026(a, None, "tools/call", Some("long_job"), call).await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let listen = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
-        "params": {"notifications": {"taskIds": [id]},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": tests::tasks::capabilities(true, false)}}});
-    let response = client()
-        .post(b)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(listen.to_string())
-        .send()
-        .await
-        .unwrap();
-    let mut listening = SseReader::new(response);
-    assert_eq!(
-        next_message(&mut listening).await.1["method"],
-        "notifications/subscriptions/acknowledged"
-    );
+    let capabilities = tests::tasks::capabilities(true, false);
+    let mut listening = listen_2026(b, json!({"taskIds": [id]}), capabilities).await;
     let task = json!({"taskId": id});
     let (status, _) = post_2026(a, None, "tasks/cancel", Some(&id), task).await;
     assert_eq!(status, StatusCode::OK);
