@@ -257,6 +257,8 @@ pub struct RequestStateCodec {
     previous: Vec<StateKey>,
     lifetime: Duration,
     spent: Option<Arc<Spent>>,
+    /// Whether the key is this process's own ([`RequestStateCodec::random`]).
+    random: bool,
 }
 
 /// The tokens opened so far (their MAC tags), until they expire, at most [`SPENT_TOKENS`].
@@ -305,6 +307,7 @@ impl RequestStateCodec {
             previous: Vec::new(),
             lifetime: Duration::from_secs(600),
             spent: Some(Arc::default()),
+            random: false,
         })
     }
 
@@ -322,7 +325,16 @@ impl RequestStateCodec {
         getrandom::fill(&mut secret).expect("the operating system provides random bytes");
         let mut id = [0u8; 6];
         getrandom::fill(&mut id).expect("the operating system provides random bytes");
-        Self::new(URL_SAFE_NO_PAD.encode(id), secret.to_vec()).expect("32 bytes are enough")
+        let mut codec =
+            Self::new(URL_SAFE_NO_PAD.encode(id), secret.to_vec()).expect("32 bytes are enough");
+        codec.random = true;
+        codec
+    }
+
+    /// Whether the key is this process's own, which no other instance can open tokens with.
+    #[cfg(feature = "http")]
+    pub(crate) fn is_random(&self) -> bool {
+        self.random
     }
 
     /// How long a token stays valid (ten minutes by default).

@@ -336,6 +336,12 @@ impl McpServer {
             .collect()
     }
 
+    /// Whether the server seals `requestState` with a key of this process's own.
+    #[cfg(feature = "http")]
+    pub(crate) fn seals_with_own_key(&self) -> bool {
+        self.inner.request_state.is_random()
+    }
+
     /// Has `relay` pass every broadcast of this server (list changes, resource updates,
     /// [`notify`](Self::notify)) on to the other instances of its deployment, which deliver it
     /// with [`deliver_relayed`](Self::deliver_relayed).

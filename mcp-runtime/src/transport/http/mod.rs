@@ -318,6 +318,14 @@ impl HttpTransport {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(sweep_idle_sessions(Arc::downgrade(&state)));
             if let Some(store) = &state.options.session_store {
+                if state.server.seals_with_own_key() {
+                    tracing::warn!(
+                        "this server shares its sessions with other instances, but seals \
+                         requestState with a key of its own: a 2026-07-28 round answered through \
+                         another instance will be refused; give every instance the same key with \
+                         McpServerBuilder::request_state_codec(RequestStateCodec::new(..))"
+                    );
+                }
                 shared::relay_broadcasts(&state, store.clone());
                 runtime.spawn(shared::hear_other_instances(
                     Arc::downgrade(&state),
