@@ -7,8 +7,9 @@ use mcp_runtime::server::{McpServerBuilder, TaskOptions};
 use mcp_runtime::store::{RedisOptions, RedisStore};
 use mcp_runtime::transport::http::HttpOptions;
 
-/// How an instance shares its state with the others.
-#[derive(clap::Args, Debug, Default)]
+/// How an instance shares its state with the others. Its `Debug` shows neither the Redis URL
+/// (which may carry a password) nor the key.
+#[derive(clap::Args, Default)]
 pub struct InstanceArgs {
     /// Keep sessions, SSE events and tasks in the Redis at URL (redis://HOST:PORT/DB, with a
     /// password as redis://:PASSWORD@HOST; rediss:// for TLS), so that several instances behind
@@ -33,6 +34,17 @@ pub struct InstanceArgs {
     /// certificate, when it is not one the system trusts.
     #[arg(long, value_name = "FILE", env = "MCP_REDIS_CA")]
     pub redis_ca: Option<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for InstanceArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = |value: bool| if value { "(set)" } else { "(none)" };
+        f.debug_struct("InstanceArgs")
+            .field("redis", &set(self.redis.is_some()))
+            .field("request_state_key", &set(self.request_state_key.is_some()))
+            .field("redis_ca", &self.redis_ca)
+            .finish()
+    }
 }
 
 impl InstanceArgs {
@@ -89,4 +101,22 @@ fn codec(key: &str) -> anyhow::Result<RequestStateCodec> {
     RequestStateCodec::new("shared", secret).map_err(|e| {
         anyhow::anyhow!("the request-state key cannot be used ({e}); make one with `head -c 32 /dev/urandom | base64`")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_neither_the_password_nor_the_key() {
+        let args = InstanceArgs {
+            redis: Some("redis://:hunter2@cache:6379/".into()),
+            request_state_key: Some("c2VjcmV0LWtleS1vZi10aGUtZGVwbG95bWVudC0wMQ==".into()),
+            redis_ca: None,
+        };
+        assert_eq!(
+            format!("{args:?}"),
+            r#"InstanceArgs { redis: "(set)", request_state_key: "(set)", redis_ca: None }"#
+        );
+    }
 }
