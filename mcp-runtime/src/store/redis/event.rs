@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use redis::Script;
 
-use super::{Shared, unavailable};
+use super::{Shared, ttl_millis, unavailable};
 use crate::store::{EventStore, StoreFuture};
 
 /// What an event costs beyond its stream's id and its data, as the in-memory store counts.
@@ -109,9 +109,7 @@ impl RedisEventStore {
     async fn keep(&self, session: &str, stream: &str, seq: Option<u64>, data: &str) -> Option<u64> {
         let shared = &self.shared;
         let cost = stream.len() + data.len() + EVENT_OVERHEAD;
-        let ttl = u64::try_from(shared.options.event_ttl.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
+        let ttl = ttl_millis(shared.options.event_ttl);
         let mut connection = shared.connection.clone();
         let number = seq.map_or_else(|| "next".to_owned(), |seq| seq.to_string());
         let kept: Result<i64, _> = self

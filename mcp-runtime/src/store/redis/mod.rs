@@ -309,6 +309,14 @@ pub(crate) fn unavailable(what: &str, error: &redis::RedisError) -> String {
     format!("Redis could not {what}: {error}")
 }
 
+/// `duration` as a Redis expiry in milliseconds: at least 1 (0 would be refused), at most what
+/// Redis counts.
+pub(crate) fn ttl_millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis())
+        .unwrap_or(i64::MAX)
+        .max(1)
+}
+
 /// Milliseconds since the Unix epoch of `at`, within what Redis accepts as an expiry.
 pub(crate) fn epoch_millis(at: std::time::SystemTime) -> i64 {
     /// 9999-12-31: far enough to be "never", near enough for Redis's `PEXPIREAT`.
@@ -342,5 +350,8 @@ mod tests {
         assert_eq!(epoch_millis(far), 253_402_300_799_999);
         let at = std::time::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
         assert_eq!(epoch_millis(at), 1_700_000_000_123);
+        assert_eq!(ttl_millis(Duration::ZERO), 1);
+        assert_eq!(ttl_millis(Duration::from_secs(3600)), 3_600_000);
+        assert_eq!(ttl_millis(Duration::MAX), i64::MAX);
     }
 }

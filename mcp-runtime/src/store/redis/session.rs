@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::watch::{Heard, subscribe};
-use super::{Shared, unavailable};
+use super::{Shared, ttl_millis, unavailable};
 use crate::store::{
     SessionChange, SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture,
 };
@@ -47,12 +47,6 @@ type Loaded = (
     i64,
     i64,
 );
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1)
-}
 
 impl RedisSessionStore {
     pub(super) fn new(shared: Arc<Shared>) -> Self {
@@ -89,9 +83,9 @@ impl RedisSessionStore {
         }
         if !record.subscriptions.is_empty() {
             pipe.sadd(&subs, record.subscriptions.iter().collect::<Vec<_>>());
-            pipe.pexpire(&subs, millis(idle) as i64);
+            pipe.pexpire(&subs, ttl_millis(idle));
         }
-        pipe.pexpire(&hash, millis(idle) as i64);
+        pipe.pexpire(&hash, ttl_millis(idle));
         let mut connection = self.shared.connection.clone();
         pipe.query_async::<()>(&mut connection)
             .await
@@ -111,8 +105,8 @@ impl RedisSessionStore {
                 .arg(&hash)
                 .arg(&["principal", "handshake", "initialized", "log_level"])
                 .smembers(&subs)
-                .pexpire(&hash, millis(idle) as i64)
-                .pexpire(&subs, millis(idle) as i64)
+                .pexpire(&hash, ttl_millis(idle))
+                .pexpire(&subs, ttl_millis(idle))
                 .query_async(&mut connection)
                 .await
                 .map_err(failed("read a session"))?;
