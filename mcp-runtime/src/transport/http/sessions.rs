@@ -171,7 +171,7 @@ impl Sessions {
         if self.len() >= self.max_sessions && !self.make_room(streams).await {
             return Err(TooManySessions);
         }
-        Ok(self.open(server, streams, random_id(16), principal, self.shared))
+        Ok(self.open(server, streams, random_id(16), principal))
     }
 
     /// A copy, on this instance, of the session `id` that another instance opened (see
@@ -187,13 +187,7 @@ impl Sessions {
         if self.len() >= self.max_sessions {
             self.make_room(streams).await;
         }
-        let session = self.open(
-            server,
-            streams,
-            id.to_owned(),
-            record.principal.clone(),
-            true,
-        );
+        let session = self.open(server, streams, id.to_owned(), record.principal.clone());
         session.connection.adopt(&record);
         session
     }
@@ -211,15 +205,15 @@ impl Sessions {
         true
     }
 
-    /// Opens the session `id`, shared with other instances or not.
+    /// Opens the session `id` (shared with the other instances when they serve sessions too).
     fn open(
         &self,
         server: &McpServer,
         streams: &Streams,
         id: String,
         principal: Option<String>,
-        shared: bool,
     ) -> Arc<Session> {
+        let shared = self.shared;
         let (tx, rx) = mpsc::channel(self.buffer);
         let sink: SharedSink = Arc::new(tx);
         let connection = ConnectionState::persistent(Some(sink));
