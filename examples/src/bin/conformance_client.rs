@@ -9,14 +9,23 @@
 //! the last argument; `MCP_CONFORMANCE_SCENARIO` names the scenario,
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` the revision to speak (2026-07-28 per-request metadata,
 //! or a handshake revision), and `MCP_CONFORMANCE_CONTEXT` carries a scenario's data (the tool
-//! calls of `http-custom-headers`). The program does what the scenario asks of a client and
-//! exits 0, or exits 1 with the reason on stderr. `scripts/conformance.sh` runs every client
-//! scenario this way, one at a time.
+//! calls of `http-custom-headers`, the credentials of the auth scenarios). The program does
+//! what the scenario asks of a client and exits 0, or exits 1 with the reason on stderr.
+//! `scripts/conformance.sh` runs every client scenario this way, one at a time.
+//!
+//! The `auth/*` scenarios put the server behind a mock authorization server: the client gets
+//! there through [`OAuth`], with a [`Headless`] user agent (the mock approves at once and
+//! redirects to `http://localhost:3000/callback`), or with the credentials the scenario gives
+//! for the grants without a user.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
+use mcp_runtime::auth::Algorithm;
+use mcp_runtime::client::oauth::{
+    Assertion, ClientCredentials, EnterpriseIdp, Headless, OAuth, Secret,
+};
 use mcp_runtime::client::{McpClient, SKILLS_EXTENSION};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult};
@@ -62,13 +71,74 @@ async fn run() -> anyhow::Result<()> {
         .transpose()
         .context("MCP_CONFORMANCE_CONTEXT is not JSON")?
         .unwrap_or(Value::Null);
-    if scenario.starts_with("auth/") {
-        bail!("{scenario}: the client does not implement authorization yet");
-    }
-    let client = connect(&url, version, &scenario).await?;
+    let oauth = match scenario.strip_prefix("auth/") {
+        Some(name) => Some(oauth(name, &context)?),
+        None => None,
+    };
+    let client = connect(&url, version, &scenario, oauth).await?;
     play(&client, &scenario, &context).await?;
     client.close().await?;
     Ok(())
+}
+
+/// Where the mock authorization servers send the user back.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The client ID metadata document the `auth/basic-cimd` scenario expects as client id.
+const CLIENT_METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+
+/// How the client authorizes in the auth scenario `name`, with the credentials of `context`.
+fn oauth(name: &str, context: &Value) -> anyhow::Result<OAuth> {
+    let field = |key: &str| -> anyhow::Result<String> {
+        context[key]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("MCP_CONFORMANCE_CONTEXT has no {key}"))
+    };
+    let user = || {
+        OAuth::authorization_code(Headless::new(REDIRECT_URI))
+            .client_name("mcp-runtime conformance client")
+            .client_metadata_document(CLIENT_METADATA_DOCUMENT)
+    };
+    Ok(match name {
+        "pre-registration" => user().pre_registered(
+            ClientCredentials::with_secret(field("client_id")?, field("client_secret")?)
+                .for_issuer(field("issuer")?),
+        ),
+        "client-credentials-basic" => OAuth::client_credentials(ClientCredentials::with_secret(
+            field("client_id")?,
+            field("client_secret")?,
+        )),
+        "client-credentials-jwt" => {
+            let algorithm = match field("signing_algorithm")?.as_str() {
+                "ES256" => Algorithm::ES256,
+                "ES384" => Algorithm::ES384,
+                "RS256" => Algorithm::RS256,
+                "PS256" => Algorithm::PS256,
+                "EdDSA" => Algorithm::EdDSA,
+                other => bail!("unsupported signing algorithm {other}"),
+            };
+            OAuth::client_credentials(ClientCredentials::private_key_jwt(
+                field("client_id")?,
+                &field("private_key_pem")?,
+                algorithm,
+            )?)
+        }
+        "wif-jwt-bearer" => OAuth::workload_identity(
+            ClientCredentials::public(field("client_id")?),
+            Assertion::new(Secret::new(field("valid_jwt")?)),
+        ),
+        "enterprise-managed-authorization" => OAuth::enterprise(
+            ClientCredentials::with_secret(field("client_id")?, field("client_secret")?),
+            EnterpriseIdp::new(
+                field("idp_token_endpoint")?,
+                ClientCredentials::public(field("idp_client_id")?),
+                Assertion::new(Secret::new(field("idp_id_token")?)),
+            ),
+        ),
+        "dpop" | "dpop-nonce" => user().dpop(),
+        _ => user(),
+    })
 }
 
 /// A client that declares and answers everything a scenario may ask of it.
@@ -76,6 +146,7 @@ async fn connect(
     url: &str,
     version: Option<ProtocolVersion>,
     scenario: &str,
+    oauth: Option<OAuth>,
 ) -> anyhow::Result<McpClient> {
     let mut builder = McpClient::builder(Implementation::new(
         "mcp-runtime-conformance-client",
@@ -98,6 +169,9 @@ async fn connect(
     }
     if let Some(version) = version {
         builder = builder.protocol_version(version);
+    }
+    if let Some(oauth) = oauth {
+        builder = builder.oauth(oauth);
     }
     Ok(builder.connect_http(url).await?)
 }
@@ -225,6 +299,14 @@ async fn play(client: &McpClient, scenario: &str, context: &Value) -> anyhow::Re
                     }
                 }
                 println!("loaded skill {}", skill.entry.uri);
+            }
+        }
+        // Behind the authorization server: list, then call what is listed (the step-up
+        // scenarios ask for more scope at the call).
+        auth if auth.starts_with("auth/") => {
+            for tool in client.list_all_tools().await? {
+                let result = client.call_tool(&tool.name, json!({})).await?;
+                println!("{}", text_of(&result.content));
             }
         }
         other => return Err(anyhow!("unknown scenario {other}")),

@@ -19,7 +19,7 @@
 #[cfg(feature = "auth")]
 mod cache;
 #[cfg(feature = "auth")]
-mod discovery;
+pub(crate) mod discovery;
 #[cfg(feature = "http")]
 mod host;
 #[cfg(feature = "auth")]

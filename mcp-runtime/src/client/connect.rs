@@ -45,6 +45,8 @@ pub struct McpClientBuilder {
     log_level: Option<LoggingLevel>,
     validate_output: bool,
     capture_stderr: bool,
+    #[cfg(feature = "client-auth")]
+    oauth: Option<super::oauth::OAuth>,
 }
 
 impl McpClient {
@@ -59,6 +61,8 @@ impl McpClient {
             log_level: None,
             validate_output: true,
             capture_stderr: false,
+            #[cfg(feature = "client-auth")]
+            oauth: None,
         }
     }
 }
@@ -209,12 +213,28 @@ impl McpClientBuilder {
             .await
     }
 
+    /// Authorizes with OAuth when the server asks for a token (cargo feature `client-auth`;
+    /// HTTP only): see [`oauth`](super::oauth).
+    #[cfg(feature = "client-auth")]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
     #[cfg(feature = "client-http")]
-    pub async fn connect_http(self, url: impl Into<String>) -> Result<McpClient, ClientError> {
+    pub async fn connect_http(
+        #[cfg_attr(not(feature = "client-auth"), allow(unused_mut))] mut self,
+        url: impl Into<String>,
+    ) -> Result<McpClient, ClientError> {
         let tools = Arc::new(ToolCache::default());
         let (peer, lines) = Peer::new(self.handlers.clone());
-        let channel = Arc::new(super::http::HttpChannel::new(url.into(), tools.clone()));
+        let channel = Arc::new(super::http::HttpChannel::new(
+            url.into(),
+            tools.clone(),
+            #[cfg(feature = "client-auth")]
+            self.oauth.take(),
+        ));
         tokio::spawn(channel.drive(Arc::downgrade(&peer), lines));
         self.connect_with(peer, Owned::default(), tools).await
     }

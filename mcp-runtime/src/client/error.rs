@@ -69,6 +69,17 @@ pub enum ClientError {
         /// The task.
         task_id: String,
     },
+    /// The client could not get a token the server takes (cargo feature `client-auth`):
+    /// discovery, registration, the user's authorization or the token request failed, or the
+    /// server kept refusing the tokens.
+    #[cfg(feature = "client-auth")]
+    #[error("{method}: {error}")]
+    Authorization {
+        /// The method asked.
+        method: &'static str,
+        /// What went wrong.
+        error: super::oauth::AuthError,
+    },
     /// The server program could not be started.
     #[error("cannot start the server: {0}")]
     Spawn(String),

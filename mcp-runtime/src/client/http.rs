@@ -47,20 +47,75 @@ pub(crate) struct HttpChannel {
     inflight: Mutex<HashMap<RequestId, AbortHandle>>,
     /// The task following the standalone GET stream.
     standalone: Mutex<Option<AbortHandle>>,
+    /// Gets and presents the OAuth tokens, when the server is protected.
+    #[cfg(feature = "client-auth")]
+    auth: Option<super::oauth::Authorizer>,
 }
 
 impl HttpChannel {
     /// A channel to the MCP endpoint at `url`; `tools` gives the header annotations of the
-    /// tools.
-    pub(crate) fn new(url: String, tools: Arc<ToolCache>) -> Self {
+    /// tools; `oauth` says how to authorize, when the server is protected.
+    pub(crate) fn new(
+        url: String,
+        tools: Arc<ToolCache>,
+        #[cfg(feature = "client-auth")] oauth: Option<super::oauth::OAuth>,
+    ) -> Self {
+        let client = reqwest::Client::new();
         HttpChannel {
-            client: reqwest::Client::new(),
+            #[cfg(feature = "client-auth")]
+            auth: oauth
+                .map(|oauth| super::oauth::Authorizer::new(oauth, url.clone(), client.clone())),
+            client,
             url,
             tools,
             session: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
             standalone: Mutex::new(None),
         }
+    }
+
+    /// Sends the request `build` makes, with the connection's credentials; when the server
+    /// refuses them and the authorizer can do something about it (new tokens, more scope, a
+    /// DPoP nonce), builds and sends it again.
+    async fn send(
+        &self,
+        peer: &Weak<Peer>,
+        method: &str,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, Failure> {
+        #[cfg(feature = "client-auth")]
+        if let Some(auth) = &self.auth {
+            let mut attempts = super::oauth::Attempts::default();
+            loop {
+                let presented = auth
+                    .credentials(method, &self.url)
+                    .await
+                    .map_err(Failure::Authorization)?;
+                let mut request = build();
+                for (name, value) in &presented.headers {
+                    request = request.header(name, value);
+                }
+                let response = request.send().await.map_err(transport_failure)?;
+                let status = response.status();
+                if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+                    return Ok(response);
+                }
+                // The user may take a while at the authorization server: requests wait for
+                // them rather than time out.
+                let _busy = peer.upgrade().map(|peer| peer.authorizing());
+                auth.refused(
+                    status,
+                    response.headers(),
+                    &self.url,
+                    &presented,
+                    &mut attempts,
+                )
+                .await
+                .map_err(Failure::Authorization)?;
+            }
+        }
+        let _ = (peer, method);
+        build().send().await.map_err(transport_failure)
     }
 
     fn session(&self) -> Option<String> {
@@ -136,10 +191,11 @@ impl HttpChannel {
         }
         if let Some(session) = self.session() {
             let _ = self
-                .client
-                .delete(&self.url)
-                .header(SESSION_HEADER, session)
-                .send()
+                .send(&peer, "DELETE", || {
+                    self.client
+                        .delete(&self.url)
+                        .header(SESSION_HEADER, &session)
+                })
                 .await;
         }
     }
@@ -155,19 +211,25 @@ impl HttpChannel {
         let mut failures = 0;
         loop {
             let Some(live) = peer.upgrade() else { return };
-            let mut get = self
-                .client
-                .get(&self.url)
-                .header(ACCEPT, "text/event-stream")
-                .header(VERSION_HEADER, live.version().as_str());
+            let version = live.version();
             drop(live);
-            if let Some(session) = self.session() {
-                get = get.header(SESSION_HEADER, session);
-            }
-            if let Some(last) = &last_event {
-                get = get.header("last-event-id", last);
-            }
-            let answer = get.send().await;
+            let session = self.session();
+            let answer = self
+                .send(&peer, "GET", || {
+                    let mut get = self
+                        .client
+                        .get(&self.url)
+                        .header(ACCEPT, "text/event-stream")
+                        .header(VERSION_HEADER, version.as_str());
+                    if let Some(session) = &session {
+                        get = get.header(SESSION_HEADER, session);
+                    }
+                    if let Some(last) = &last_event {
+                        get = get.header("last-event-id", last);
+                    }
+                    get
+                })
+                .await;
             if let Some(opened) = opened.take() {
                 let _ = opened.send(());
             }
@@ -183,7 +245,7 @@ impl HttpChannel {
                 }
                 Err(error) => {
                     failures += 1;
-                    tracing::debug!(%error, "the standalone stream could not be opened");
+                    tracing::debug!(?error, "the standalone stream could not be opened");
                     if failures >= MAX_RESUMPTIONS {
                         return;
                     }
@@ -250,15 +312,16 @@ impl HttpChannel {
         let sent_session = headers.contains_key(SESSION_HEADER);
         let id = id.as_ref();
         let response = match self
-            .client
-            .post(&self.url)
-            .headers(headers)
-            .body(line)
-            .send()
+            .send(&peer, "POST", || {
+                self.client
+                    .post(&self.url)
+                    .headers(headers.clone())
+                    .body(line.clone())
+            })
             .await
         {
             Ok(response) => response,
-            Err(error) => return fail(&peer, id, format!("the POST failed: {error}")),
+            Err(failure) => return fail_with(&peer, id, failure),
         };
         if let Some(session) = response
             .headers()
@@ -328,26 +391,31 @@ impl HttpChannel {
                 return fail(peer, id, "the stream closed before the response".into());
             };
             tokio::time::sleep(retry).await;
-            let mut get = self
-                .client
-                .get(&self.url)
-                .header(ACCEPT, "text/event-stream")
-                .header("last-event-id", last);
-            if let Some(session) = self.session() {
-                get = get.header(SESSION_HEADER, session);
-            }
-            if let Some(live) = peer.upgrade() {
-                get = get.header(VERSION_HEADER, live.version().as_str());
-            }
-            response = match get.send().await {
+            let session = self.session();
+            let version = peer.upgrade().map(|live| live.version());
+            let resumed = self
+                .send(peer, "GET", || {
+                    let mut get = self
+                        .client
+                        .get(&self.url)
+                        .header(ACCEPT, "text/event-stream")
+                        .header("last-event-id", &last);
+                    if let Some(session) = &session {
+                        get = get.header(SESSION_HEADER, session);
+                    }
+                    if let Some(version) = version {
+                        get = get.header(VERSION_HEADER, version.as_str());
+                    }
+                    get
+                })
+                .await;
+            response = match resumed {
                 Ok(response) if response.status().is_success() => response,
                 Ok(response) => {
                     let status = response.status();
                     return fail(peer, id, format!("resuming the stream failed: {status}"));
                 }
-                Err(error) => {
-                    return fail(peer, id, format!("resuming the stream failed: {error}"));
-                }
+                Err(failure) => return fail_with(peer, id, failure),
             };
         }
         fail(
@@ -409,7 +477,17 @@ async fn read_events(
 
 /// Fails request `id`, if there is one, for a reason of the transport.
 fn fail(peer: &Weak<Peer>, id: Option<&RequestId>, reason: String) {
+    fail_with(peer, id, Failure::Transport(reason));
+}
+
+/// Fails request `id`, if there is one, with `failure`.
+fn fail_with(peer: &Weak<Peer>, id: Option<&RequestId>, failure: Failure) {
     if let (Some(peer), Some(id)) = (peer.upgrade(), id) {
-        peer.fail(id, Failure::Transport(reason));
+        peer.fail(id, failure);
     }
+}
+
+/// The failure of a request that could not be sent.
+fn transport_failure(error: reqwest::Error) -> Failure {
+    Failure::Transport(format!("the request failed: {error}"))
 }

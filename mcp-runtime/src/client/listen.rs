@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use super::ClientError;
-use super::peer::{Answer, Failure, Outstanding, Peer};
+use super::peer::{Answer, Outstanding, Peer};
 
 const METHOD: &str = "subscriptions/listen";
 
@@ -56,9 +56,8 @@ impl Subscription {
                     None => Err(ClientError::Disconnected),
                 },
                 answer = &mut ended => Err(match answer {
-                    Ok(Err(Failure::Server(error))) => ClientError::Server { method: METHOD, error },
-                    Ok(Err(Failure::Transport(detail))) => ClientError::Transport { method: METHOD, detail },
-                    Ok(Err(Failure::SessionExpired)) | Err(_) => ClientError::Disconnected,
+                    Ok(Err(failure)) => failure.into_error(METHOD),
+                    Err(_) => ClientError::Disconnected,
                     Ok(Ok(_)) => protocol("the server ended the stream before acknowledging it".into()),
                 }),
             }

@@ -95,6 +95,8 @@ mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
 mod listen;
+#[cfg(feature = "client-auth")]
+pub mod oauth;
 mod options;
 mod pages;
 mod peer;
@@ -398,9 +400,13 @@ impl McpClient {
         };
         let timeout = options.timeout.or(self.inner.timeout);
         let expired = async {
-            match timeout {
-                Some(timeout) => tokio::time::sleep(timeout).await,
-                None => std::future::pending().await,
+            let Some(timeout) = timeout else {
+                return std::future::pending().await;
+            };
+            // A request waiting for the user to authorize the client does not time out.
+            tokio::time::sleep(timeout).await;
+            while peer.is_authorizing() {
+                tokio::time::sleep(timeout).await;
             }
         };
         let answer = tokio::select! {
@@ -415,13 +421,8 @@ impl McpClient {
         peer.unwatch(&id);
         match answer {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(Failure::Server(error))) => {
-                Err(Attempt::Failed(ClientError::Server { method, error }))
-            }
-            Ok(Err(Failure::Transport(detail))) => {
-                Err(Attempt::Failed(ClientError::Transport { method, detail }))
-            }
             Ok(Err(Failure::SessionExpired)) => Err(Attempt::SessionExpired),
+            Ok(Err(failure)) => Err(Attempt::Failed(failure.into_error(method))),
             Err(_) => Err(Attempt::Failed(ClientError::Disconnected)),
         }
     }

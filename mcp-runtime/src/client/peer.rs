@@ -33,6 +33,9 @@ pub(crate) enum Failure {
     /// The server no longer knows the HTTP session (404): a fresh handshake is needed.
     #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
     SessionExpired,
+    /// The client could not get a token the server takes.
+    #[cfg(feature = "client-auth")]
+    Authorization(super::oauth::AuthError),
 }
 
 /// The shared state of a connection.
@@ -46,6 +49,34 @@ pub(crate) struct Peer {
     /// The notifications of each open `subscriptions/listen` stream, by its request id.
     subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
     version: Mutex<ProtocolVersion>,
+    /// How many authorizations are under way (their requests wait instead of timing out).
+    #[cfg(feature = "client-auth")]
+    authorizing: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Failure {
+    /// The error of a request of `method` that failed so (a forgotten session is the
+    /// connection's end).
+    pub(crate) fn into_error(self, method: &'static str) -> ClientError {
+        match self {
+            Failure::Server(error) => ClientError::Server { method, error },
+            Failure::Transport(detail) => ClientError::Transport { method, detail },
+            Failure::SessionExpired => ClientError::Disconnected,
+            #[cfg(feature = "client-auth")]
+            Failure::Authorization(error) => ClientError::Authorization { method, error },
+        }
+    }
+}
+
+/// Marks an authorization under way while it lives.
+#[cfg(feature = "client-auth")]
+pub(crate) struct Authorizing(Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(feature = "client-auth")]
+impl Drop for Authorizing {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Peer {
@@ -76,6 +107,8 @@ impl Peer {
             notifications,
             subscriptions: Mutex::new(HashMap::new()),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
+            #[cfg(feature = "client-auth")]
+            authorizing: Arc::default(),
         });
         (peer, lines)
     }
@@ -106,6 +139,24 @@ impl Peer {
     #[cfg(feature = "client-http")]
     pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
         self.pending.lock().contains_key(id)
+    }
+
+    /// Marks an authorization under way until the guard is dropped.
+    #[cfg(feature = "client-auth")]
+    pub(crate) fn authorizing(&self) -> Authorizing {
+        self.authorizing
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Authorizing(self.authorizing.clone())
+    }
+
+    /// Whether an authorization is under way: the user may be at the authorization server.
+    pub(crate) fn is_authorizing(&self) -> bool {
+        #[cfg(feature = "client-auth")]
+        {
+            self.authorizing.load(std::sync::atomic::Ordering::SeqCst) > 0
+        }
+        #[cfg(not(feature = "client-auth"))]
+        false
     }
 
     /// The revision messages are written for.
