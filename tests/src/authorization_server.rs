@@ -1,5 +1,5 @@
-//! A test OAuth 2.1 authorization server on `127.0.0.1`, for the tests of the resource server
-//! and its token verifiers.
+//! A test OAuth 2.1 authorization server on `127.0.0.1`, for the tests of the resource server,
+//! its token verifiers, and the client's authorization.
 //!
 //! It generates its keys when it starts (an RSA key for RS256, a P-256 key for ES256; no key
 //! material lives in the repository), and serves
@@ -12,7 +12,16 @@
 //!   `resource`; a request without `scope` is granted every scope of `scopes_supported`);
 //! - an introspection endpoint at `{issuer}/introspect` (RFC 7662);
 //! - an authorization endpoint at `{issuer}/authorize`, which clients require in the metadata,
-//!   but which refuses every request: users never sign in here.
+//!   but which (unless [`Options::code_flow`] says otherwise) refuses every request: users never
+//!   sign in here.
+//!
+//! With [`Options::code_flow`], it is also the authorization server of an interactive client:
+//! dynamic client registration (RFC 7591) at `{issuer}/register`, an authorization endpoint
+//! that approves every valid request at once (no user signs in: the tokens are for the test
+//! user [`CODE_FLOW_SUBJECT`]) with PKCE (S256 only), RFC 8707's `resource` and RFC 9207's
+//! `iss`, and the `authorization_code` and `refresh_token` grants (refresh tokens rotate: each
+//! is good for one refresh). [`AuthorizationServer`] says what it saw: registrations,
+//! authorization requests, token requests per grant.
 //!
 //! Tests mint tokens directly with [`AuthorizationServer::token`], including the broken and
 //! hostile ones a resource server must refuse.
@@ -24,7 +33,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -40,6 +49,8 @@ pub const INTROSPECTION_CLIENT: &str = "mcp-server";
 pub const TOKEN_CLIENT: &str = "test-client";
 /// How long the tokens live unless told otherwise, in seconds.
 pub const TOKEN_LIFETIME: i64 = 300;
+/// The user every authorization of the code flow is for: the `sub` of its access tokens.
+pub const CODE_FLOW_SUBJECT: &str = "user-1";
 
 /// Which discovery documents the server publishes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +76,13 @@ pub struct Options {
     pub metadata_issuer: Option<String>,
     /// The `scopes_supported` of the metadata.
     pub scopes_supported: Vec<String>,
+    /// Whether the server offers the authorization code flow: see [`Options::code_flow`].
+    pub code_flow: bool,
+    /// How long the access tokens of the token endpoint live, in seconds.
+    pub access_token_lifetime: i64,
+    /// The client authentication methods of the code flow (its metadata's
+    /// `token_endpoint_auth_methods_supported`, and what clients may register with).
+    pub token_endpoint_auth_methods: Vec<String>,
 }
 
 impl Default for Options {
@@ -75,6 +93,13 @@ impl Default for Options {
             discovery: vec![Discovery::All],
             metadata_issuer: None,
             scopes_supported: vec!["notes:read".into(), "notes:write".into()],
+            code_flow: false,
+            access_token_lifetime: TOKEN_LIFETIME,
+            token_endpoint_auth_methods: vec![
+                "client_secret_basic".into(),
+                "client_secret_post".into(),
+                "none".into(),
+            ],
         }
     }
 }
@@ -95,6 +120,53 @@ impl Options {
     /// With documents that name `issuer` instead of the real issuer.
     pub fn metadata_issuer(mut self, issuer: impl Into<String>) -> Self {
         self.metadata_issuer = Some(issuer.into());
+        self
+    }
+
+    /// With `scopes` as the metadata's `scopes_supported` (also what a `client_credentials`
+    /// request without `scope` is granted).
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With the authorization code flow, for clients that act for a user:
+    ///
+    /// - the metadata adds `registration_endpoint`, `authorization_response_iss_parameter_supported`,
+    ///   the `authorization_code` and `refresh_token` grants and the `none` client
+    ///   authentication;
+    /// - `POST {issuer}/register` registers clients (RFC 7591);
+    /// - `GET {issuer}/authorize` approves every valid request at once, for the user
+    ///   [`CODE_FLOW_SUBJECT`];
+    /// - the token endpoint takes the `authorization_code` and `refresh_token` grants besides
+    ///   `client_credentials`.
+    ///
+    /// Without it, the server offers the `client_credentials` grant only.
+    pub fn code_flow(mut self) -> Self {
+        self.code_flow = true;
+        self
+    }
+
+    /// With the code flow's client authentication methods limited to `methods` (among
+    /// `client_secret_basic`, `client_secret_post` and `none`, which are all offered by
+    /// default): the metadata lists them, and registering with another is refused. (Without the
+    /// code flow, the metadata lists `client_secret_basic` and `client_secret_post` whatever
+    /// this says.)
+    pub fn token_endpoint_auth_methods<S: Into<String>>(
+        mut self,
+        methods: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.token_endpoint_auth_methods = methods.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With access tokens from the token endpoint (every grant) that live `seconds` seconds
+    /// ([`TOKEN_LIFETIME`] by default).
+    pub fn access_token_lifetime(mut self, seconds: i64) -> Self {
+        self.access_token_lifetime = seconds;
         self
     }
 
@@ -156,6 +228,91 @@ struct Shared {
     revoked: Mutex<HashSet<String>>,
     jwks_fetches: AtomicUsize,
     introspections: AtomicUsize,
+    /// The clients, codes and refresh tokens of the authorization code flow, and what the
+    /// server saw.
+    flow: Mutex<CodeFlow>,
+}
+
+/// One request to the authorization endpoint, as it arrived (valid or not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthorizationRequest {
+    /// The `client_id` parameter (empty when there was none).
+    pub client_id: String,
+    /// The `scope` parameter.
+    pub scope: Option<String>,
+    /// The (first) `resource` parameter (RFC 8707).
+    pub resource: Option<String>,
+    /// The `redirect_uri` parameter (empty when there was none).
+    pub redirect_uri: String,
+}
+
+/// How a client authenticates at the token endpoint (RFC 7591's `token_endpoint_auth_method`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientAuth {
+    /// `client_secret_basic`: HTTP Basic, id and secret form-urlencoded (RFC 6749 §2.3.1).
+    Basic,
+    /// `client_secret_post`: `client_id` and `client_secret` in the form.
+    Post,
+    /// `none`: a public client, `client_id` in the form and no secret.
+    None,
+}
+
+impl ClientAuth {
+    fn parse(method: &str) -> Option<Self> {
+        match method {
+            "client_secret_basic" => Some(ClientAuth::Basic),
+            "client_secret_post" => Some(ClientAuth::Post),
+            "none" => Some(ClientAuth::None),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ClientAuth::Basic => "client_secret_basic",
+            ClientAuth::Post => "client_secret_post",
+            ClientAuth::None => "none",
+        }
+    }
+}
+
+/// A client registered for the authorization code flow.
+struct Client {
+    /// Its secret; `None` for a public client.
+    secret: Option<String>,
+    redirect_uris: Vec<String>,
+    auth: ClientAuth,
+}
+
+/// What an authorization code stands for, until it is exchanged (once).
+struct IssuedCode {
+    client_id: String,
+    redirect_uri: String,
+    /// The S256 `code_challenge`.
+    challenge: String,
+    scope: Option<String>,
+    resource: String,
+}
+
+/// What a refresh token stands for, until it is used (once: it rotates) or revoked.
+struct RefreshGrant {
+    client_id: String,
+    /// The scope of the authorization, which a refresh may narrow but never widen.
+    scope: Option<String>,
+    resource: String,
+}
+
+/// The state of the authorization code flow.
+#[derive(Default)]
+struct CodeFlow {
+    clients: HashMap<String, Client>,
+    codes: HashMap<String, IssuedCode>,
+    refresh_tokens: HashMap<String, RefreshGrant>,
+    /// Clients registered at the registration endpoint.
+    registrations: usize,
+    authorization_requests: Vec<AuthorizationRequest>,
+    /// Requests to the token endpoint, per `grant_type`.
+    token_requests: HashMap<String, usize>,
 }
 
 /// The test authorization server; stops when dropped.
@@ -196,12 +353,16 @@ impl AuthorizationServer {
             revoked: Mutex::new(HashSet::new()),
             jwks_fetches: AtomicUsize::new(0),
             introspections: AtomicUsize::new(0),
+            flow: Mutex::new(CodeFlow::default()),
         });
         let mut router = Router::new()
             .route(&format!("{path}/jwks"), get(jwks))
             .route(&format!("{path}/token"), post(token_endpoint))
             .route(&format!("{path}/authorize"), get(authorize))
             .route(&format!("{path}/introspect"), post(introspect));
+        if options.code_flow {
+            router = router.route(&format!("{path}/register"), post(register));
+        }
         let mut documents = Vec::new();
         if options.serves(Discovery::OAuth) {
             documents.push(format!("/.well-known/oauth-authorization-server{path}"));
@@ -246,6 +407,58 @@ impl AuthorizationServer {
     /// The token endpoint, `{issuer}/token`.
     pub fn token_endpoint(&self) -> String {
         format!("{}/token", self.shared.issuer)
+    }
+
+    /// The authorization endpoint, `{issuer}/authorize`.
+    pub fn authorization_endpoint(&self) -> String {
+        format!("{}/authorize", self.shared.issuer)
+    }
+
+    /// The registration endpoint, `{issuer}/register` (served with [`Options::code_flow`]).
+    pub fn registration_endpoint(&self) -> String {
+        format!("{}/register", self.shared.issuer)
+    }
+
+    /// How many clients registered at the registration endpoint (refused registrations and
+    /// [`register_client`](Self::register_client) do not count).
+    pub fn registrations(&self) -> usize {
+        self.shared.flow.lock().unwrap().registrations
+    }
+
+    /// The requests to the authorization endpoint so far, in order, valid or not.
+    pub fn authorization_requests(&self) -> Vec<AuthorizationRequest> {
+        self.shared
+            .flow
+            .lock()
+            .unwrap()
+            .authorization_requests
+            .clone()
+    }
+
+    /// How many requests to the token endpoint had `grant_type` (granted or refused).
+    pub fn token_requests(&self, grant_type: &str) -> usize {
+        let flow = self.shared.flow.lock().unwrap();
+        flow.token_requests.get(grant_type).copied().unwrap_or(0)
+    }
+
+    /// Revokes every refresh token issued so far: presenting one gets `invalid_grant`.
+    pub fn revoke_refresh_tokens(&self) {
+        self.shared.flow.lock().unwrap().refresh_tokens.clear();
+    }
+
+    /// Registers a confidential client (`client_secret_basic`) for the authorization code flow
+    /// with `redirect_uri`, the way an administrator would: its id and secret, for a client
+    /// configured with them. (Not counted in [`registrations`](Self::registrations).)
+    pub fn register_client(&self, redirect_uri: impl Into<String>) -> (String, String) {
+        let (id, secret) = (format!("client-{}", random_hex(8)), random_hex(16));
+        let client = Client {
+            secret: Some(secret.clone()),
+            redirect_uris: vec![redirect_uri.into()],
+            auth: ClientAuth::Basic,
+        };
+        let mut flow = self.shared.flow.lock().unwrap();
+        flow.clients.insert(id.clone(), client);
+        (id, secret)
     }
 
     /// The current public keys, as the JWKS endpoint serves them.
@@ -605,7 +818,7 @@ fn signing_key(
 async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
     let issuer = &shared.issuer;
     let named = shared.options.metadata_issuer.as_ref().unwrap_or(issuer);
-    axum::Json(json!({
+    let mut document = json!({
         "issuer": named,
         "jwks_uri": format!("{issuer}/jwks"),
         "authorization_endpoint": format!("{issuer}/authorize"),
@@ -621,8 +834,16 @@ async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
         // What OpenID Connect Discovery requires besides.
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256", "ES256"],
-    }))
-    .into_response()
+    });
+    if shared.options.code_flow {
+        document["registration_endpoint"] = json!(format!("{issuer}/register"));
+        document["grant_types_supported"] =
+            json!(["authorization_code", "refresh_token", "client_credentials"]);
+        document["token_endpoint_auth_methods_supported"] =
+            json!(shared.options.token_endpoint_auth_methods);
+        document["authorization_response_iss_parameter_supported"] = json!(true);
+    }
+    axum::Json(document).into_response()
 }
 
 /// `GET {issuer}/jwks`.
@@ -687,19 +908,44 @@ async fn introspect(
     }
 }
 
-/// `POST {issuer}/token`: the `client_credentials` grant (RFC 6749 §4.4), with RFC 8707's
-/// `resource`. The scopes asked for are granted; a request without `scope` gets every scope of
-/// `scopes_supported`.
+/// `POST {issuer}/token`: the `client_credentials` grant, and with [`Options::code_flow`] the
+/// `authorization_code` and `refresh_token` grants.
 async fn token_endpoint(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let form = form_decode(&body);
-    if !authenticated(&headers, &form, TOKEN_CLIENT, &shared.client_secret) {
+    let grant_type = field(&form, "grant_type").unwrap_or_default().to_owned();
+    *shared
+        .flow
+        .lock()
+        .unwrap()
+        .token_requests
+        .entry(grant_type.clone())
+        .or_default() += 1;
+    if shared.options.code_flow {
+        match grant_type.as_str() {
+            "authorization_code" => return code_grant(&shared, &headers, &form),
+            "refresh_token" => return refresh_grant(&shared, &headers, &form),
+            _ => {}
+        }
+    }
+    client_credentials_grant(&shared, &headers, &form)
+}
+
+/// The `client_credentials` grant (RFC 6749 §4.4) of [`TOKEN_CLIENT`], with RFC 8707's
+/// `resource`. The scopes asked for are granted; a request without `scope` gets every scope of
+/// `scopes_supported`.
+fn client_credentials_grant(
+    shared: &Shared,
+    headers: &HeaderMap,
+    form: &[(String, String)],
+) -> Response {
+    if !authenticated(headers, form, TOKEN_CLIENT, &shared.client_secret) {
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client");
     }
-    if field(&form, "grant_type") != Some("client_credentials") {
+    if field(form, "grant_type") != Some("client_credentials") {
         return oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type");
     }
     let resources: Vec<&str> = form
@@ -714,19 +960,20 @@ async fn token_endpoint(
         [one] => json!(one),
         _ => json!(resources),
     };
+    let lifetime = shared.options.access_token_lifetime;
     let now = now();
     let mut claims = json!({
         "iss": shared.issuer,
         "sub": TOKEN_CLIENT,
         "client_id": TOKEN_CLIENT,
         "aud": aud,
-        "exp": now + TOKEN_LIFETIME,
+        "exp": now + lifetime,
         "iat": now,
         "jti": random_hex(16),
     });
     // The scopes asked for, all granted; without any, the default: every scope supported
     // (RFC 6749 §3.3 lets the server pick a default).
-    let scope = match field(&form, "scope").filter(|scope| !scope.is_empty()) {
+    let scope = match field(form, "scope").filter(|scope| !scope.is_empty()) {
         Some(asked) => asked.to_owned(),
         None => shared.options.scopes_supported.join(" "),
     };
@@ -742,7 +989,7 @@ async fn token_endpoint(
     let mut answer = json!({
         "access_token": access_token,
         "token_type": "Bearer",
-        "expires_in": TOKEN_LIFETIME,
+        "expires_in": lifetime,
     });
     if let Some(scope) = scope {
         answer["scope"] = json!(scope);
@@ -750,20 +997,456 @@ async fn token_endpoint(
     ([(header::CACHE_CONTROL, "no-store")], axum::Json(answer)).into_response()
 }
 
-/// `GET {issuer}/authorize`: named in the metadata (clients require it), but users never sign in
-/// here: tokens come from the `client_credentials` grant.
-async fn authorize() -> Response {
-    let body = json!({
-        "error": "unsupported_response_type",
-        "error_description": "the test authorization server issues tokens by the \
-                              client_credentials grant only",
+/// `GET {issuer}/authorize`. Without [`Options::code_flow`]: named in the metadata (clients
+/// require it), but users never sign in here, and tokens come from the `client_credentials`
+/// grant. With it: every request is recorded, and a valid one approved at once (see
+/// [`authorize_code`]).
+async fn authorize(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    if !shared.options.code_flow {
+        let body = json!({
+            "error": "unsupported_response_type",
+            "error_description": "the test authorization server issues tokens by the \
+                                  client_credentials grant only",
+        });
+        return (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+    }
+    let query = form_decode(query.unwrap_or_default().as_bytes());
+    authorize_code(&shared, &query)
+}
+
+/// The authorization request (RFC 6749 §4.1.1 with PKCE, RFC 8707 and RFC 9207), approved for
+/// [`CODE_FLOW_SUBJECT`] without asking anyone. An unknown client or a redirect URI it did not
+/// register gets a `400` page (never a redirect); any other fault, a redirect with
+/// `error=invalid_request`; success, a redirect with a fresh single-use `code`, the `state` and
+/// the `iss`.
+fn authorize_code(shared: &Shared, query: &[(String, String)]) -> Response {
+    let client_id = field(query, "client_id").unwrap_or_default().to_owned();
+    let redirect_uri = field(query, "redirect_uri").unwrap_or_default().to_owned();
+    let scope = field(query, "scope").map(str::to_owned);
+    let resources = all_fields(query, "resource");
+    let mut flow = shared.flow.lock().unwrap();
+    flow.authorization_requests.push(AuthorizationRequest {
+        client_id: client_id.clone(),
+        scope: scope.clone(),
+        resource: resources.first().map(|r| (*r).to_owned()),
+        redirect_uri: redirect_uri.clone(),
     });
-    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    let page = |reason: &str| {
+        let body = format!("The authorization request is refused: {reason}.\n");
+        let content_type = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
+        (StatusCode::BAD_REQUEST, content_type, body).into_response()
+    };
+    let Some(client) = flow.clients.get(&client_id) else {
+        return page("the client is unknown");
+    };
+    if !client.redirect_uris.contains(&redirect_uri) {
+        return page("the redirect_uri is not one the client registered");
+    }
+    let state = field(query, "state");
+    // The answer to `redirect_uri`: `parameters`, then the state and the issuer.
+    let redirect = |parameters: Vec<(&str, String)>| {
+        let mut location = redirect_uri.clone();
+        let mut separator = if location.contains('?') { '&' } else { '?' };
+        let tail = [
+            ("state", state.map(str::to_owned)),
+            ("iss", Some(shared.issuer.clone())),
+        ];
+        let all = parameters
+            .into_iter()
+            .map(|(name, value)| (name, Some(value)))
+            .chain(tail);
+        for (name, value) in all {
+            if let Some(value) = value {
+                location.push(separator);
+                location.push_str(name);
+                location.push('=');
+                location.push_str(&percent_encode(&value));
+                separator = '&';
+            }
+        }
+        (
+            StatusCode::FOUND,
+            [
+                (header::LOCATION, location),
+                (header::CACHE_CONTROL, "no-store".to_owned()),
+            ],
+        )
+            .into_response()
+    };
+    let invalid = |description: &str| {
+        redirect(vec![
+            ("error", "invalid_request".to_owned()),
+            ("error_description", description.to_owned()),
+        ])
+    };
+    if field(query, "response_type") != Some("code") {
+        return invalid("response_type must be code");
+    }
+    let Some(challenge) = field(query, "code_challenge").filter(|c| !c.is_empty()) else {
+        return invalid("code_challenge is required (PKCE)");
+    };
+    if field(query, "code_challenge_method") != Some("S256") {
+        return invalid("code_challenge_method must be S256");
+    }
+    let [resource] = resources[..] else {
+        return invalid("exactly one resource (RFC 8707) is required");
+    };
+    let code = format!("code-{}", random_hex(16));
+    let issued = IssuedCode {
+        client_id,
+        redirect_uri: redirect_uri.clone(),
+        challenge: challenge.to_owned(),
+        scope: scope.filter(|scope| !scope.is_empty()),
+        resource: resource.to_owned(),
+    };
+    flow.codes.insert(code.clone(), issued);
+    redirect(vec![("code", code)])
+}
+
+/// `POST {issuer}/register` (RFC 7591): `redirect_uris` required; `token_endpoint_auth_method`
+/// `client_secret_basic` (the default), `client_secret_post` or `none` (a public client, without
+/// a secret), as far as [`Options::token_endpoint_auth_methods`] offers them; `grant_types` among those the server supports (`authorization_code` by default).
+/// `201` with the client's id, its secret unless public, and its metadata; `400`
+/// `invalid_client_metadata` (or `invalid_redirect_uri`) otherwise.
+async fn register(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let refused = |error: &str, description: &str| {
+        let body = json!({"error": error, "error_description": description});
+        (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    };
+    let invalid = |description: &str| refused("invalid_client_metadata", description);
+    let Ok(Value::Object(metadata)) = serde_json::from_slice::<Value>(&body) else {
+        return invalid("the body must be a JSON object");
+    };
+    let redirect_uris: Vec<String> = match metadata.get("redirect_uris") {
+        Some(Value::Array(uris)) if !uris.is_empty() => {
+            let strings: Vec<String> = uris
+                .iter()
+                .filter_map(|uri| uri.as_str().map(str::to_owned))
+                .collect();
+            if strings.len() != uris.len() {
+                return invalid("redirect_uris must be strings");
+            }
+            strings
+        }
+        _ => return invalid("redirect_uris is required: a non-empty array of URIs"),
+    };
+    if let Some(bad) = redirect_uris
+        .iter()
+        .find(|uri| !uri.contains("://") || uri.contains('#'))
+    {
+        return refused(
+            "invalid_redirect_uri",
+            &format!("{bad} is not an absolute URI without a fragment"),
+        );
+    }
+    let offered = &shared.options.token_endpoint_auth_methods;
+    let auth = match metadata.get("token_endpoint_auth_method") {
+        None => Some(ClientAuth::Basic),
+        Some(method) => method.as_str().and_then(ClientAuth::parse),
+    };
+    let Some(auth) = auth.filter(|auth| offered.iter().any(|m| m == auth.name())) else {
+        return invalid(&format!(
+            "token_endpoint_auth_method must be one of {}",
+            offered.join(", ")
+        ));
+    };
+    const GRANTS: [&str; 3] = ["authorization_code", "refresh_token", "client_credentials"];
+    let grant_types: Vec<String> = match metadata.get("grant_types") {
+        None => vec!["authorization_code".to_owned()],
+        Some(Value::Array(grants)) => {
+            let known: Vec<String> = grants
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|grant| GRANTS.contains(grant))
+                .map(str::to_owned)
+                .collect();
+            if known.len() != grants.len() {
+                return invalid(
+                    "grant_types must be among authorization_code, refresh_token and \
+                     client_credentials",
+                );
+            }
+            known
+        }
+        Some(_) => return invalid("grant_types must be an array"),
+    };
+    let client_name = match metadata.get("client_name") {
+        None => None,
+        Some(Value::String(name)) => Some(name.clone()),
+        Some(_) => return invalid("client_name must be a string"),
+    };
+    let client_id = format!("client-{}", random_hex(8));
+    let secret = (auth != ClientAuth::None).then(|| random_hex(16));
+    let mut answer = json!({
+        "client_id": client_id,
+        "client_id_issued_at": now(),
+        "redirect_uris": redirect_uris,
+        "token_endpoint_auth_method": auth.name(),
+        "grant_types": grant_types,
+        "response_types": ["code"],
+    });
+    if let Some(secret) = &secret {
+        answer["client_secret"] = json!(secret);
+        answer["client_secret_expires_at"] = json!(0);
+    }
+    if let Some(name) = client_name {
+        answer["client_name"] = json!(name);
+    }
+    let client = Client {
+        secret,
+        redirect_uris,
+        auth,
+    };
+    {
+        let mut flow = shared.flow.lock().unwrap();
+        flow.clients.insert(client_id, client);
+        flow.registrations += 1;
+    }
+    (
+        StatusCode::CREATED,
+        [(header::CACHE_CONTROL, "no-store")],
+        axum::Json(answer),
+    )
+        .into_response()
+}
+
+/// The `authorization_code` grant (RFC 6749 §4.1.3): the client authenticated as it registered,
+/// the code its own and unused, the same `redirect_uri`, a `code_verifier` whose S256 is the
+/// challenge (RFC 7636), and the `resource` of the authorization request (RFC 8707).
+fn code_grant(shared: &Shared, headers: &HeaderMap, form: &[(String, String)]) -> Response {
+    let mut flow = shared.flow.lock().unwrap();
+    let client_id = match authenticate_client(&flow, headers, form) {
+        Ok(client_id) => client_id,
+        Err(refusal) => return refusal,
+    };
+    let Some(code) = field(form, "code") else {
+        return described(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "code is required",
+        );
+    };
+    // Single use: the code is gone, whatever happens next.
+    let Some(issued) = flow.codes.remove(code) else {
+        return described(
+            StatusCode::BAD_REQUEST,
+            "invalid_grant",
+            "the code is unknown or was already used",
+        );
+    };
+    let invalid_grant =
+        |description: &str| described(StatusCode::BAD_REQUEST, "invalid_grant", description);
+    if issued.client_id != client_id {
+        return invalid_grant("the code was issued to another client");
+    }
+    if field(form, "redirect_uri") != Some(issued.redirect_uri.as_str()) {
+        return invalid_grant("the redirect_uri is not the one of the authorization request");
+    }
+    let Some(verifier) = field(form, "code_verifier") else {
+        return invalid_grant("code_verifier is required (PKCE)");
+    };
+    let well_formed = (43..=128).contains(&verifier.len())
+        && verifier
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b));
+    if !well_formed || URL_SAFE_NO_PAD.encode(sha256(verifier.as_bytes())) != issued.challenge {
+        return invalid_grant("the code_verifier does not match the code_challenge");
+    }
+    if all_fields(form, "resource") != [issued.resource.as_str()] {
+        return described(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            "the resource is not the one of the authorization request",
+        );
+    }
+    let grant = RefreshGrant {
+        client_id,
+        scope: issued.scope.clone(),
+        resource: issued.resource,
+    };
+    issue_tokens(shared, &mut flow, grant, issued.scope)
+}
+
+/// The `refresh_token` grant (RFC 6749 §6), with rotation: the client authenticated as it
+/// registered, a refresh token of its own that is still current (each is good once), the
+/// `resource` (when given) the one of the authorization, and a `scope` (when given) within it.
+fn refresh_grant(shared: &Shared, headers: &HeaderMap, form: &[(String, String)]) -> Response {
+    let mut flow = shared.flow.lock().unwrap();
+    let client_id = match authenticate_client(&flow, headers, form) {
+        Ok(client_id) => client_id,
+        Err(refusal) => return refusal,
+    };
+    let Some(token) = field(form, "refresh_token") else {
+        return described(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "refresh_token is required",
+        );
+    };
+    let invalid_grant = || {
+        described(
+            StatusCode::BAD_REQUEST,
+            "invalid_grant",
+            "the refresh token is unknown, already used or revoked",
+        )
+    };
+    let Some(grant) = flow.refresh_tokens.get(token) else {
+        return invalid_grant();
+    };
+    if grant.client_id != client_id {
+        return invalid_grant();
+    }
+    let resources = all_fields(form, "resource");
+    if !resources.is_empty() && resources != [grant.resource.as_str()] {
+        return described(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            "the resource is not the one of the authorization",
+        );
+    }
+    let granted: Vec<&str> = grant
+        .scope
+        .as_deref()
+        .unwrap_or_default()
+        .split(' ')
+        .collect();
+    let scope = match field(form, "scope").filter(|scope| !scope.is_empty()) {
+        None => grant.scope.clone(),
+        Some(asked) if asked.split(' ').all(|s| granted.contains(&s)) => Some(asked.to_owned()),
+        Some(_) => {
+            return described(
+                StatusCode::BAD_REQUEST,
+                "invalid_scope",
+                "the scope exceeds the one of the authorization",
+            );
+        }
+    };
+    let grant = flow.refresh_tokens.remove(token).expect("found above");
+    issue_tokens(shared, &mut flow, grant, scope)
+}
+
+/// A token response for `grant`: an access token for its user, client and resource with
+/// `scope`, and a new refresh token for `grant`.
+fn issue_tokens(
+    shared: &Shared,
+    flow: &mut CodeFlow,
+    grant: RefreshGrant,
+    scope: Option<String>,
+) -> Response {
+    let lifetime = shared.options.access_token_lifetime;
+    let now = now();
+    let mut claims = json!({
+        "iss": shared.issuer,
+        "sub": CODE_FLOW_SUBJECT,
+        "client_id": grant.client_id,
+        "aud": grant.resource,
+        "exp": now + lifetime,
+        "iat": now,
+        "jti": random_hex(16),
+    });
+    if let Some(scope) = &scope {
+        claims["scope"] = json!(scope);
+    }
+    let key = shared.keys.lock().unwrap().rsa.clone();
+    let mut header = Header::new(Algorithm::RS256);
+    header.typ = Some("at+jwt".into());
+    header.kid = Some(key.kid.clone());
+    let access_token = jsonwebtoken::encode(&header, &claims, &key.encoding).expect("a token");
+    let refresh_token = format!("refresh-{}", random_hex(24));
+    flow.refresh_tokens.insert(refresh_token.clone(), grant);
+    let mut answer = json!({
+        "access_token": access_token,
+        "token_type": "Bearer",
+        "expires_in": lifetime,
+        "refresh_token": refresh_token,
+    });
+    if let Some(scope) = scope {
+        answer["scope"] = json!(scope);
+    }
+    ([(header::CACHE_CONTROL, "no-store")], axum::Json(answer)).into_response()
+}
+
+/// The client of a request to the token endpoint, authenticated the way it registered: HTTP
+/// Basic with form-urlencoded id and secret (RFC 6749 §2.3.1), `client_id` and `client_secret`
+/// in the form, or (a public client) `client_id` alone. Anything else: `401 invalid_client`.
+fn authenticate_client(
+    flow: &CodeFlow,
+    headers: &HeaderMap,
+    form: &[(String, String)],
+) -> Result<String, Response> {
+    let refused = |description: &str| {
+        Err(described(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            description,
+        ))
+    };
+    let basic = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(value) => {
+            let credentials = value
+                .to_str()
+                .ok()
+                .and_then(|value| value.strip_prefix("Basic "))
+                .and_then(|encoded| STANDARD.decode(encoded.trim()).ok())
+                .and_then(|decoded| String::from_utf8(decoded).ok())
+                .and_then(|credentials| {
+                    let (id, secret) = credentials.split_once(':')?;
+                    Some((percent_decode(id), percent_decode(secret)))
+                });
+            match credentials {
+                Some(credentials) => Some(credentials),
+                None => return refused("the Authorization header is not HTTP Basic id:secret"),
+            }
+        }
+    };
+    let form_id = field(form, "client_id");
+    let form_secret = field(form, "client_secret");
+    let client_id = match (&basic, form_id) {
+        (Some((id, _)), Some(other)) if id != other => {
+            return refused("the client_id of the form is not the one of the Authorization header");
+        }
+        (Some((id, _)), _) => id.clone(),
+        (None, Some(id)) => id.to_owned(),
+        (None, None) => return refused("the request names no client"),
+    };
+    let Some(client) = flow.clients.get(&client_id) else {
+        return refused("the client is unknown");
+    };
+    let secret = client.secret.as_deref();
+    let authenticated = match client.auth {
+        ClientAuth::Basic => {
+            form_secret.is_none()
+                && basic
+                    .as_ref()
+                    .is_some_and(|(_, s)| Some(s.as_str()) == secret)
+        }
+        ClientAuth::Post => basic.is_none() && form_secret.is_some() && form_secret == secret,
+        ClientAuth::None => basic.is_none() && form_secret.is_none(),
+    };
+    if !authenticated {
+        return refused(&format!(
+            "the client did not authenticate as it registered ({})",
+            client.auth.name()
+        ));
+    }
+    Ok(client_id)
 }
 
 /// An OAuth error answer (RFC 6749 §5.2).
 fn oauth_error(status: StatusCode, error: &str) -> Response {
     let body = axum::Json(json!({"error": error}));
+    if status == StatusCode::UNAUTHORIZED {
+        let challenge = [(header::WWW_AUTHENTICATE, "Basic realm=\"test\"")];
+        (status, challenge, body).into_response()
+    } else {
+        (status, body).into_response()
+    }
+}
+
+/// An OAuth error answer (RFC 6749 §5.2) with an `error_description`.
+fn described(status: StatusCode, error: &str, description: &str) -> Response {
+    let body = axum::Json(json!({"error": error, "error_description": description}));
     if status == StatusCode::UNAUTHORIZED {
         let challenge = [(header::WWW_AUTHENTICATE, "Basic realm=\"test\"")];
         (status, challenge, body).into_response()
@@ -799,6 +1482,14 @@ fn field<'f>(form: &'f [(String, String)], name: &str) -> Option<&'f str> {
     form.iter()
         .find(|(n, _)| n == name)
         .map(|(_, value)| value.as_str())
+}
+
+/// Every value of `name` in `form`, in order.
+fn all_fields<'f>(form: &'f [(String, String)], name: &str) -> Vec<&'f str> {
+    form.iter()
+        .filter(|(n, _)| n == name)
+        .map(|(_, value)| value.as_str())
+        .collect()
 }
 
 /// The pairs of an `application/x-www-form-urlencoded` body, in order.
@@ -840,6 +1531,87 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `text` percent-encoded for a query string: every byte but the unreserved ones (RFC 3986).
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The SHA-256 of `data` (FIPS 180-4), for PKCE's S256: the crates of this one offer none.
+fn sha256(data: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut state: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut message = data.to_vec();
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend_from_slice(&((data.len() as u64) * 8).to_be_bytes());
+    for block in message.chunks_exact(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = state;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let choice = (e & f) ^ (!e & g);
+            let t1 = h
+                .wrapping_add(s1)
+                .wrapping_add(choice)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let majority = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(majority);
+            h = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (word, value) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
+            *word = word.wrapping_add(value);
+        }
+    }
+    let mut digest = [0u8; 32];
+    for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
+        bytes.copy_from_slice(&word.to_be_bytes());
+    }
+    digest
+}
+
 /// `bytes` random bytes, in hex.
 fn random_hex(bytes: usize) -> String {
     (0..bytes)
@@ -853,4 +1625,532 @@ fn now() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_gives_the_s256_challenge_of_rfc_7636() {
+        // RFC 7636, Appendix B.
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        assert_eq!(
+            URL_SAFE_NO_PAD.encode(sha256(verifier.as_bytes())),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+        // FIPS 180-2 examples: one block, and a message that needs a second block of padding.
+        let hex = |digest: [u8; 32]| {
+            digest
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        assert_eq!(
+            hex(sha256(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            hex(sha256(
+                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+            )),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+    }
+
+    #[test]
+    fn percent_encoding_keeps_only_unreserved_bytes() {
+        assert_eq!(
+            percent_encode("http://127.0.0.1:80/a b~é"),
+            "http%3A%2F%2F127.0.0.1%3A80%2Fa%20b~%C3%A9"
+        );
+        assert_eq!(percent_decode(&percent_encode("a+b c/é")), "a+b c/é");
+    }
+
+    const REDIRECT: &str = "http://127.0.0.1:9/callback";
+    const RESOURCE: &str = "http://127.0.0.1:8/mcp";
+    // RFC 7636, Appendix B.
+    const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+    /// A client that does not follow redirects.
+    fn http() -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+    }
+
+    /// The status and JSON body of `request`.
+    async fn answer(request: reqwest::RequestBuilder) -> (u16, Value) {
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `GET /authorize` with `query`: the status, and the Location (`None` without one).
+    async fn authorize_with(
+        server: &AuthorizationServer,
+        query: &[(&str, &str)],
+    ) -> (u16, Option<String>) {
+        let query: Vec<String> = query
+            .iter()
+            .map(|(name, value)| format!("{name}={}", percent_encode(value)))
+            .collect();
+        let url = format!("{}?{}", server.authorization_endpoint(), query.join("&"));
+        let response = http().get(url).send().await.unwrap();
+        let location = response
+            .headers()
+            .get(header::LOCATION)
+            .map(|value| value.to_str().unwrap().to_owned());
+        (response.status().as_u16(), location)
+    }
+
+    /// A valid authorization request of `client_id` (with `scope`), whose code the test returns.
+    async fn code_for(server: &AuthorizationServer, client_id: &str, scope: &str) -> String {
+        let (status, location) = authorize_with(
+            server,
+            &[
+                ("response_type", "code"),
+                ("client_id", client_id),
+                ("redirect_uri", REDIRECT),
+                ("scope", scope),
+                ("state", "xyz"),
+                ("code_challenge", CHALLENGE),
+                ("code_challenge_method", "S256"),
+                ("resource", RESOURCE),
+            ],
+        )
+        .await;
+        assert_eq!(status, 302);
+        let location = location.unwrap();
+        let query = location
+            .strip_prefix(&format!("{REDIRECT}?"))
+            .unwrap_or_else(|| panic!("{location}"));
+        let pairs = form_decode(query.as_bytes());
+        let code = field(&pairs, "code").unwrap().to_owned();
+        assert_eq!(
+            pairs,
+            [
+                ("code".to_owned(), code.clone()),
+                ("state".to_owned(), "xyz".to_owned()),
+                ("iss".to_owned(), server.issuer().to_owned()),
+            ]
+        );
+        code
+    }
+
+    /// The form of the exchange of `code`, with `verifier`, for `resource` (no client
+    /// authentication).
+    fn exchange<'a>(
+        code: &'a str,
+        verifier: &'a str,
+        resource: &'a str,
+    ) -> Vec<(&'a str, &'a str)> {
+        vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", verifier),
+            ("resource", resource),
+        ]
+    }
+
+    fn error(error: &str, description: &str) -> Value {
+        json!({"error": error, "error_description": description})
+    }
+
+    #[tokio::test]
+    async fn without_the_code_flow_the_server_offers_client_credentials_only() {
+        let server = AuthorizationServer::start().await;
+        let metadata: Value = reqwest::get(format!(
+            "{}/.well-known/oauth-authorization-server",
+            server.url()
+        ))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+        assert_eq!(
+            metadata["grant_types_supported"],
+            json!(["client_credentials"])
+        );
+        assert_eq!(metadata.get("registration_endpoint"), None);
+        let registered = http()
+            .post(server.registration_endpoint())
+            .json(&json!({"redirect_uris": [REDIRECT]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(registered.status().as_u16(), 404);
+        let (status, location) =
+            authorize_with(&server, &[("response_type", "code"), ("client_id", "x")]).await;
+        assert_eq!((status, location), (400, None));
+        assert_eq!(server.authorization_requests().len(), 0);
+    }
+
+    #[tokio::test]
+    async fn only_the_offered_client_authentication_methods_register() {
+        let server = AuthorizationServer::start_with(
+            Options::default()
+                .code_flow()
+                .token_endpoint_auth_methods(["client_secret_basic"]),
+        )
+        .await;
+        let metadata: Value =
+            reqwest::get(format!("{}/.well-known/openid-configuration", server.url()))
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+        assert_eq!(
+            metadata["token_endpoint_auth_methods_supported"],
+            json!(["client_secret_basic"])
+        );
+        let register = |method: &str| {
+            let body = json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": method});
+            answer(http().post(server.registration_endpoint()).json(&body))
+        };
+        let refused = (
+            400,
+            error(
+                "invalid_client_metadata",
+                "token_endpoint_auth_method must be one of client_secret_basic",
+            ),
+        );
+        assert_eq!(register("none").await, refused);
+        assert_eq!(register("client_secret_post").await, refused);
+        let (status, registered) = register("client_secret_basic").await;
+        assert_eq!(status, 201);
+        assert_eq!(registered["client_secret"].as_str().map(str::len), Some(32));
+        assert_eq!(server.registrations(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_code_flow_registers_authorizes_exchanges_and_rotates() {
+        let server = AuthorizationServer::start_with(
+            Options::default()
+                .code_flow()
+                .access_token_lifetime(5)
+                .scopes_supported(["notes:read", "notes:write", "offline_access"]),
+        )
+        .await;
+        let issuer = server.issuer().to_owned();
+        let metadata: Value = reqwest::get(format!(
+            "{}/.well-known/oauth-authorization-server",
+            server.url()
+        ))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+        assert_eq!(
+            metadata["registration_endpoint"],
+            json!(format!("{issuer}/register"))
+        );
+        assert_eq!(
+            metadata["grant_types_supported"],
+            json!(["authorization_code", "refresh_token", "client_credentials"])
+        );
+        assert_eq!(
+            metadata["token_endpoint_auth_methods_supported"],
+            json!(["client_secret_basic", "client_secret_post", "none"])
+        );
+        assert_eq!(
+            metadata["authorization_response_iss_parameter_supported"],
+            json!(true)
+        );
+        assert_eq!(
+            metadata["code_challenge_methods_supported"],
+            json!(["S256"])
+        );
+        assert_eq!(metadata["response_types_supported"], json!(["code"]));
+        assert_eq!(
+            metadata["scopes_supported"],
+            json!(["notes:read", "notes:write", "offline_access"])
+        );
+
+        // Registration: refused without redirect URIs or with an unknown method.
+        let register =
+            |body: Value| answer(http().post(server.registration_endpoint()).json(&body));
+        let invalid = |description: &str| (400, error("invalid_client_metadata", description));
+        assert_eq!(
+            register(json!({"client_name": "x"})).await,
+            invalid("redirect_uris is required: a non-empty array of URIs")
+        );
+        assert_eq!(
+            register(json!({"redirect_uris": []})).await,
+            invalid("redirect_uris is required: a non-empty array of URIs")
+        );
+        assert_eq!(
+            register(json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "tls"}))
+                .await,
+            invalid(
+                "token_endpoint_auth_method must be one of client_secret_basic, \
+                 client_secret_post, none"
+            )
+        );
+        assert_eq!(server.registrations(), 0);
+        let (status, confidential) = register(json!({
+            "redirect_uris": [REDIRECT], "client_name": "e2e",
+            "grant_types": ["authorization_code", "refresh_token"],
+        }))
+        .await;
+        assert_eq!(status, 201);
+        let client_id = confidential["client_id"].as_str().unwrap().to_owned();
+        let secret = confidential["client_secret"].as_str().unwrap().to_owned();
+        assert_eq!(
+            confidential["token_endpoint_auth_method"],
+            "client_secret_basic"
+        );
+        assert_eq!(confidential["redirect_uris"], json!([REDIRECT]));
+        assert_eq!(
+            confidential["grant_types"],
+            json!(["authorization_code", "refresh_token"])
+        );
+        assert_eq!(confidential["client_name"], "e2e");
+        let (status, public) = register(json!({
+            "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
+        }))
+        .await;
+        assert_eq!(status, 201);
+        assert_eq!(public.get("client_secret"), None);
+        assert_eq!(public["grant_types"], json!(["authorization_code"]));
+        let public_id = public["client_id"].as_str().unwrap().to_owned();
+        assert_eq!(server.registrations(), 2);
+
+        // Authorization: no redirect for an unknown client or redirect URI; a redirect with
+        // the error otherwise.
+        let valid = [
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", REDIRECT),
+            ("state", "s 1"),
+            ("code_challenge", CHALLENGE),
+            ("code_challenge_method", "S256"),
+            ("resource", RESOURCE),
+        ];
+        let without = |name: &str| -> Vec<(&str, &str)> {
+            valid.iter().filter(|(n, _)| *n != name).copied().collect()
+        };
+        let mut unknown = valid.to_vec();
+        unknown[1].1 = "nobody";
+        assert_eq!(authorize_with(&server, &unknown).await, (400, None));
+        let mut elsewhere = valid.to_vec();
+        elsewhere[2].1 = "http://127.0.0.1:9/other";
+        assert_eq!(authorize_with(&server, &elsewhere).await, (400, None));
+        let iss = percent_encode(&issuer);
+        let refused = |description: &str| {
+            let description = percent_encode(description);
+            Some(format!(
+                "{REDIRECT}?error=invalid_request&error_description={description}&state=s%201&iss={iss}"
+            ))
+        };
+        for (missing, description) in [
+            ("response_type", "response_type must be code"),
+            ("code_challenge", "code_challenge is required (PKCE)"),
+            (
+                "code_challenge_method",
+                "code_challenge_method must be S256",
+            ),
+            ("resource", "exactly one resource (RFC 8707) is required"),
+        ] {
+            assert_eq!(
+                authorize_with(&server, &without(missing)).await,
+                (302, refused(description)),
+                "{missing}"
+            );
+        }
+        let mut plain = valid.to_vec();
+        plain[5].1 = "plain";
+        assert_eq!(
+            authorize_with(&server, &plain).await,
+            (302, refused("code_challenge_method must be S256"))
+        );
+        let requests = server.authorization_requests();
+        assert_eq!(requests.len(), 7);
+        assert_eq!(
+            requests[0],
+            AuthorizationRequest {
+                client_id: "nobody".into(),
+                scope: None,
+                resource: Some(RESOURCE.into()),
+                redirect_uri: REDIRECT.into(),
+            }
+        );
+
+        // The code exchange: the client authenticated as registered, the verifier, the
+        // redirect URI and the resource of the request; the code good once.
+        let token = || http().post(server.token_endpoint());
+        let code = code_for(&server, &client_id, "notes:read notes:write").await;
+        assert_eq!(
+            server.authorization_requests()[7],
+            AuthorizationRequest {
+                client_id: client_id.clone(),
+                scope: Some("notes:read notes:write".into()),
+                resource: Some(RESOURCE.into()),
+                redirect_uri: REDIRECT.into(),
+            }
+        );
+        let mut posted = exchange(&code, VERIFIER, RESOURCE);
+        posted.extend([
+            ("client_id", client_id.as_str()),
+            ("client_secret", &secret),
+        ]);
+        let unauthenticated = (
+            401,
+            error(
+                "invalid_client",
+                "the client did not authenticate as it registered (client_secret_basic)",
+            ),
+        );
+        assert_eq!(answer(token().form(&posted)).await, unauthenticated);
+        assert_eq!(
+            answer(
+                token()
+                    .basic_auth(&client_id, Some("wrong"))
+                    .form(&exchange(&code, VERIFIER, RESOURCE))
+            )
+            .await,
+            unauthenticated
+        );
+        let basic = |form: Vec<(&str, &str)>| {
+            answer(token().basic_auth(&client_id, Some(&secret)).form(&form))
+        };
+        let other_verifier = "A".repeat(43);
+        assert_eq!(
+            basic(exchange(&code, &other_verifier, RESOURCE)).await,
+            (
+                400,
+                error(
+                    "invalid_grant",
+                    "the code_verifier does not match the code_challenge"
+                )
+            )
+        );
+        // The code was consumed by the failed attempt.
+        let used = (
+            400,
+            error("invalid_grant", "the code is unknown or was already used"),
+        );
+        assert_eq!(basic(exchange(&code, VERIFIER, RESOURCE)).await, used);
+        let code = code_for(&server, &client_id, "notes:read notes:write").await;
+        assert_eq!(
+            basic(exchange(&code, VERIFIER, "http://127.0.0.1:8/other")).await,
+            (
+                400,
+                error(
+                    "invalid_target",
+                    "the resource is not the one of the authorization request"
+                )
+            )
+        );
+        let code = code_for(&server, &client_id, "notes:read notes:write").await;
+        let (status, tokens) = basic(exchange(&code, VERIFIER, RESOURCE)).await;
+        assert_eq!(status, 200, "{tokens}");
+        assert_eq!(tokens["token_type"], "Bearer");
+        assert_eq!(tokens["expires_in"], 5);
+        assert_eq!(tokens["scope"], "notes:read notes:write");
+        assert_eq!(basic(exchange(&code, VERIFIER, RESOURCE)).await, used);
+        let claims = |access_token: &Value| {
+            let key = server.shared.keys.lock().unwrap().rsa.decoding.clone();
+            let mut validation = Validation::new(Algorithm::RS256);
+            validation.set_audience(&[RESOURCE]);
+            validation.set_issuer(&[&issuer]);
+            let data = jsonwebtoken::decode::<Map<String, Value>>(
+                access_token.as_str().unwrap(),
+                &key,
+                &validation,
+            )
+            .unwrap();
+            let claims = data.claims;
+            (
+                claims["sub"].clone(),
+                claims["client_id"].clone(),
+                claims["scope"].clone(),
+                claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(),
+            )
+        };
+        assert_eq!(
+            claims(&tokens["access_token"]),
+            (
+                json!("user-1"),
+                json!(client_id),
+                json!("notes:read notes:write"),
+                5
+            )
+        );
+
+        // Refresh: rotation, the resource checked, a narrower scope allowed, a wider refused.
+        let first = tokens["refresh_token"].as_str().unwrap().to_owned();
+        let refresh = |refresh_token: &str, extra: &[(&'static str, &'static str)]| {
+            let mut form = vec![
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token),
+            ];
+            form.extend_from_slice(extra);
+            basic(form)
+        };
+        assert_eq!(
+            refresh(&first, &[("resource", "http://127.0.0.1:8/other")]).await,
+            (
+                400,
+                error(
+                    "invalid_target",
+                    "the resource is not the one of the authorization"
+                )
+            )
+        );
+        assert_eq!(
+            refresh(&first, &[("scope", "notes:admin")]).await,
+            (
+                400,
+                error(
+                    "invalid_scope",
+                    "the scope exceeds the one of the authorization"
+                )
+            )
+        );
+        let (status, second) =
+            refresh(&first, &[("resource", RESOURCE), ("scope", "notes:read")]).await;
+        assert_eq!(status, 200, "{second}");
+        assert_eq!(second["scope"], "notes:read");
+        assert_eq!(claims(&second["access_token"]).2, json!("notes:read"));
+        let second = second["refresh_token"].as_str().unwrap().to_owned();
+        assert_ne!(second, first);
+        let stale = (
+            400,
+            error(
+                "invalid_grant",
+                "the refresh token is unknown, already used or revoked",
+            ),
+        );
+        assert_eq!(refresh(&first, &[]).await, stale);
+        // The next refresh (without scope) gets the authorization's whole scope again.
+        let (status, third) = refresh(&second, &[]).await;
+        assert_eq!(
+            (status, third["scope"].clone()),
+            (200, json!("notes:read notes:write"))
+        );
+        let third = third["refresh_token"].as_str().unwrap().to_owned();
+        server.revoke_refresh_tokens();
+        assert_eq!(refresh(&third, &[]).await, stale);
+
+        // A public client: its id in the form, no secret.
+        let code = code_for(&server, &public_id, "notes:read").await;
+        let mut form = exchange(&code, VERIFIER, RESOURCE);
+        form.push(("client_id", &public_id));
+        let (status, tokens) = answer(token().form(&form)).await;
+        assert_eq!(status, 200, "{tokens}");
+        assert_eq!(claims(&tokens["access_token"]).1, json!(public_id));
+
+        assert_eq!(server.token_requests("authorization_code"), 8);
+        assert_eq!(server.token_requests("refresh_token"), 6);
+        assert_eq!(server.token_requests("client_credentials"), 0);
+        assert_eq!(server.authorization_requests().len(), 11);
+        assert_eq!(server.registrations(), 2);
+    }
 }

@@ -103,15 +103,19 @@ impl HttpChannel {
                 // The user may take a while at the authorization server: requests wait for
                 // them rather than time out.
                 let _busy = peer.upgrade().map(|peer| peer.authorizing());
-                auth.refused(
-                    status,
-                    response.headers(),
-                    &self.url,
-                    &presented,
-                    &mut attempts,
-                )
-                .await
-                .map_err(Failure::Authorization)?;
+                let again = auth
+                    .refused(
+                        status,
+                        response.headers(),
+                        &self.url,
+                        &presented,
+                        &mut attempts,
+                    )
+                    .await
+                    .map_err(Failure::Authorization)?;
+                if !again {
+                    return Ok(response);
+                }
             }
         }
         let _ = (peer, method);

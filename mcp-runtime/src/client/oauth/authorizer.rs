@@ -22,16 +22,16 @@ use super::{AuthError, RegisteredClient, StoredAuthorization, Tokens};
 /// A token that expires within this many seconds is refreshed before it is sent.
 const REFRESH_MARGIN_SECS: u64 = 30;
 
-/// How many times one request is sent again for a fresh token after a `401`.
-const MAX_REAUTHORIZATIONS: usize = 2;
-
 /// How many times one request is sent again with a new DPoP nonce.
 const MAX_NONCE_RETRIES: usize = 2;
 
 /// What one request has been through, to bound its retries.
 #[derive(Debug, Default)]
 pub(crate) struct Attempts {
-    reauthorizations: usize,
+    /// Whether the request already went again with refreshed tokens.
+    refreshed: bool,
+    /// Whether the request already went again with the tokens of a fresh grant.
+    granted: bool,
     step_ups: usize,
     nonces: usize,
 }
@@ -92,14 +92,18 @@ impl Authorizer {
         method: &str,
         url: &str,
     ) -> Result<Presented, AuthError> {
-        let stale = {
+        let (loaded, stale) = {
             let current = self.current.lock();
-            current
+            let stale = current
                 .record
                 .as_ref()
                 .and_then(|r| r.tokens.as_ref())
-                .is_some_and(|t| t.expires_within(REFRESH_MARGIN_SECS))
+                .is_some_and(|t| t.expires_within(REFRESH_MARGIN_SECS));
+            (current.generation > 0, stale)
         };
+        if loaded && !stale {
+            return self.present(method, url);
+        }
         let mut flow = self.flow.lock().await;
         if !flow.loaded {
             self.load(&mut flow).await?;
@@ -111,9 +115,10 @@ impl Authorizer {
         self.present(method, url)
     }
 
-    /// Decides what to do about a request to `url` that was answered `status` with `headers`
-    /// while it carried `presented`: `Ok` to send it again (with new credentials or a new
-    /// nonce), or why not.
+    /// Decides what to do about a request to `url` that was answered `status` (`401` or
+    /// `403`) with `headers` while it carried `presented`: `Ok(true)` to send it again (with
+    /// new credentials or a new nonce), `Ok(false)` when the answer is not about its tokens
+    /// (a `403` for another reason), or why the client cannot get tokens the server takes.
     pub(crate) async fn refused(
         &self,
         status: StatusCode,
@@ -121,7 +126,7 @@ impl Authorizer {
         url: &str,
         presented: &Presented,
         attempts: &mut Attempts,
-    ) -> Result<(), AuthError> {
+    ) -> Result<bool, AuthError> {
         let challenges = challenge::parse(
             headers
                 .get_all(http::header::WWW_AUTHENTICATE)
@@ -134,14 +139,12 @@ impl Authorizer {
             && self.nonces.remember(url, headers)
         {
             attempts.nonces += 1;
-            return Ok(());
+            return Ok(true);
         }
         let mut flow = self.flow.lock().await;
         if status == StatusCode::FORBIDDEN {
             if first.and_then(Challenge::error) != Some("insufficient_scope") {
-                return Err(AuthError::Rejected {
-                    detail: format!("the server answered {status} to the token"),
-                });
+                return Ok(false);
             }
             let scope = first.and_then(Challenge::scope).unwrap_or_default();
             if attempts.step_ups >= self.config.max_step_ups {
@@ -151,13 +154,14 @@ impl Authorizer {
                 });
             }
             attempts.step_ups += 1;
-            return self.authorize(&mut flow, first, true).await;
+            self.authorize(&mut flow, first, attempts, true).await?;
+            return Ok(true);
         }
         if self.current.lock().generation != presented.generation {
             // Another request already renewed the tokens.
-            return Ok(());
+            return Ok(true);
         }
-        if attempts.reauthorizations >= MAX_REAUTHORIZATIONS {
+        if attempts.granted {
             return Err(AuthError::Rejected {
                 detail: format!(
                     "the server answered {status} to a token just issued{}",
@@ -168,8 +172,8 @@ impl Authorizer {
                 ),
             });
         }
-        attempts.reauthorizations += 1;
-        self.authorize(&mut flow, first, false).await
+        self.authorize(&mut flow, first, attempts, false).await?;
+        Ok(true)
     }
 
     /// The headers for the current tokens.
@@ -266,6 +270,7 @@ impl Authorizer {
         &self,
         flow: &mut Flow,
         challenge: Option<&Challenge>,
+        attempts: &mut Attempts,
         step_up: bool,
     ) -> Result<(), AuthError> {
         let discovered = discover(&self.http, &self.server, challenge).await?;
@@ -281,6 +286,7 @@ impl Authorizer {
             .and_then(|r| r.tokens.as_ref())
             .and_then(|t| t.scope.clone());
         if !step_up
+            && !attempts.refreshed
             && let Some(mut record) = record.clone()
             && let Some(tokens) = record.tokens.clone()
             && let Some(refresh_token) = &tokens.refresh_token
@@ -297,6 +303,7 @@ impl Authorizer {
                 .await
             {
                 Ok(fresh) => {
+                    attempts.refreshed = true;
                     record.tokens = Some(fresh);
                     return self.keep(record, dpop).await;
                 }
@@ -320,6 +327,7 @@ impl Authorizer {
         } else {
             None
         };
+        attempts.granted = true;
         let (client, tokens) = self
             .grant(
                 &discovered,
