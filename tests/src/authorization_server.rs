@@ -1217,7 +1217,7 @@ fn code_grant(shared: &Shared, headers: &HeaderMap, form: &[(String, String)]) -
     let mut flow = shared.flow.lock().unwrap();
     let client_id = match authenticate_client(&flow, headers, form) {
         Ok(client_id) => client_id,
-        Err(refusal) => return refusal,
+        Err(why) => return described(StatusCode::UNAUTHORIZED, "invalid_client", &why),
     };
     let Some(code) = field(form, "code") else {
         return described(
@@ -1274,7 +1274,7 @@ fn refresh_grant(shared: &Shared, headers: &HeaderMap, form: &[(String, String)]
     let mut flow = shared.flow.lock().unwrap();
     let client_id = match authenticate_client(&flow, headers, form) {
         Ok(client_id) => client_id,
-        Err(refusal) => return refusal,
+        Err(why) => return described(StatusCode::UNAUTHORIZED, "invalid_client", &why),
     };
     let Some(token) = field(form, "refresh_token") else {
         return described(
@@ -1368,19 +1368,14 @@ fn issue_tokens(
 
 /// The client of a request to the token endpoint, authenticated the way it registered: HTTP
 /// Basic with form-urlencoded id and secret (RFC 6749 §2.3.1), `client_id` and `client_secret`
-/// in the form, or (a public client) `client_id` alone. Anything else: `401 invalid_client`.
+/// in the form, or (a public client) `client_id` alone. Anything else: why not, for the
+/// `error_description` of a `401 invalid_client`.
 fn authenticate_client(
     flow: &CodeFlow,
     headers: &HeaderMap,
     form: &[(String, String)],
-) -> Result<String, Response> {
-    let refused = |description: &str| {
-        Err(described(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            description,
-        ))
-    };
+) -> Result<String, String> {
+    let refused = |description: &str| Err(description.to_owned());
     let basic = match headers.get(header::AUTHORIZATION) {
         None => None,
         Some(value) => {

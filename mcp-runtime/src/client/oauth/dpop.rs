@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::jwk::Jwk;
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use p256::pkcs8::EncodePrivateKey;
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
+use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use parking_lot::Mutex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -16,9 +16,15 @@ use super::credentials::unix_now;
 use super::{AuthError, Secret};
 
 /// A P-256 key for DPoP proofs (`ES256`).
+///
+/// A proof is a JWS (RFC 7515 compact serialization) whose header carries the public key:
+/// the header is encoded once per key, and each proof costs one ECDSA signature (RustCrypto's
+/// `p256`, deterministic nonces per RFC 6979) with the key parsed once, rather than once per
+/// proof as a general JWT library does.
 pub(crate) struct DpopKey {
-    key: EncodingKey,
-    jwk: Jwk,
+    key: SigningKey,
+    /// The encoded protected header, `{"typ":"dpop+jwt","alg":"ES256","jwk":...}`.
+    header: String,
     /// The key as base64url PKCS#8 DER, as the token store keeps it.
     stored: Secret,
 }
@@ -26,36 +32,39 @@ pub(crate) struct DpopKey {
 impl DpopKey {
     /// A fresh key.
     pub(crate) fn generate() -> Result<Self, AuthError> {
-        let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
-        let der = secret
-            .to_pkcs8_der()
-            .map_err(|error| AuthError::Configuration {
-                detail: format!("cannot encode a DPoP key: {error}"),
-            })?;
-        Self::from_der(der.as_bytes())
+        Self::from_key(SigningKey::random(&mut rand::rngs::OsRng))
     }
 
     /// The key the token store kept.
     pub(crate) fn from_stored(stored: &Secret) -> Result<Self, AuthError> {
+        let unusable = || AuthError::Store {
+            detail: "the stored DPoP key is not a base64url PKCS#8 P-256 key".into(),
+        };
         let der = URL_SAFE_NO_PAD
             .decode(stored.expose())
-            .map_err(|_| AuthError::Store {
-                detail: "the stored DPoP key is not base64url".into(),
-            })?;
-        Self::from_der(&der)
+            .map_err(|_| unusable())?;
+        Self::from_key(SigningKey::from_pkcs8_der(&der).map_err(|_| unusable())?)
     }
 
-    fn from_der(der: &[u8]) -> Result<Self, AuthError> {
-        let key = EncodingKey::from_ec_der(der);
-        let jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).map_err(|error| {
-            AuthError::Configuration {
-                detail: format!("the DPoP key is not a P-256 key: {error}"),
-            }
-        })?;
+    fn from_key(key: SigningKey) -> Result<Self, AuthError> {
+        let der = key
+            .to_pkcs8_der()
+            .map_err(|error| AuthError::Configuration {
+                detail: format!("cannot encode a DPoP key: {error}"),
+            })?;
+        let point = key.verifying_key().to_encoded_point(false);
+        let coordinate = |c: Option<&p256::FieldBytes>| c.map(|c| URL_SAFE_NO_PAD.encode(c));
+        let jwk = json!({
+            "kty": "EC",
+            "crv": "P-256",
+            "x": coordinate(point.x()),
+            "y": coordinate(point.y()),
+        });
+        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk});
         Ok(DpopKey {
             key,
-            jwk: public_only(jwk),
-            stored: Secret::new(URL_SAFE_NO_PAD.encode(der)),
+            header: URL_SAFE_NO_PAD.encode(header.to_string()),
+            stored: Secret::new(URL_SAFE_NO_PAD.encode(der.as_bytes())),
         })
     }
 
@@ -73,9 +82,6 @@ impl DpopKey {
         access_token: Option<&Secret>,
         nonce: Option<&str>,
     ) -> Result<String, AuthError> {
-        let mut header = Header::new(Algorithm::ES256);
-        header.typ = Some("dpop+jwt".into());
-        header.jwk = Some(self.jwk.clone());
         let mut claims = json!({
             "jti": super::random_token(),
             "htm": method,
@@ -90,18 +96,22 @@ impl DpopKey {
         if let Some(nonce) = nonce {
             claims["nonce"] = nonce.into();
         }
-        jsonwebtoken::encode(&header, &claims, &self.key).map_err(|error| {
-            AuthError::Configuration {
-                detail: format!("cannot sign a DPoP proof: {error}"),
-            }
-        })
+        let signing_input = format!(
+            "{}.{}",
+            self.header,
+            URL_SAFE_NO_PAD.encode(claims.to_string())
+        );
+        let signature: Signature =
+            self.key
+                .try_sign(signing_input.as_bytes())
+                .map_err(|error| AuthError::Configuration {
+                    detail: format!("cannot sign a DPoP proof: {error}"),
+                })?;
+        Ok(format!(
+            "{signing_input}.{}",
+            URL_SAFE_NO_PAD.encode(signature.to_bytes())
+        ))
     }
-}
-
-/// The JWK without its algorithm member: a DPoP proof's `jwk` is the bare public key.
-fn public_only(mut jwk: Jwk) -> Jwk {
-    jwk.common = Default::default();
-    jwk
 }
 
 /// `url` without its query and fragment: the `htu` of a proof (RFC 9449 §4.2).
@@ -138,7 +148,7 @@ fn origin(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsonwebtoken::{DecodingKey, Validation};
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
     use serde_json::Value;
 
     #[test]
@@ -192,10 +202,7 @@ mod tests {
     fn a_stored_key_is_the_same_key() {
         let key = DpopKey::generate().unwrap();
         let restored = DpopKey::from_stored(key.stored()).unwrap();
-        assert_eq!(
-            serde_json::to_value(&key.jwk).unwrap(),
-            serde_json::to_value(&restored.jwk).unwrap()
-        );
+        assert_eq!(key.header, restored.header);
         assert_eq!(format!("{:?}", key.stored()), "Secret([redacted])");
     }
 }
