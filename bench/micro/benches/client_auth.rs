@@ -10,8 +10,8 @@ use base64::Engine;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_runtime::client::McpClient;
 use mcp_runtime::client::oauth::{
-    Headless, MemoryTokenStore, OAuth, RegisteredClient, Secret, StoredAuthorization,
-    TokenStore, Tokens,
+    Headless, MemoryTokenStore, OAuth, RegisteredClient, Secret, StoredAuthorization, TokenStore,
+    Tokens,
 };
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::implementation::Implementation;
@@ -51,10 +51,7 @@ async fn client(url: &str, token_type: Option<&str>) -> McpClient {
         .protocol_version(ProtocolVersion::V2026_07_28);
     if let Some(token_type) = token_type {
         let store = MemoryTokenStore::new();
-        store
-            .save(url, &record(token_type))
-            .await
-            .expect("stored");
+        store.save(url, &record(token_type)).await.expect("stored");
         let oauth = OAuth::authorization_code(Headless::new("http://127.0.0.1:9/callback"))
             .token_store(store);
         builder = builder.oauth(oauth);
