@@ -315,12 +315,14 @@ impl HttpChannel {
         drop(live);
         let sent_session = headers.contains_key(SESSION_HEADER);
         let id = id.as_ref();
+        // Shared, not copied, when the request goes again with a new token.
+        let body = bytes::Bytes::from(line);
         let response = match self
             .send(&peer, "POST", || {
                 self.client
                     .post(&self.url)
                     .headers(headers.clone())
-                    .body(line.clone())
+                    .body(body.clone())
             })
             .await
         {

@@ -234,34 +234,53 @@ impl Authorizer {
         let Some(mut record) = record.filter(|r| r.issuer == discovered.issuer) else {
             return Ok(());
         };
-        let Some(tokens) = record.tokens.clone() else {
-            return Ok(());
-        };
-        if !tokens.expires_within(REFRESH_MARGIN_SECS) {
+        if !record
+            .tokens
+            .as_ref()
+            .is_some_and(|t| t.expires_within(REFRESH_MARGIN_SECS))
+        {
             return Ok(());
         }
+        if let Some(fresh) = self.refresh(&discovered, &record, dpop.as_deref()).await? {
+            record.tokens = fresh;
+            self.keep(record, dpop).await?;
+        }
+        Ok(())
+    }
+
+    /// Refreshes the tokens of `record`: `None` when it has no refresh token, `Some(None)`
+    /// when the authorization server refused it (the client then authorizes afresh), else the
+    /// new tokens.
+    async fn refresh(
+        &self,
+        discovered: &Discovered,
+        record: &StoredAuthorization,
+        dpop: Option<&DpopKey>,
+    ) -> Result<Option<Option<Tokens>>, AuthError> {
+        let Some(tokens) = &record.tokens else {
+            return Ok(None);
+        };
         let Some(refresh_token) = &tokens.refresh_token else {
-            return Ok(());
+            return Ok(None);
         };
         let client = self.client_of(&record.client);
         let endpoint = self.endpoint(
-            &discovered,
+            discovered,
             &client,
             record.client.token_endpoint_auth_method.as_deref(),
-            dpop.as_deref(),
+            dpop,
         )?;
         match endpoint
             .refresh(refresh_token, &discovered.resource, tokens.scope.as_deref())
             .await
         {
-            Ok(fresh) => record.tokens = Some(fresh),
+            Ok(fresh) => Ok(Some(Some(fresh))),
             Err(AuthError::Token { error, .. }) => {
                 tracing::debug!(%error, "the refresh token was refused; authorizing afresh");
-                record.tokens = None;
+                Ok(Some(None))
             }
-            Err(error) => return Err(error),
+            Err(error) => Err(error),
         }
-        self.keep(record, dpop).await
     }
 
     /// Gets new tokens after a refusal whose challenge is `challenge`: by refreshing when
@@ -288,30 +307,11 @@ impl Authorizer {
         if !step_up
             && !attempts.refreshed
             && let Some(mut record) = record.clone()
-            && let Some(tokens) = record.tokens.clone()
-            && let Some(refresh_token) = &tokens.refresh_token
+            && let Some(Some(fresh)) = self.refresh(&discovered, &record, dpop.as_deref()).await?
         {
-            let client = self.client_of(&record.client);
-            let endpoint = self.endpoint(
-                &discovered,
-                &client,
-                record.client.token_endpoint_auth_method.as_deref(),
-                dpop.as_deref(),
-            )?;
-            match endpoint
-                .refresh(refresh_token, &discovered.resource, tokens.scope.as_deref())
-                .await
-            {
-                Ok(fresh) => {
-                    attempts.refreshed = true;
-                    record.tokens = Some(fresh);
-                    return self.keep(record, dpop).await;
-                }
-                Err(AuthError::Token { error, .. }) => {
-                    tracing::debug!(%error, "the refresh token was refused; authorizing afresh");
-                }
-                Err(error) => return Err(error),
-            }
+            attempts.refreshed = true;
+            record.tokens = Some(fresh);
+            return self.keep(record, dpop).await;
         }
         let scope = select_scope(
             challenge.and_then(Challenge::scope),
