@@ -335,4 +335,6 @@ pub fn builder_on(notebook: Notebook) -> McpServerBuilder {
         .instructions("A notebook: add, search, count, summarize and delete notes.")
         .state(notebook)
         .logging()
+        // How to use the tools well, for the client's agent (the skills extension).
+        .skills(include_skills!("skills"))
 }

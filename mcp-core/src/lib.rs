@@ -65,6 +65,7 @@ pub mod result;
 pub mod roots;
 pub mod sampling;
 pub mod schema;
+pub mod skills;
 pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;

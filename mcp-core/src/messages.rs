@@ -45,6 +45,7 @@ use crate::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadRes
 use crate::result::EmptyResult;
 use crate::roots::ListRootsResult;
 use crate::sampling::CreateMessageResult;
+use crate::skills::{GetSkillResult, ListSkillsResult, ReadDirectoryResult};
 use crate::subscriptions::SubscriptionsListenResult;
 use crate::tasks::{CreateTaskResult, ListTasksResult, TaskResult};
 use crate::tools::{CallToolResult, ListToolsResult};
@@ -247,6 +248,12 @@ call_enum! {
         ListTasks(ListTasks, optional),
         /// `tasks/update`.
         UpdateTask(UpdateTask),
+        /// `skills/list`.
+        ListSkills(ListSkills, optional),
+        /// `skills/get`.
+        GetSkill(GetSkill),
+        /// `resources/directory/read`.
+        ReadDirectory(ReadDirectory),
     }
 }
 
@@ -376,6 +383,12 @@ pub enum ServerResult {
     TaskPayload(JsonObject),
     /// `tasks/list`.
     ListTasks(ListTasksResult),
+    /// `skills/list`.
+    ListSkills(ListSkillsResult),
+    /// `skills/get`.
+    GetSkill(Box<GetSkillResult>),
+    /// `resources/directory/read`.
+    ReadDirectory(ReadDirectoryResult),
 }
 
 impl ServerResult {
@@ -400,6 +413,9 @@ impl ServerResult {
             ServerResult::Task(r) => &mut r.meta,
             ServerResult::TaskPayload(_) => return None,
             ServerResult::ListTasks(r) => &mut r.meta,
+            ServerResult::ListSkills(r) => &mut r.meta,
+            ServerResult::GetSkill(r) => &mut r.meta,
+            ServerResult::ReadDirectory(r) => &mut r.meta,
         };
         Some(meta.get_or_insert_with(Default::default))
     }
@@ -460,6 +476,11 @@ impl ServerResult {
             }
             (UpdateTask::METHOD, _) => own::<UpdateTask>(value, ServerResult::Empty),
             (ListTasks::METHOD, _) => own::<ListTasks>(value, ServerResult::ListTasks),
+            (ListSkills::METHOD, _) => own::<ListSkills>(value, ServerResult::ListSkills),
+            (GetSkill::METHOD, _) => {
+                own::<GetSkill>(value, |r| ServerResult::GetSkill(Box::new(r)))
+            }
+            (ReadDirectory::METHOD, _) => own::<ReadDirectory>(value, ServerResult::ReadDirectory),
             (other, _) => Err(DecodeError::UnknownMethod {
                 method: other.to_owned(),
             }),
@@ -554,6 +575,12 @@ impl From<TaskResult> for ClientResult {
     }
 }
 
+impl From<GetSkillResult> for ServerResult {
+    fn from(result: GetSkillResult) -> Self {
+        ServerResult::GetSkill(Box::new(result))
+    }
+}
+
 impl From<DiscoverResult> for ServerResult {
     fn from(result: DiscoverResult) -> Self {
         ServerResult::Discover(Box::new(result))
@@ -574,6 +601,8 @@ result_from!(ServerResult {
     InputRequired(InputRequiredResult),
     CreateTask(CreateTaskResult),
     ListTasks(ListTasksResult),
+    ListSkills(ListSkillsResult),
+    ReadDirectory(ReadDirectoryResult),
 });
 
 result_from!(ClientResult {

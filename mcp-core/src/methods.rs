@@ -36,6 +36,10 @@ use crate::resources::{
 use crate::result::EmptyResult;
 use crate::roots::ListRootsResult;
 use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use crate::skills::{
+    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadDirectoryRequestParams,
+    ReadDirectoryResult,
+};
 use crate::subscriptions::{
     SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
     SubscriptionsListenResult,
@@ -154,6 +158,13 @@ requests! {
     UpdateTask = "tasks/update" [V2026_07_28 ..= V2026_07_28], UpdateTaskParams => EmptyResult;
     /// `tasks/list` (2025-11-25).
     ListTasks = "tasks/list" [V2025_11_25 ..= V2025_11_25], PaginatedRequestParams => ListTasksResult;
+    /// `skills/list` (the skills extension).
+    ListSkills = "skills/list" [V2025_11_25 ..= V2026_07_28], PaginatedRequestParams => ListSkillsResult;
+    /// `skills/get` (the skills extension).
+    GetSkill = "skills/get" [V2025_11_25 ..= V2026_07_28], GetSkillRequestParams => GetSkillResult;
+    /// `resources/directory/read` (the skills extension, when the server declares
+    /// `directoryRead`).
+    ReadDirectory = "resources/directory/read" [V2025_11_25 ..= V2026_07_28], ReadDirectoryRequestParams => ReadDirectoryResult;
     /// `sampling/createMessage` (server to client).
     CreateMessage = "sampling/createMessage", CreateMessageRequestParams => CreateMessageResult;
     /// `roots/list` (server to client).

@@ -1,5 +1,5 @@
-//! The attribute macros of the MCP SDK: `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and
-//! `#[derive(Elicit)]`.
+//! The attribute macros of the MCP SDK: `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]`,
+//! `#[derive(Elicit)]` and `include_skills!`.
 //!
 //! Use them through `mcp_runtime`, which re-exports them and documents them with examples. The
 //! generated code names only `::mcp_runtime::__private` paths, so a user's crate needs no other
@@ -11,6 +11,7 @@ mod params;
 mod prompt;
 mod resource;
 mod shared;
+mod skills;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -36,6 +37,14 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     finish(resource::expand(attr.into(), item.into()))
+}
+
+/// Embeds a skills folder in the binary: `include_skills!("skills")`, the path relative to the
+/// crate's `Cargo.toml`, gives the `EmbeddedSkills` that `McpServerBuilder::skills` serves. See
+/// `mcp_runtime::server::skills`.
+#[proc_macro]
+pub fn include_skills(input: TokenStream) -> TokenStream {
+    finish(skills::expand(input.into()))
 }
 
 /// Makes a flat struct an elicitation form, or a unit enum a set of choices. See

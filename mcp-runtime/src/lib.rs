@@ -53,7 +53,7 @@ pub use handler::{completion, elicit, extract, prompt, request_state, resource, 
 pub use server::caching;
 
 pub use mcp_core as protocol;
-pub use mcp_macros::{Elicit, mcp_prompt, mcp_resource, mcp_tool};
+pub use mcp_macros::{Elicit, include_skills, mcp_prompt, mcp_resource, mcp_tool};
 /// Builds a JSON value from a JSON literal (re-exported from `serde_json`), e.g. for
 /// `#[mcp_tool(input_schema = json!({...}))]`.
 pub use serde_json::json;
@@ -87,12 +87,15 @@ pub mod prelude {
         ConnectionState, McpServer, McpServerBuilder, RequestContext, ServerMode, TaskOptions,
     };
     pub use crate::tool::{Json, ToolDefinition, ToolError};
-    pub use crate::{Elicit, json, mcp_prompt, mcp_resource, mcp_tool, server_info};
+    pub use crate::{
+        Elicit, include_skills, json, mcp_prompt, mcp_resource, mcp_tool, server_info,
+    };
 }
 
 /// What the attribute macros' generated code refers to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::server::EmbeddedSkills;
     pub use ::indexmap::IndexMap;
     pub use ::inventory;
     pub use ::schemars;

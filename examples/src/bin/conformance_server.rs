@@ -719,7 +719,9 @@ async fn main() -> anyhow::Result<()> {
     .resource_subscriptions()
     .tools_list_changed()
     .prompts_list_changed()
-    .resources_list_changed();
+    .resources_list_changed()
+    // The fixture of the skills scenarios (SEP-2640): a skill with files and a sub-folder.
+    .skills(include_skills!("conformance-skills"));
     match args.address {
         Some(address) if args.transport == "http" => {
             let (builder, options) = args

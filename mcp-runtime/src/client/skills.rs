@@ -14,76 +14,25 @@
 //! written where the public docs show them).
 
 use base64::Engine;
+use mcp_core::methods;
+use mcp_core::params::PaginatedRequestParams;
 use mcp_core::resources::ResourceContents;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+use mcp_core::skills::{
+    FrontmatterError, GetSkillRequestParams, ReadDirectoryRequestParams, ReadDirectoryResult,
+    split_frontmatter,
+};
+use serde_json::{Map, Value};
 
 use super::pages::collect_pages;
 use super::{ClientError, McpClient, RequestOptions};
 
 /// The extension's identifier, to declare with
 /// [`McpClientBuilder::extension`](super::McpClientBuilder::extension).
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub use mcp_core::skills::SKILLS_EXTENSION;
+pub use mcp_core::skills::{ListSkillsResult, SkillEntry, SkillFile, skill_digest};
 
 /// The method whose answers the checks apply to, named in the errors of refused files.
 const READ: &str = "resources/read";
-
-/// A skill, as `skills/list` describes it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SkillEntry {
-    /// The URI of its `SKILL.md`, for example `skill://pdf-processing/SKILL.md`.
-    pub uri: String,
-    /// The frontmatter of its `SKILL.md`, as JSON.
-    #[serde(default)]
-    pub frontmatter: Map<String, Value>,
-    /// Every file of the skill, `SKILL.md` included, each with its size and digest.
-    #[serde(default)]
-    pub resources: Vec<SkillFile>,
-    /// Anything else the server says of the skill, kept as sent.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl SkillEntry {
-    /// What the entry lists for the file `uri`, if it lists it.
-    pub fn file(&self, uri: &str) -> Option<&SkillFile> {
-        self.resources.iter().find(|file| file.uri == uri)
-    }
-}
-
-/// A file of a skill: where it is and what its content must be.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SkillFile {
-    /// Its URI.
-    pub uri: String,
-    /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of its raw bytes.
-    pub digest: String,
-    /// Its length in bytes: the same bytes the digest covers.
-    pub size: u64,
-    /// Anything else the server says of the file, kept as sent.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// One page of `skills/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ListSkillsResult {
-    /// The skills.
-    pub skills: Vec<SkillEntry>,
-    /// The cursor of the next page, if there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// The rest of the result (`ttlMs`, `cacheScope`, `_meta`, ...), kept as sent.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
 
 /// A skill whose `SKILL.md` was read and verified against its entry.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,17 +116,6 @@ impl From<SkillVerificationError> for ClientError {
             detail: error.to_string(),
         }
     }
-}
-
-/// The digest of `bytes` as skills list them: `sha256:` and 64 lowercase hex digits.
-pub fn skill_digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut digest = String::with_capacity(7 + 64);
-    digest.push_str("sha256:");
-    for byte in hash.iter() {
-        digest.push_str(&format!("{byte:02x}"));
-    }
-    digest
 }
 
 /// Checks the file `uri` of the skill `entry`, read as `bytes`, as SEP-2640 asks of hosts before
@@ -279,24 +217,15 @@ fn verify(
 
 /// The frontmatter of the `SKILL.md` at `uri`, read as `bytes`, as a JSON object.
 fn frontmatter(uri: &str, bytes: &[u8]) -> Result<Map<String, Value>, SkillVerificationError> {
-    let invalid = |reason: String| SkillVerificationError::InvalidFrontmatter {
-        uri: uri.into(),
-        reason,
-    };
-    let text = std::str::from_utf8(bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
-    let (yaml, _) = split_frontmatter(text)
-        .ok_or_else(|| SkillVerificationError::MissingFrontmatter { uri: uri.into() })?;
-    let mut options = serde_saphyr::Options::default();
-    // YAML 1.2 scalars, as the JavaScript `yaml` package reads them: `yes`, `on` and `y` are
-    // strings, not booleans.
-    options.strict_booleans = true;
-    let value: Value =
-        serde_saphyr::from_str_with_options(yaml, options).map_err(|e| invalid(e.to_string()))?;
-    match value {
-        Value::Object(map) => Ok(map),
-        // An empty block (or one with comments only).
-        Value::Null => Ok(Map::new()),
-        _ => Err(invalid("it is not a mapping".into())),
+    match mcp_core::skills::parse_frontmatter(bytes) {
+        Ok((frontmatter, _)) => Ok(frontmatter),
+        Err(FrontmatterError::Missing) => {
+            Err(SkillVerificationError::MissingFrontmatter { uri: uri.into() })
+        }
+        Err(FrontmatterError::Invalid(reason)) => Err(SkillVerificationError::InvalidFrontmatter {
+            uri: uri.into(),
+            reason,
+        }),
     }
 }
 
@@ -327,29 +256,6 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Splits a `SKILL.md` into its YAML frontmatter (between a first line `---` and the next line
-/// `---`, which may end with blanks) and the body after it; a leading byte order mark is
-/// skipped.
-fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\r\n")
-        .or_else(|| text.strip_prefix("---\n"))?;
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        let bare = line
-            .strip_suffix('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .unwrap_or(line);
-        if bare.trim_end_matches([' ', '\t']) == "---" {
-            let yaml = &rest[..offset];
-            return Some((yaml, &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    None
-}
-
 /// The raw bytes of a resource's contents: the text as UTF-8, or the decoded blob.
 fn contents_bytes(contents: &ResourceContents) -> Result<Vec<u8>, String> {
     match contents {
@@ -367,18 +273,35 @@ impl McpClient {
         &self,
         cursor: Option<String>,
     ) -> Result<ListSkillsResult, ClientError> {
-        let method = "skills/list";
-        let params = match cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        };
-        let page = self
-            .request_json(method, params, RequestOptions::new())
+        let mut params = PaginatedRequestParams::default();
+        params.cursor = cursor;
+        self.request::<methods::ListSkills>(params, RequestOptions::new())
+            .await
+    }
+
+    /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri` (an unknown URI is
+    /// the server's error `-32602`). Reads no file of the skill.
+    pub async fn get_skill(&self, uri: &str) -> Result<SkillEntry, ClientError> {
+        let params = GetSkillRequestParams::new(uri);
+        let result = self
+            .request::<methods::GetSkill>(params, RequestOptions::new())
             .await?;
-        serde_json::from_value(page).map_err(|e| ClientError::Protocol {
-            method,
-            detail: format!("the skills do not fit: {e}"),
-        })
+        Ok(result.skill)
+    }
+
+    /// One page of `resources/directory/read`: the direct children of the skill folder `uri`
+    /// (a skill's URI without `/SKILL.md`, or one of its sub-folders), sub-folders with the
+    /// MIME type `inode/directory`. Servers that declare `directoryRead` answer it.
+    pub async fn read_directory(
+        &self,
+        uri: &str,
+        cursor: Option<String>,
+    ) -> Result<ReadDirectoryResult, ClientError> {
+        let mut params = ReadDirectoryRequestParams::default();
+        params.uri = uri.to_owned();
+        params.cursor = cursor;
+        self.request::<methods::ReadDirectory>(params, RequestOptions::new())
+            .await
     }
 
     /// Every skill, following the cursors (see [`list_skills`](Self::list_skills)).
@@ -481,6 +404,7 @@ impl McpClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     const SKILL: &str = "skill://pdf-processing/SKILL.md";
     const FORMS: &str = "skill://pdf-processing/references/FORMS.md";
@@ -704,12 +628,12 @@ mod tests {
         let page: ListSkillsResult = serde_json::from_value(json!({
             "skills": [{"uri": SKILL, "frontmatter": {"name": "n"}, "resources": [], "version": "2"}],
             "nextCursor": "c2",
-            "ttlMs": 0
+            "ttlMs": 5
         }))
         .unwrap();
         assert_eq!(page.next_cursor.as_deref(), Some("c2"));
         assert_eq!(page.skills[0].extra.get("version"), Some(&json!("2")));
-        assert_eq!(page.extra.get("ttlMs"), Some(&json!(0)));
+        assert_eq!(page.ttl_ms, 5);
         let back = serde_json::to_value(&page.skills[0]).unwrap();
         assert_eq!(back["version"], json!("2"));
     }

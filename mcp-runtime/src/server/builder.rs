@@ -71,6 +71,7 @@ pub struct McpServerBuilder {
     tools: Vec<ToolDefinition>,
     prompts: Vec<PromptDefinition>,
     resources: Vec<ResourceKind>,
+    skills: Vec<SkillSource>,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     completion_handler: Option<CompletionHandler>,
     observers: Vec<NotificationObserver>,
@@ -78,10 +79,23 @@ pub struct McpServerBuilder {
     tasks: Option<super::TaskOptions>,
 }
 
+/// Where skills come from.
+enum SkillSource {
+    /// A folder read when the server is built.
+    Folder(std::path::PathBuf),
+    /// A folder embedded by `include_skills!`.
+    Embedded(super::EmbeddedSkills),
+    /// One skill built in code.
+    One(super::Skill),
+}
+
 /// A server cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
+    /// A skill is invalid, or its folder unreadable.
+    #[error(transparent)]
+    Skill(#[from] super::SkillError),
     /// Two items clash, or one is invalid.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -136,6 +150,7 @@ impl McpServerBuilder {
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
+            skills: Vec::new(),
             state: HashMap::new(),
             completion_handler: None,
             observers: Vec::new(),
@@ -216,6 +231,38 @@ impl McpServerBuilder {
     /// Adds a resource built in code.
     pub fn resource(mut self, definition: ResourceDefinition) -> Self {
         self.resources.push(ResourceKind::Direct(definition));
+        self
+    }
+
+    /// Serves the skills of the folder at `path` (one sub-folder per skill, each with its
+    /// `SKILL.md`; see [`skills`](super::skills)), read when the server is built: a missing
+    /// folder or a bad skill fails [`build`](Self::build) with [`BuildError::Skill`].
+    pub fn skills_dir(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.skills.push(SkillSource::Folder(path.into()));
+        self
+    }
+
+    /// Serves the skills `include_skills!("skills")` embedded in the binary at compile time:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// # fn build() -> Result<McpServer, mcp_runtime::server::BuildError> {
+    /// let server = McpServer::builder(server_info!())
+    ///     .skills(include_skills!("../examples/skills"))
+    ///     .build()?;
+    /// # Ok(server)
+    /// # }
+    /// # build().unwrap();
+    /// ```
+    pub fn skills(mut self, skills: super::EmbeddedSkills) -> Self {
+        self.skills.push(SkillSource::Embedded(skills));
+        self
+    }
+
+    /// Serves one skill built in code.
+    pub fn skill(mut self, skill: super::Skill) -> Self {
+        self.skills.push(SkillSource::One(skill));
         self
     }
 
@@ -521,6 +568,17 @@ impl McpServerBuilder {
                 ResourceKind::Template(Err(_)) => String::new(),
             };
             registry.add_resource(resource, &name, Origin::Dynamic)?;
+        }
+        // Last, so that the skills' files come after the other resources in `resources/list`.
+        for source in self.skills {
+            let skills = match source {
+                SkillSource::Folder(path) => super::read_skills_dir(path)?,
+                SkillSource::Embedded(embedded) => embedded.skills()?,
+                SkillSource::One(skill) => vec![skill],
+            };
+            for skill in skills {
+                registry.add_skill(skill, Origin::Dynamic)?;
+            }
         }
         check_state(&registry, &self.state)?;
         Ok(McpServer::from_inner(ServerInner {

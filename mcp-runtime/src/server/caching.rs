@@ -32,4 +32,6 @@ pub enum CachedList {
     Resources,
     /// `resources/templates/list`.
     ResourceTemplates,
+    /// `skills/list`, `skills/get` and `resources/directory/read` (the skills extension).
+    Skills,
 }

@@ -24,7 +24,8 @@ use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use super::admission::Running;
 use super::reply::Reply;
 use super::{
-    McpServer, completion, lifecycle, logging, prompts, resources, subscriptions, tasks, tools,
+    McpServer, completion, lifecycle, logging, prompts, resources, skills, subscriptions, tasks,
+    tools,
 };
 use crate::connection::{ConnectionState, Refusal, SharedSink};
 use crate::handler::RequestContext;
@@ -261,6 +262,15 @@ async fn answer(
         }
         ClientRequest::CancelTask(params) => tasks::cancel(server, &params, ctx).await?,
         ClientRequest::UpdateTask(params) => tasks::update(server, params, ctx).await?.into(),
+        ClientRequest::ListSkills(params) if server.offers_skills() => {
+            skills::list(server, &params)?.into()
+        }
+        ClientRequest::GetSkill(params) if server.offers_skills() => {
+            skills::get(server, &params)?.into()
+        }
+        ClientRequest::ReadDirectory(params) if server.offers_skills() => {
+            skills::read_directory(server, &params)?.into()
+        }
         other => return Err(ErrorObject::method_not_found(other.method())),
     })
 }
@@ -334,6 +344,9 @@ fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_core::meta::Requ
         | ClientRequest::GetTaskPayload(p)
         | ClientRequest::CancelTask(p) => p.meta.take(),
         ClientRequest::UpdateTask(p) => p.meta.take(),
+        ClientRequest::ListSkills(p) => p.meta.take(),
+        ClientRequest::GetSkill(p) => p.meta.take(),
+        ClientRequest::ReadDirectory(p) => p.meta.take(),
         _ => None,
     }
 }

@@ -65,7 +65,7 @@ fn decode(kind: &str, cursor: &str) -> Option<usize> {
 /// The page of the list `kind` (`items`) that `cursor` asks for (the first when `None`), at most
 /// `page_size` long (everything when `page_size` is 0), and the cursor of the next page if there
 /// is one.
-fn page<T>(
+pub(super) fn page<T>(
     kind: &str,
     items: Vec<T>,
     cursor: Option<&str>,

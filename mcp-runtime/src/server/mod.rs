@@ -59,6 +59,7 @@ mod lifecycle;
 mod logging;
 mod prompts;
 mod resources;
+pub mod skills;
 mod subscriptions;
 mod tasks;
 mod tools;
@@ -98,6 +99,7 @@ pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
+pub use skills::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 pub use tasks::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
     MAX_TASK_TTL, TaskOptions,
@@ -289,6 +291,13 @@ impl McpServer {
             extensions
                 .entry(mcp_core::tasks::TASKS_EXTENSION.to_owned())
                 .or_default();
+        }
+        if self.offers_skills() {
+            let mut skills = JsonObject::new();
+            skills.insert("directoryRead".into(), true.into());
+            extensions.insert(mcp_core::skills::SKILLS_EXTENSION.to_owned(), skills);
+            caps.resources
+                .get_or_insert_with(ResourcesCapability::default);
         }
         if !extensions.is_empty() {
             caps.extensions = Some(extensions);
@@ -530,6 +539,31 @@ impl McpServer {
             self.notify_list_changed(ListKind::Resources);
         }
         removed
+    }
+
+    /// Adds a skill at run time (its files become resources) and announces the change
+    /// (`notifications/resources/list_changed`, where the server declares it).
+    pub fn add_skill(&self, skill: Skill) -> Result<(), RegistryError> {
+        self.inner
+            .registry
+            .add_skill(skill, registry::Origin::Dynamic)?;
+        self.notify_list_changed(ListKind::Resources);
+        Ok(())
+    }
+
+    /// Removes the skill `name` and its files, and announces the change; false when there was
+    /// none.
+    pub fn remove_skill(&self, name: &str) -> bool {
+        let removed = self.inner.registry.remove_skill(name);
+        if removed {
+            self.notify_list_changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// Whether the server offers skills (it declares the skills extension).
+    pub(crate) fn offers_skills(&self) -> bool {
+        !self.inner.registry.skills.is_empty()
     }
 
     /// Adds a resource template at run time and announces the change.

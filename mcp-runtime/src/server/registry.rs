@@ -322,6 +322,20 @@ pub(crate) struct RegisteredTemplate {
     pub(crate) origin: Origin,
 }
 
+/// A skill and where it came from.
+pub(crate) struct RegisteredSkill {
+    pub(crate) skill: super::skills::Skill,
+    pub(crate) origin: Origin,
+}
+
+impl std::ops::Deref for RegisteredSkill {
+    type Target = super::skills::Skill;
+
+    fn deref(&self) -> &Self::Target {
+        &self.skill
+    }
+}
+
 /// Everything one server offers.
 pub(crate) struct Registry {
     pub(crate) tools: Catalog<RegisteredTool>,
@@ -331,6 +345,7 @@ pub(crate) struct Registry {
     pub(crate) prompts: Catalog<RegisteredPrompt>,
     pub(crate) resources: Catalog<RegisteredResource>,
     pub(crate) templates: Catalog<RegisteredTemplate>,
+    pub(crate) skills: Catalog<RegisteredSkill>,
 }
 
 impl Registry {
@@ -341,6 +356,7 @@ impl Registry {
             prompts: Catalog::new("prompts"),
             resources: Catalog::new("resources"),
             templates: Catalog::new("resource templates"),
+            skills: Catalog::new("skills"),
         }
     }
 
@@ -411,6 +427,56 @@ impl Registry {
                 detail,
             }),
         }
+    }
+}
+
+impl Registry {
+    /// Adds `skill`, and its files as resources.
+    pub(crate) fn add_skill(
+        &self,
+        skill: super::skills::Skill,
+        origin: Origin,
+    ) -> Result<(), RegistryError> {
+        let resources = skill.resources();
+        let name = skill.name().to_owned();
+        self.skills.insert(
+            name.clone(),
+            RegisteredSkill {
+                skill,
+                origin: origin.clone(),
+            },
+            &origin,
+            |s| &s.origin,
+        )?;
+        let mut added: Vec<String> = Vec::new();
+        for definition in resources {
+            let uri = definition.resource().uri.clone();
+            let resource_name = definition.resource().name.clone();
+            if let Err(error) = self.add_resource(
+                ResourceKind::Direct(definition),
+                &resource_name,
+                origin.clone(),
+            ) {
+                for uri in &added {
+                    self.resources.remove(uri);
+                }
+                self.skills.remove(&name);
+                return Err(error);
+            }
+            added.push(uri);
+        }
+        Ok(())
+    }
+
+    /// Removes the skill `name` and its files; false when there was none.
+    pub(crate) fn remove_skill(&self, name: &str) -> bool {
+        let Some(skill) = self.skills.get(name) else {
+            return false;
+        };
+        for file in skill.entry().resources {
+            self.resources.remove(&file.uri);
+        }
+        self.skills.remove(name)
     }
 }
 
