@@ -29,7 +29,7 @@ use std::sync::Arc;
 use mcp_core::ErrorObject;
 use mcp_core::params::PaginatedRequestParams;
 use mcp_core::resources::Resource;
-use mcp_core::result::Cacheable;
+use mcp_core::result::{Cacheable, Paginated};
 use mcp_core::skills::{
     DIRECTORY_MIME_TYPE, GetSkillRequestParams, GetSkillResult, ListSkillsResult, MAX_SKILL_BYTES,
     MAX_SKILL_FILES, ReadDirectoryRequestParams, ReadDirectoryResult, SKILL_MD_MIME_TYPE,
@@ -475,15 +475,20 @@ pub(super) fn list(
     params: &PaginatedRequestParams,
 ) -> Result<ListSkillsResult, ErrorObject> {
     let skills = server.inner.registry.skills.snapshot();
+    let entries = skills.iter().map(|s| s.entry()).collect();
+    paged(server, entries, params.cursor.as_deref())
+}
+
+/// The page of `items` that `cursor` asks for, as the list result `R`, with the skills'
+/// caching hint.
+fn paged<R: Paginated>(
+    server: &McpServer,
+    items: Vec<R::Item>,
+    cursor: Option<&str>,
+) -> Result<R, ErrorObject> {
     let options = &server.inner.options;
-    let (skills, next) = page(
-        "skills",
-        skills,
-        params.cursor.as_deref(),
-        options.page_size,
-    )?;
-    let mut result = ListSkillsResult::new(skills.iter().map(|s| s.entry()).collect());
-    result.next_cursor = next;
+    let (items, next) = page(R::LIST, items, cursor, options.page_size)?;
+    let mut result = R::page(items, next);
     result.set_cache_hint(options.cache_hint(CachedList::Skills));
     Ok(result)
 }
@@ -527,17 +532,7 @@ pub(super) fn read_directory(
         })
         .ok_or_else(not_a_directory)?;
     let children = skill.children(dir).ok_or_else(not_a_directory)?;
-    let options = &server.inner.options;
-    let (children, next) = page(
-        "resources/directory",
-        children,
-        params.cursor.as_deref(),
-        options.page_size,
-    )?;
-    let mut result = ReadDirectoryResult::new(children);
-    result.next_cursor = next;
-    result.set_cache_hint(options.cache_hint(CachedList::Skills));
-    Ok(result)
+    paged(server, children, params.cursor.as_deref())
 }
 
 /// The skill `uri` is in, and the path of `uri` in it (`skill://<name>/<path>`).
