@@ -55,21 +55,27 @@ pub fn interop_script(name: &str) -> PathBuf {
 /// The path of the binary `name` of the `examples` package, built (once per test process) with
 /// the cargo that runs the tests.
 pub fn example_binary(name: &str) -> PathBuf {
+    package_binary("examples", name)
+}
+
+/// The path of the binary `name` of the workspace package `package` (the `mcp` binary of
+/// `mcp-cli`, say), built with cargo on first use.
+pub fn package_binary(package: &str, name: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
     let mut built = BUILT
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     built
-        .entry(name.to_owned())
-        .or_insert_with(|| build_example(name))
+        .entry(format!("{package}/{name}"))
+        .or_insert_with(|| build_binary(package, name))
         .clone()
 }
 
-fn build_example(name: &str) -> PathBuf {
+fn build_binary(package: &str, name: &str) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "examples", "--bin", name])
+        .args(["build", "--quiet", "-p", package, "--bin", name])
         .args(["--message-format", "json-render-diagnostics"])
         .current_dir(repo_root())
         .output()

@@ -47,6 +47,8 @@ pub struct McpClientBuilder {
     capture_stderr: bool,
     #[cfg(feature = "client-auth")]
     oauth: Option<super::oauth::OAuth>,
+    #[cfg(feature = "client-http")]
+    http_headers: reqwest::header::HeaderMap,
 }
 
 impl McpClient {
@@ -63,6 +65,8 @@ impl McpClient {
             capture_stderr: false,
             #[cfg(feature = "client-auth")]
             oauth: None,
+            #[cfg(feature = "client-http")]
+            http_headers: reqwest::header::HeaderMap::new(),
         }
     }
 }
@@ -221,17 +225,30 @@ impl McpClientBuilder {
         self
     }
 
+    /// Sends `headers` with every HTTP request (cargo feature `client-http`): an API key, a
+    /// static `Authorization`, a tracing header. The protocol's own headers take precedence.
+    #[cfg(feature = "client-http")]
+    pub fn http_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {
+        self.http_headers = headers;
+        self
+    }
+
     /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
     #[cfg(feature = "client-http")]
-    pub async fn connect_http(
-        #[cfg_attr(not(feature = "client-auth"), allow(unused_mut))] mut self,
-        url: impl Into<String>,
-    ) -> Result<McpClient, ClientError> {
+    pub async fn connect_http(mut self, url: impl Into<String>) -> Result<McpClient, ClientError> {
         let tools = Arc::new(ToolCache::default());
         let (peer, lines) = Peer::new(self.handlers.clone());
+        let client = reqwest::Client::builder()
+            .default_headers(std::mem::take(&mut self.http_headers))
+            .build()
+            .map_err(|error| ClientError::Transport {
+                method: "connect",
+                detail: format!("cannot set up the HTTP client: {error}"),
+            })?;
         let channel = Arc::new(super::http::HttpChannel::new(
             url.into(),
             tools.clone(),
+            client,
             #[cfg(feature = "client-auth")]
             self.oauth.take(),
         ));

@@ -53,14 +53,14 @@ pub(crate) struct HttpChannel {
 }
 
 impl HttpChannel {
-    /// A channel to the MCP endpoint at `url`; `tools` gives the header annotations of the
-    /// tools; `oauth` says how to authorize, when the server is protected.
+    /// A channel to the MCP endpoint at `url` through `client`; `tools` gives the header
+    /// annotations of the tools; `oauth` says how to authorize, when the server is protected.
     pub(crate) fn new(
         url: String,
         tools: Arc<ToolCache>,
+        client: reqwest::Client,
         #[cfg(feature = "client-auth")] oauth: Option<super::oauth::OAuth>,
     ) -> Self {
-        let client = reqwest::Client::new();
         HttpChannel {
             #[cfg(feature = "client-auth")]
             auth: oauth
@@ -495,5 +495,13 @@ fn fail_with(peer: &Weak<Peer>, id: Option<&RequestId>, failure: Failure) {
 
 /// The failure of a request that could not be sent.
 fn transport_failure(error: reqwest::Error) -> Failure {
-    Failure::Transport(format!("the request failed: {error}"))
+    let mut detail = format!("the request failed: {error}");
+    // reqwest's message leaves out the cause ("connection refused"): name it.
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    Failure::Transport(detail)
 }

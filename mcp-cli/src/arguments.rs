@@ -1,0 +1,115 @@
+//! Tool and prompt arguments from the command line: `key=value` pairs, each value typed by the
+//! tool's input schema (`a=2` is the number 2 when `a` is a number, the string "2" when it is a
+//! string), or one JSON object.
+
+use anyhow::{Context, bail};
+use serde_json::{Map, Value};
+
+/// The arguments `items` give for a tool whose input schema is `schema`: one JSON object
+/// (`{"a": 1}`), or `key=value` pairs.
+pub fn tool_arguments(items: &[String], schema: &Map<String, Value>) -> anyhow::Result<Value> {
+    if let [only] = items
+        && only.trim_start().starts_with('{')
+    {
+        let value: Value = serde_json::from_str(only)
+            .with_context(|| format!("the arguments {only:?} are not a JSON object"))?;
+        return Ok(value);
+    }
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let mut arguments = Map::new();
+    for item in items {
+        let (key, text) = pair(item)?;
+        let kind = properties
+            .and_then(|p| p.get(key))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        arguments.insert(key.to_owned(), typed(key, text, kind)?);
+    }
+    Ok(Value::Object(arguments))
+}
+
+/// The `key=value` pairs of a prompt's arguments (all strings).
+pub fn prompt_arguments(items: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|item| pair(item).map(|(k, v)| (k.to_owned(), v.to_owned())))
+        .collect()
+}
+
+fn pair(item: &str) -> anyhow::Result<(&str, &str)> {
+    match item.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key, value)),
+        _ => bail!("{item:?} is not an argument: write name=value, or one JSON object"),
+    }
+}
+
+/// `text` as a value of the JSON Schema type `kind`.
+fn typed(key: &str, text: &str, kind: Option<&str>) -> anyhow::Result<Value> {
+    let wrong = |what: &str| anyhow::anyhow!("argument {key}: {text:?} is not {what}");
+    Ok(match kind {
+        Some("string") => Value::String(text.to_owned()),
+        Some("integer") => text
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| wrong("an integer"))?,
+        Some("number") => {
+            let number: f64 = text.parse().map_err(|_| wrong("a number"))?;
+            serde_json::Number::from_f64(number)
+                .map(Value::Number)
+                .ok_or_else(|| wrong("a finite number"))?
+        }
+        Some("boolean") => match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return Err(wrong("true or false")),
+        },
+        Some("array" | "object") => serde_json::from_str(text)
+            .map_err(|_| wrong(&format!("JSON ({} expected)", kind.unwrap_or_default())))?,
+        // Untyped: JSON when it reads as JSON, else a string.
+        _ => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn values_follow_the_schema() {
+        let schema = json!({"properties": {
+            "a": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
+            "b": {"type": "boolean"}, "tags": {"type": "array"}
+        }});
+        let schema = schema.as_object().unwrap();
+        let arguments = tool_arguments(
+            &strings(&["a=2", "x=1.5", "s=2", "b=true", "tags=[\"x\"]", "free=3"]),
+            schema,
+        )
+        .unwrap();
+        assert_eq!(
+            arguments,
+            json!({"a": 2, "x": 1.5, "s": "2", "b": true, "tags": ["x"], "free": 3})
+        );
+        assert_eq!(
+            tool_arguments(&strings(&["{\"a\": 1}"]), schema).unwrap(),
+            json!({"a": 1})
+        );
+        assert_eq!(
+            tool_arguments(&strings(&["a=two"]), schema)
+                .unwrap_err()
+                .to_string(),
+            "argument a: \"two\" is not an integer"
+        );
+        assert_eq!(
+            tool_arguments(&strings(&["oops"]), schema)
+                .unwrap_err()
+                .to_string(),
+            "\"oops\" is not an argument: write name=value, or one JSON object"
+        );
+    }
+}

@@ -1,0 +1,328 @@
+//! What each command does once connected.
+
+use anyhow::Context;
+use mcp_runtime::client::{McpClient, RequestOptions};
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::capabilities::ServerCapabilities;
+use mcp_runtime::protocol::resources::ResourceContents;
+use serde_json::{Value, json};
+
+use crate::Kind;
+use crate::arguments::{prompt_arguments, tool_arguments};
+use crate::output;
+
+/// `mcp inspect`.
+pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
+    let version = client.protocol_version();
+    let (info, capabilities, instructions) = identity(client);
+    let tools = client.list_all_tools().await.context("tools/list failed")?;
+    let prompts = match capabilities.prompts {
+        Some(_) => client
+            .list_all_prompts()
+            .await
+            .context("prompts/list failed")?,
+        None => Vec::new(),
+    };
+    let (resources, templates) = match capabilities.resources {
+        Some(_) => (
+            client
+                .list_all_resources()
+                .await
+                .context("resources/list failed")?,
+            client
+                .list_all_resource_templates()
+                .await
+                .context("resources/templates/list failed")?,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    if json {
+        return output::json(&json!({
+            "server": info,
+            "protocolVersion": version.as_str(),
+            "era": era(version),
+            "capabilities": capabilities,
+            "instructions": instructions,
+            "tools": tools,
+            "prompts": prompts,
+            "resources": resources,
+            "resourceTemplates": templates,
+        }));
+    }
+    match &info {
+        Some(info) => println!(
+            "{} {}",
+            info["name"].as_str().unwrap_or("?"),
+            info["version"].as_str().unwrap_or("?")
+        ),
+        None => println!("(the server did not name itself)"),
+    }
+    println!("protocol {} ({})", version.as_str(), era(version));
+    println!(
+        "capabilities: {}",
+        output::capabilities(&capabilities).join("; ")
+    );
+    if let Some(instructions) = &instructions {
+        println!("instructions: {instructions}");
+    }
+    println!("\ntools ({}):", tools.len());
+    for tool in &tools {
+        println!(
+            "  {}: {}",
+            tool.name,
+            tool.description.as_deref().unwrap_or("")
+        );
+        println!("    input: {}", output::schema(&tool.input_schema));
+        if let Some(schema) = &tool.output_schema {
+            println!("    output: {}", output::schema(schema));
+        }
+    }
+    println!("\nprompts ({}):", prompts.len());
+    for prompt in &prompts {
+        let arguments: Vec<String> = prompt
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| {
+                let required = a.required == Some(true);
+                format!("{}{}", a.name, if required { "" } else { "?" })
+            })
+            .collect();
+        println!(
+            "  {}({}): {}",
+            prompt.name,
+            arguments.join(", "),
+            prompt.description.as_deref().unwrap_or("")
+        );
+    }
+    println!("\nresources ({}):", resources.len());
+    for resource in &resources {
+        println!(
+            "  {} ({}): {}",
+            resource.uri,
+            resource.mime_type.as_deref().unwrap_or("no type"),
+            resource.description.as_deref().unwrap_or(&resource.name)
+        );
+    }
+    println!("\nresource templates ({}):", templates.len());
+    for template in &templates {
+        println!(
+            "  {}: {}",
+            template.uri_template,
+            template.description.as_deref().unwrap_or(&template.name)
+        );
+    }
+    Ok(())
+}
+
+/// `mcp list KIND`.
+pub async fn list(client: &McpClient, kind: Kind, json: bool) -> anyhow::Result<()> {
+    match kind {
+        Kind::Tools => {
+            let tools = client.list_all_tools().await.context("tools/list failed")?;
+            if json {
+                return output::json(&tools);
+            }
+            for tool in tools {
+                println!("{}: {}", tool.name, first_line(tool.description.as_deref()));
+            }
+        }
+        Kind::Prompts => {
+            let prompts = client
+                .list_all_prompts()
+                .await
+                .context("prompts/list failed")?;
+            if json {
+                return output::json(&prompts);
+            }
+            for prompt in prompts {
+                println!(
+                    "{}: {}",
+                    prompt.name,
+                    prompt.description.unwrap_or_default()
+                );
+            }
+        }
+        Kind::Resources => {
+            let resources = client
+                .list_all_resources()
+                .await
+                .context("resources/list failed")?;
+            if json {
+                return output::json(&resources);
+            }
+            for resource in resources {
+                let description = resource.description.unwrap_or(resource.name);
+                println!("{}: {description}", resource.uri);
+            }
+        }
+        Kind::Templates => {
+            let templates = client
+                .list_all_resource_templates()
+                .await
+                .context("resources/templates/list failed")?;
+            if json {
+                return output::json(&templates);
+            }
+            for template in templates {
+                let description = template.description.unwrap_or(template.name);
+                println!("{}: {description}", template.uri_template);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `mcp call TOOL ARGS`.
+pub async fn call(
+    client: &McpClient,
+    tool: &str,
+    items: &[String],
+    json: bool,
+) -> anyhow::Result<()> {
+    let tools = client.list_all_tools().await.context("tools/list failed")?;
+    let Some(definition) = tools.iter().find(|t| t.name == tool) else {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        anyhow::bail!(
+            "the server has no tool {tool:?}; it has: {}",
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        );
+    };
+    let arguments = tool_arguments(items, &definition.input_schema)?;
+    let result = client
+        .call_tool(tool, arguments)
+        .await
+        .with_context(|| format!("calling {tool} failed"))?;
+    if json {
+        output::json(&result)?;
+    } else {
+        for block in &result.content {
+            println!("{}", output::content(block));
+        }
+        if let Some(structured) = &result.structured_content {
+            println!("{}", serde_json::to_string_pretty(structured)?);
+        }
+    }
+    if result.is_error() {
+        let text: Vec<String> = result.content.iter().map(output::content).collect();
+        anyhow::bail!("the tool {tool} failed: {}", text.join(" "));
+    }
+    Ok(())
+}
+
+/// `mcp read URI`.
+pub async fn read(client: &McpClient, uri: &str, json: bool) -> anyhow::Result<()> {
+    let result = client
+        .read_resource(uri)
+        .await
+        .with_context(|| format!("reading {uri} failed"))?;
+    if json {
+        return output::json(&result);
+    }
+    for contents in &result.contents {
+        match contents {
+            ResourceContents::Text(text) => println!("{}", text.text),
+            ResourceContents::Blob(blob) => println!(
+                "[{}: {}, {} bytes of base64]",
+                blob.uri,
+                blob.mime_type.as_deref().unwrap_or("binary"),
+                blob.blob.len()
+            ),
+            other => println!("{}", serde_json::to_string(other)?),
+        }
+    }
+    Ok(())
+}
+
+/// `mcp prompt NAME ARGS`.
+pub async fn prompt(
+    client: &McpClient,
+    name: &str,
+    items: &[String],
+    json: bool,
+) -> anyhow::Result<()> {
+    let arguments = prompt_arguments(items)?;
+    let result = client
+        .get_prompt(name, arguments)
+        .await
+        .with_context(|| format!("getting the prompt {name} failed"))?;
+    if json {
+        return output::json(&result);
+    }
+    if let Some(description) = &result.description {
+        println!("{description}");
+    }
+    for message in &result.messages {
+        let role = serde_json::to_value(message.role)?;
+        println!(
+            "[{}] {}",
+            role.as_str().unwrap_or("?"),
+            output::content(&message.content)
+        );
+    }
+    Ok(())
+}
+
+/// `mcp ping`.
+pub async fn ping(client: &McpClient, json: bool) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    // 2026-07-28 has no `ping`: a `server/discover` round trip stands for it.
+    match client.protocol_version().era() {
+        mcp_runtime::protocol::Era::Stateless => {
+            client
+                .request::<mcp_runtime::protocol::methods::Discover>(
+                    Default::default(),
+                    RequestOptions::new(),
+                )
+                .await
+                .context("server/discover failed")?;
+        }
+        _ => client.ping().await.context("ping failed")?,
+    }
+    let elapsed = started.elapsed();
+    if json {
+        return output::json(&json!({"ok": true, "milliseconds": elapsed.as_secs_f64() * 1000.0}));
+    }
+    println!("ok ({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
+    Ok(())
+}
+
+/// The first line of a description: what a one-line listing shows.
+fn first_line(description: Option<&str>) -> &str {
+    description.and_then(|d| d.lines().next()).unwrap_or_default()
+}
+
+/// `stateless` for 2026-07-28, `handshake` before.
+fn era(version: ProtocolVersion) -> &'static str {
+    match version.era() {
+        mcp_runtime::protocol::Era::Stateless => "stateless",
+        _ => "handshake",
+    }
+}
+
+/// What the server said of itself: its info, capabilities and instructions.
+fn identity(client: &McpClient) -> (Option<Value>, ServerCapabilities, Option<String>) {
+    if let Some(result) = client.server() {
+        let info = serde_json::to_value(&result.server_info).ok();
+        return (
+            info,
+            result.capabilities.clone(),
+            result.instructions.clone(),
+        );
+    }
+    match client.discovered() {
+        Some(discovered) => {
+            let info = discovered
+                .meta
+                .as_ref()
+                .and_then(|m| m.server_info.as_ref())
+                .and_then(|i| serde_json::to_value(i).ok());
+            (info, discovered.capabilities, discovered.instructions)
+        }
+        None => (None, ServerCapabilities::default(), None),
+    }
+}

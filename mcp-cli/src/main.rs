@@ -1,0 +1,168 @@
+//! `mcp`: explore, call and try any MCP server from the command line, over stdio or HTTP.
+//!
+//! ```sh
+//! mcp inspect http://127.0.0.1:8000/mcp          # what a server offers, with every schema
+//! mcp list tools -- cargo run -p my-server      # a server on stdio: its command after `--`
+//! mcp call http://127.0.0.1:8000/mcp add a=2 b=3
+//! mcp read http://127.0.0.1:8000/mcp notes://all
+//! ```
+//!
+//! Every command prints a readable summary, or JSON with `--json`. A failure is one line on
+//! stderr and exit status 1.
+
+mod arguments;
+mod commands;
+mod output;
+mod target;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use target::{Connection, Target};
+
+/// Explore, call and try any MCP server, over stdio or HTTP.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Print machine-readable JSON instead of a summary.
+    #[arg(long, global = true)]
+    json: bool,
+    /// An HTTP header sent with every request, `Name: value` (repeat for more).
+    #[arg(short = 'H', long = "header", global = true, value_name = "HEADER")]
+    headers: Vec<String>,
+    /// Speak this revision (2025-11-25, 2026-07-28, ...) instead of detecting the server's.
+    #[arg(long, global = true, value_name = "VERSION")]
+    protocol_version: Option<String>,
+    /// How many seconds each request may take.
+    #[arg(long, global = true, default_value_t = 30.0, value_name = "SECONDS")]
+    timeout: f64,
+}
+
+/// The server: a URL as the first argument, or the command that starts it after `--`.
+#[derive(Debug, clap::Args)]
+struct Server {
+    /// The server's URL (unless its command follows `--`), then the command's arguments.
+    #[arg(value_name = "URL | ARGS")]
+    positionals: Vec<String>,
+    /// The command that starts a server on stdio, and its arguments.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// What the server is and offers: its info, revision, capabilities, instructions, and
+    /// every tool, prompt, resource and template with its schema.
+    Inspect(Server),
+    /// The server's tools, prompts, resources or resource templates.
+    List {
+        /// What to list.
+        kind: Kind,
+        #[command(flatten)]
+        server: Server,
+    },
+    /// Calls a tool: `mcp call URL TOOL name=value ...` (values typed by the tool's input
+    /// schema) or `mcp call URL TOOL '{"name": ...}'`.
+    Call(Server),
+    /// Reads a resource: `mcp read URL URI`.
+    Read(Server),
+    /// Gets a prompt: `mcp prompt URL NAME name=value ...`.
+    Prompt(Server),
+    /// Checks that the server answers.
+    Ping(Server),
+}
+
+/// What `mcp list` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Kind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // Output piped into `head` ends quietly, as with other command-line tools, instead of
+    // failing to print.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread writes.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    if !(cli.timeout.is_finite() && cli.timeout > 0.0) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let connection = Connection {
+        headers: cli.headers,
+        protocol_version: cli.protocol_version,
+        timeout: Some(Duration::from_secs_f64(cli.timeout)),
+    };
+    let json = cli.json;
+    let (server, what) = match cli.command {
+        Command::Inspect(server) => (server, What::Inspect),
+        Command::List { kind, server } => (server, What::List(kind)),
+        Command::Call(server) => (server, What::Call),
+        Command::Read(server) => (server, What::Read),
+        Command::Prompt(server) => (server, What::Prompt),
+        Command::Ping(server) => (server, What::Ping),
+    };
+    let (target, rest) = Target::take(server.positionals, server.command)?;
+    // Checked before connecting: a mistyped command starts no server.
+    let (name, extra) = match (&what, rest.split_first()) {
+        (What::Call, None) => {
+            anyhow::bail!("name the tool to call: mcp call URL TOOL [name=value ...]")
+        }
+        (What::Read, None) => anyhow::bail!("name the resource to read: mcp read URL URI"),
+        (What::Prompt, None) => {
+            anyhow::bail!("name the prompt: mcp prompt URL NAME [name=value ...]")
+        }
+        (What::Call | What::Read | What::Prompt, Some((name, extra))) => {
+            (Some(name.clone()), extra.to_vec())
+        }
+        (_, None) => (None, Vec::new()),
+        (_, Some((first, _))) => anyhow::bail!("unexpected argument {first:?}"),
+    };
+    if matches!(what, What::Read) && !extra.is_empty() {
+        anyhow::bail!("unexpected argument {:?}: mcp read takes one URI", extra[0]);
+    }
+    let client = connection.connect(&target).await?;
+    let name = name.unwrap_or_default();
+    let outcome = match what {
+        What::Inspect => commands::inspect(&client, json).await,
+        What::List(kind) => commands::list(&client, kind, json).await,
+        What::Call => commands::call(&client, &name, &extra, json).await,
+        What::Read => commands::read(&client, &name, json).await,
+        What::Prompt => commands::prompt(&client, &name, &extra, json).await,
+        What::Ping => commands::ping(&client, json).await,
+    };
+    // The server is told the session ends (and a program started for it stops) either way.
+    let closed = client.close().await;
+    outcome?;
+    closed.map_err(Into::into)
+}
+
+/// The command to run once connected.
+enum What {
+    Inspect,
+    List(Kind),
+    Call,
+    Read,
+    Prompt,
+    Ping,
+}

@@ -1,0 +1,148 @@
+//! The server a command talks to: a URL (`http://127.0.0.1:8000/mcp`), or a program to start,
+//! given after `--` (`mcp list tools -- cargo run -p my-server`), and how to connect to it.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use mcp_runtime::client::McpClient;
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::implementation::Implementation;
+
+/// Where the server is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A Streamable HTTP endpoint.
+    Http(String),
+    /// A program speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+impl Target {
+    /// The target of a command whose positional arguments are `positionals` and whose
+    /// arguments after `--` are `command`: the program when there is one, else the first
+    /// positional argument, which must be a URL. Returns the target and the positionals left.
+    pub fn take(
+        mut positionals: Vec<String>,
+        command: Vec<String>,
+    ) -> anyhow::Result<(Target, Vec<String>)> {
+        if let Some((program, args)) = command.split_first() {
+            let target = Target::Stdio {
+                program: program.clone(),
+                args: args.to_vec(),
+            };
+            return Ok((target, positionals));
+        }
+        if positionals.is_empty() {
+            bail!(
+                "no server given: name its URL (http://127.0.0.1:8000/mcp) or its command after \
+                 `--` (-- ./my-server --stdio)"
+            );
+        }
+        let url = positionals.remove(0);
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            bail!(
+                "{url:?} is not a server: give an http(s) URL, or the command that starts the \
+                 server after `--`"
+            );
+        }
+        Ok((Target::Http(url), positionals))
+    }
+}
+
+/// How to connect.
+#[derive(Clone, Debug, Default)]
+pub struct Connection {
+    /// Extra HTTP headers (`Name: value`).
+    pub headers: Vec<String>,
+    /// The revision to speak, instead of detecting the server's.
+    pub protocol_version: Option<String>,
+    /// How long each request may take.
+    pub timeout: Option<Duration>,
+}
+
+impl Connection {
+    /// Connects to `target`.
+    pub async fn connect(&self, target: &Target) -> anyhow::Result<McpClient> {
+        let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")));
+        if let Some(timeout) = self.timeout {
+            builder = builder.request_timeout(timeout);
+        }
+        if let Some(name) = &self.protocol_version {
+            let version = ProtocolVersion::from_name(name).with_context(|| {
+                format!(
+                    "unknown protocol version {name:?}: use 2024-11-05, 2025-03-26, 2025-06-18, \
+                     2025-11-25 or 2026-07-28"
+                )
+            })?;
+            builder = builder.protocol_version(version);
+        }
+        match target {
+            Target::Http(url) => {
+                let mut headers = http::HeaderMap::new();
+                for header in &self.headers {
+                    let (name, value) = header
+                        .split_once(':')
+                        .with_context(|| format!("the header {header:?} is not `Name: value`"))?;
+                    let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+                        .with_context(|| format!("{:?} is not a header name", name.trim()))?;
+                    let value = http::HeaderValue::from_str(value.trim())
+                        .with_context(|| format!("the value of {name} is not a header value"))?;
+                    headers.append(name, value);
+                }
+                builder
+                    .http_headers(headers)
+                    .connect_http(url.clone())
+                    .await
+                    .with_context(|| format!("cannot connect to {url}"))
+            }
+            Target::Stdio { program, args } => {
+                if !self.headers.is_empty() {
+                    bail!("-H sets HTTP headers; a server on stdio has none");
+                }
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).kill_on_drop(true);
+                builder
+                    .connect_stdio(command)
+                    .await
+                    .with_context(|| format!("cannot start {program}"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_command_after_the_dashes_is_the_target() {
+        let (target, rest) =
+            Target::take(strings(&["add"]), strings(&["./srv", "--stdio"])).unwrap();
+        assert_eq!(
+            target,
+            Target::Stdio {
+                program: "./srv".into(),
+                args: strings(&["--stdio"])
+            }
+        );
+        assert_eq!(rest, strings(&["add"]));
+        let (target, rest) =
+            Target::take(strings(&["http://127.0.0.1:1/mcp", "add"]), vec![]).unwrap();
+        assert_eq!(target, Target::Http("http://127.0.0.1:1/mcp".into()));
+        assert_eq!(rest, strings(&["add"]));
+        let error = Target::take(strings(&["add"]), vec![]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "\"add\" is not a server: give an http(s) URL, or the command that starts the server after `--`"
+        );
+    }
+}

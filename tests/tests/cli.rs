@@ -1,0 +1,194 @@
+//! The `mcp` command-line tool (the `mcp-cli` package) against `notes-server`, over stdio and
+//! HTTP, on both eras: what it prints, exactly, and the one line and exit status of a failure.
+
+use std::process::{Command, Output};
+
+use tests::interop::{HttpExample, example_binary, package_binary};
+
+/// Runs `mcp` with `args`.
+fn mcp(args: &[&str]) -> Output {
+    Command::new(package_binary("mcp-cli", "mcp"))
+        .args(args)
+        .output()
+        .expect("mcp runs")
+}
+
+/// Runs `mcp ARGS -- notes-server` (a server on stdio).
+fn on_stdio(args: &[&str]) -> Output {
+    let server = example_binary("notes-server");
+    let mut all = args.to_vec();
+    all.push("--");
+    all.push(server.to_str().expect("a UTF-8 path"));
+    mcp(&all)
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "mcp failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// The one line a failed command prints, and its exit status.
+fn failure(output: &Output) -> (String, Option<i32>) {
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    (
+        String::from_utf8(output.stderr.clone()).expect("UTF-8 errors"),
+        output.status.code(),
+    )
+}
+
+#[test]
+fn call_types_arguments_from_the_schema_on_both_eras_and_transports() {
+    let http = HttpExample::start("notes-server", &["--http", "127.0.0.1:0"]);
+    for version in ["2025-11-25", "2026-07-28"] {
+        let args = ["--protocol-version", version, "call", "add", "a=2", "b=40"];
+        assert_eq!(stdout(&on_stdio(&args)), "42\n", "stdio {version}");
+        let args = [
+            "--protocol-version",
+            version,
+            "call",
+            &http.url,
+            "add",
+            "{\"a\": 1, \"b\": 2}",
+        ];
+        assert_eq!(stdout(&mcp(&args)), "3\n", "http {version}");
+    }
+}
+
+#[test]
+fn structured_results_print_as_json() {
+    let output = stdout(&on_stdio(&[
+        "call",
+        "search_notes",
+        "text=shopping",
+        "limit=1",
+    ]));
+    let (text, structured) = output.split_once("\n{").expect("text, then the JSON");
+    let structured: serde_json::Value =
+        serde_json::from_str(&format!("{{{structured}")).expect("the structured content");
+    assert_eq!(structured["notes"][0]["title"], "Shopping");
+    assert_eq!(structured["notes"].as_array().map(Vec::len), Some(1));
+    assert!(text.contains("Shopping"), "{text}");
+}
+
+#[test]
+fn inspect_summarizes_the_server() {
+    let output = stdout(&on_stdio(&["inspect"]));
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(lines[0], format!("examples {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(lines[1], "protocol 2026-07-28 (stateless)");
+    assert_eq!(
+        lines[2],
+        "capabilities: logging; completions; prompts; resources; tools; extensions: \
+         io.modelcontextprotocol/skills, io.modelcontextprotocol/tasks"
+    );
+    assert_eq!(
+        lines[3],
+        "instructions: A notebook: add, search, count, summarize and delete notes."
+    );
+    assert_eq!(lines[5], "tools (7):");
+    assert_eq!(lines[6], "  add: Add two integers.");
+    assert!(
+        output.contains(
+            "\nprompts (1):\n  review_note(id, focus?): Ask the model to review a note.\n"
+        )
+    );
+    assert!(output.contains("\nresource templates (1):\n  notes://{id}: One note, as Markdown.\n"));
+    let handshake = stdout(&on_stdio(&["--protocol-version", "2025-11-25", "inspect"]));
+    assert_eq!(
+        handshake.lines().nth(1),
+        Some("protocol 2025-11-25 (handshake)")
+    );
+}
+
+#[test]
+fn list_read_prompt_and_ping() {
+    let tools = stdout(&on_stdio(&["list", "tools"]));
+    assert_eq!(
+        tools
+            .lines()
+            .map(|l| l.split(':').next().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "add",
+            "add_note",
+            "search_notes",
+            "delete_note",
+            "word_count",
+            "summarize_note",
+            "export_notes"
+        ]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&on_stdio(&["list", "templates", "--json"]))).unwrap();
+    assert_eq!(json[0]["uriTemplate"], "notes://{id}");
+    assert_eq!(
+        stdout(&on_stdio(&["read", "notes://1"])),
+        "# Shopping\n\nMilk, bread and coffee.\n\nTags: home\n\n"
+    );
+    let prompt = stdout(&on_stdio(&["prompt", "review_note", "id=1"]));
+    assert!(
+        prompt.starts_with("[user] Please review this note.\n\n# Shopping\n"),
+        "{prompt}"
+    );
+    for version in ["2025-11-25", "2026-07-28"] {
+        let ping = stdout(&on_stdio(&["--protocol-version", version, "ping"]));
+        assert!(
+            ping.starts_with("ok (") && ping.ends_with(" ms)\n"),
+            "{ping}"
+        );
+    }
+}
+
+#[test]
+fn failures_are_one_line_and_status_1() {
+    assert_eq!(
+        failure(&on_stdio(&["call", "add", "a=two"])),
+        (
+            "mcp: argument a: \"two\" is not an integer\n".into(),
+            Some(1)
+        )
+    );
+    assert_eq!(
+        failure(&on_stdio(&["call", "nope"])),
+        (
+            "mcp: the server has no tool \"nope\"; it has: add, add_note, search_notes, \
+             delete_note, word_count, summarize_note, export_notes\n"
+                .into(),
+            Some(1)
+        )
+    );
+    assert_eq!(
+        failure(&mcp(&["list", "tools", "notaurl"])),
+        (
+            "mcp: \"notaurl\" is not a server: give an http(s) URL, or the command that starts \
+             the server after `--`\n"
+                .into(),
+            Some(1)
+        )
+    );
+    let (line, status) = failure(&mcp(&["ping", "http://127.0.0.1:9/mcp"]));
+    assert_eq!(status, Some(1));
+    assert!(
+        line.starts_with("mcp: cannot connect to http://127.0.0.1:9/mcp: ")
+            && line.ends_with("Connection refused (os error 111)\n")
+            && line.lines().count() == 1,
+        "{line}"
+    );
+    let (line, status) = failure(&mcp(&["ping", "--", "/nonexistent/server"]));
+    assert_eq!(
+        (line.as_str(), status),
+        (
+            "mcp: cannot start /nonexistent/server: cannot start the server: No such file or \
+             directory (os error 2)\n",
+            Some(1)
+        )
+    );
+}
