@@ -293,7 +293,9 @@ pub async fn ping(client: &McpClient, json: bool) -> anyhow::Result<()> {
 
 /// The first line of a description: what a one-line listing shows.
 fn first_line(description: Option<&str>) -> &str {
-    description.and_then(|d| d.lines().next()).unwrap_or_default()
+    description
+        .and_then(|d| d.lines().next())
+        .unwrap_or_default()
 }
 
 /// `stateless` for 2026-07-28, `handshake` before.

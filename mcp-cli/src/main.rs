@@ -11,6 +11,7 @@
 //! stderr and exit status 1.
 
 mod arguments;
+mod auth;
 mod commands;
 mod output;
 mod target;

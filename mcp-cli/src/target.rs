@@ -94,6 +94,10 @@ impl Connection {
                         .with_context(|| format!("the value of {name} is not a header value"))?;
                     headers.append(name, value);
                 }
+                // A token given with -H is the user's choice; otherwise a 401 signs the user in.
+                if !headers.contains_key(http::header::AUTHORIZATION) {
+                    builder = builder.oauth(crate::auth::oauth()?);
+                }
                 builder
                     .http_headers(headers)
                     .connect_http(url.clone())

@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use tests::interop::{HttpExample, example_binary, package_binary};
+use tests::interop::{HttpExample, example_binary, node, package_binary};
 
 /// Runs `mcp` with `args`.
 fn mcp(args: &[&str]) -> Output {
@@ -191,4 +191,67 @@ fn failures_are_one_line_and_status_1() {
             Some(1)
         )
     );
+}
+
+/// Reads the notes, for the signed-in user.
+#[mcp_runtime::prelude::mcp_tool(scopes = "notes:read")]
+async fn read_notes(#[ctx] token: mcp_runtime::prelude::AccessToken) -> String {
+    format!("notes of {}", token.subject().unwrap_or("nobody"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_protected_server_signs_the_user_in_once_and_the_tokens_are_kept() {
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::prelude::*;
+    use mcp_runtime::transport::http::HttpOptions;
+    use tests::authorization_server::{AuthorizationServer, Options};
+    use tests::http::TestHttpServer;
+
+    let issuer = AuthorizationServer::start_with(Options::default().code_flow()).await;
+    let issuer_id = issuer.issuer().to_owned();
+    let server = McpServer::from_module(server_info!(), module_path!())
+        .build()
+        .unwrap();
+    let http = TestHttpServer::start_with(server, |url| {
+        HttpOptions::default()
+            .authorization(ResourceServer::jwt(issuer_id, url).require_scopes(["notes:read"]))
+    })
+    .await;
+    let home = std::env::temp_dir().join(format!("mcp-cli-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    // The "browser" follows the authorization server's redirect back to mcp (Node's fetch
+    // follows redirects), as a user who approves at once would.
+    let browser = home.join("browser.js");
+    std::fs::write(&browser, "fetch(process.argv[2]).then((r) => r.text());\n").unwrap();
+    let browser = format!("{} {} %s", node().display(), browser.display());
+    let run = |home: std::path::PathBuf, url: String, browser: String| {
+        tokio::task::spawn_blocking(move || {
+            Command::new(package_binary("mcp-cli", "mcp"))
+                .args(["call", &url, "read_notes"])
+                .env("XDG_CONFIG_HOME", &home)
+                .env("BROWSER", browser)
+                .output()
+                .expect("mcp runs")
+        })
+    };
+    let first = run(home.clone(), http.url.clone(), browser.clone())
+        .await
+        .unwrap();
+    assert_eq!(stdout(&first), "notes of user-1\n");
+    assert_eq!(issuer.registrations(), 1);
+    assert_eq!(issuer.authorization_requests().len(), 1);
+    // The second run uses the kept tokens: nobody signs in again.
+    let second = run(home.clone(), http.url.clone(), browser.clone())
+        .await
+        .unwrap();
+    assert_eq!(stdout(&second), "notes of user-1\n");
+    assert_eq!(issuer.authorization_requests().len(), 1);
+    let tokens = home.join("mcp/tokens.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&tokens).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -64,10 +64,14 @@ pub(crate) use authorizer::{Attempts, Authorizer};
 pub use config::{DEFAULT_MAX_STEP_UPS, OAuth};
 pub use credentials::{Assertion, ClientCredentials, EnterpriseIdp};
 pub use error::AuthError;
+/// The future a [`UserAgent`] or a [`TokenStore`] returns.
+pub use futures_util::future::BoxFuture;
 pub use secret::Secret;
 pub use store::{
     FileTokenStore, MemoryTokenStore, RegisteredClient, StoredAuthorization, TokenStore, Tokens,
 };
+/// The URL type of [`UserAgent::authorize`].
+pub use url::Url;
 pub use user_agent::{Headless, LoopbackRedirect, UserAgent};
 
 /// 32 random bytes, base64url: a `jti`, a nonce.
