@@ -1,10 +1,14 @@
 //! What each command does once connected.
 
 use anyhow::Context;
-use mcp_runtime::client::{McpClient, RequestOptions};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_runtime::client::{ClientError, McpClient, RequestOptions};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::capabilities::ServerCapabilities;
+use mcp_runtime::protocol::logging::LoggingLevel;
+use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::protocol::resources::ResourceContents;
+use mcp_runtime::protocol::tools::CallToolResult;
 use serde_json::{Value, json};
 
 use crate::Kind;
@@ -193,17 +197,24 @@ pub async fn call(
         );
     };
     let arguments = tool_arguments(items, &definition.input_schema)?;
-    let result = client
-        .call_tool(tool, arguments)
+    let result = watched_call(client, tool, arguments)
         .await
         .with_context(|| format!("calling {tool} failed"))?;
     if json {
         output::json(&result)?;
     } else {
+        let structured = result.structured_content.as_ref();
         for block in &result.content {
-            println!("{}", output::content(block));
+            // The text that only repeats the structured content is shown once, as JSON.
+            let repeats = block
+                .as_text()
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+                .is_some_and(|value| Some(&value) == structured.map(|s| s as &_));
+            if !repeats {
+                println!("{}", output::content(block));
+            }
         }
-        if let Some(structured) = &result.structured_content {
+        if let Some(structured) = structured {
             println!("{}", serde_json::to_string_pretty(structured)?);
         }
     }
@@ -212,6 +223,81 @@ pub async fn call(
         anyhow::bail!("the tool {tool} failed: {}", text.join(" "));
     }
     Ok(())
+}
+
+/// Calls `tool`, showing on stderr what happens meanwhile: its progress as a bar (on a
+/// terminal), the server's log messages, and the states of the task it may run as.
+async fn watched_call(
+    client: &McpClient,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ClientError> {
+    let handshake = client.protocol_version().era() != mcp_runtime::protocol::Era::Stateless;
+    let logs = identity(client).1.logging.is_some();
+    if handshake && logs {
+        // Best effort: a server that refuses it still runs the tool.
+        let _ = client.set_logging_level(LoggingLevel::Info).await;
+    }
+    let (progress, mut updates) = tokio::sync::mpsc::unbounded_channel();
+    let (statuses, mut states) = tokio::sync::mpsc::unbounded_channel();
+    let options = RequestOptions::new()
+        .progress(progress)
+        .task_status(statuses);
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {percent:>3}% {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let mut notifications = client.notifications();
+    let call = client.call_tool_with(tool, arguments, options);
+    tokio::pin!(call);
+    let result = loop {
+        tokio::select! {
+            result = &mut call => break result,
+            Some(update) = updates.recv() => {
+                // Scaled to thousandths: progress values need not be integers.
+                if let Some(total) = update.total.filter(|t| *t > 0.0) {
+                    bar.set_length((total * 1000.0) as u64);
+                }
+                bar.set_position((update.progress * 1000.0) as u64);
+                if let Some(message) = update.message {
+                    bar.set_message(message);
+                }
+            }
+            Some(task) = states.recv() => {
+                let status = serde_json::to_value(task.status).unwrap_or_default();
+                let line = format!(
+                    "task {}: {}{}",
+                    task.task_id,
+                    status.as_str().unwrap_or("?"),
+                    task.status_message.map(|m| format!(" ({m})")).unwrap_or_default()
+                );
+                bar.suspend(|| eprintln!("{line}"));
+            }
+            Ok(notification) = notifications.recv() => show_log(&bar, notification),
+        }
+    };
+    // What the server sent before the result came in before it: show what is left.
+    while let Ok(notification) = notifications.try_recv() {
+        show_log(&bar, notification);
+    }
+    bar.finish_and_clear();
+    result
+}
+
+/// Shows `notification` on stderr when it is a log message.
+fn show_log(bar: &ProgressBar, notification: ServerNotification) {
+    if let ServerNotification::LoggingMessage(log) = notification {
+        let level = serde_json::to_value(log.level).unwrap_or_default();
+        let data = match &log.data {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let logger = log.logger.map(|l| format!(" {l}")).unwrap_or_default();
+        let line = format!("[{}{logger}] {data}", level.as_str().unwrap_or("log"));
+        bar.suspend(|| eprintln!("{line}"));
+    }
 }
 
 /// `mcp read URI`.

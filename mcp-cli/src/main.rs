@@ -13,6 +13,7 @@
 mod arguments;
 mod auth;
 mod commands;
+mod interact;
 mod output;
 mod target;
 

@@ -68,7 +68,8 @@ pub struct Connection {
 impl Connection {
     /// Connects to `target`.
     pub async fn connect(&self, target: &Target) -> anyhow::Result<McpClient> {
-        let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")));
+        let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")))
+            .elicitation(crate::interact::elicit);
         if let Some(timeout) = self.timeout {
             builder = builder.request_timeout(timeout);
         }

@@ -63,19 +63,40 @@ fn call_types_arguments_from_the_schema_on_both_eras_and_transports() {
 }
 
 #[test]
-fn structured_results_print_as_json() {
+fn structured_results_print_as_json_once() {
+    // The tool's text repeats its structured content: mcp prints it once, as pretty JSON.
     let output = stdout(&on_stdio(&[
         "call",
         "search_notes",
         "text=shopping",
         "limit=1",
     ]));
-    let (text, structured) = output.split_once("\n{").expect("text, then the JSON");
-    let structured: serde_json::Value =
-        serde_json::from_str(&format!("{{{structured}")).expect("the structured content");
-    assert_eq!(structured["notes"][0]["title"], "Shopping");
-    assert_eq!(structured["notes"].as_array().map(Vec::len), Some(1));
-    assert!(text.contains("Shopping"), "{text}");
+    let structured: serde_json::Value = serde_json::from_str(&output).expect("only the JSON");
+    assert_eq!(
+        structured,
+        serde_json::json!({"notes": [{"id": 1, "title": "Shopping",
+            "body": "Milk, bread and coffee.", "tags": ["home"]}]})
+    );
+    assert_eq!(
+        output,
+        format!("{}\n", serde_json::to_string_pretty(&structured).unwrap())
+    );
+}
+
+#[test]
+fn log_messages_show_on_stderr_and_elicitations_are_declined_off_a_terminal() {
+    let output = on_stdio(&["--protocol-version", "2025-11-25", "call", "word_count"]);
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "[info] counted 2 notes\n"
+    );
+    let output = on_stdio(&["call", "delete_note", "id=1"]);
+    assert_eq!(stdout(&output), "Kept note 1.\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "mcp: the server asks \"Delete the note \"Shopping\"?\"; declined: mcp asks only on a terminal\n"
+    );
 }
 
 #[test]
