@@ -15,6 +15,7 @@ mod auth;
 mod commands;
 mod interact;
 mod output;
+mod scaffold;
 mod target;
 
 use std::process::ExitCode;
@@ -76,6 +77,21 @@ enum Command {
     Prompt(Server),
     /// Checks that the server answers.
     Ping(Server),
+    /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test.
+    New {
+        /// The crate's name.
+        name: String,
+        /// The folder to create (`./NAME` unless given).
+        #[arg(long)]
+        path: Option<std::path::PathBuf>,
+        /// Depend on the SDK checkout at this folder (the one `mcp` was built from, unless
+        /// given).
+        #[arg(long, value_name = "FOLDER", conflicts_with = "git")]
+        sdk: Option<std::path::PathBuf>,
+        /// Depend on the SDK from this git repository.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+    },
 }
 
 /// What `mcp list` lists.
@@ -117,6 +133,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let json = cli.json;
     let (server, what) = match cli.command {
+        Command::New {
+            name,
+            path,
+            sdk,
+            git,
+        } => return new(&name, path, sdk, git, json),
         Command::Inspect(server) => (server, What::Inspect),
         Command::List { kind, server } => (server, What::List(kind)),
         Command::Call(server) => (server, What::Call),
@@ -157,6 +179,42 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let closed = client.close().await;
     outcome?;
     closed.map_err(Into::into)
+}
+
+/// `mcp new`.
+fn new(
+    name: &str,
+    path: Option<std::path::PathBuf>,
+    sdk: Option<std::path::PathBuf>,
+    git: Option<String>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let sdk = match (sdk, git) {
+        (Some(folder), _) => scaffold::Sdk::Path(folder),
+        (None, Some(url)) => scaffold::Sdk::Git(url),
+        (None, None) => scaffold::Sdk::own().ok_or_else(|| {
+            anyhow::anyhow!(
+                "the SDK checkout mcp was built from is gone: give --sdk FOLDER or --git URL"
+            )
+        })?,
+    };
+    let dir = path.unwrap_or_else(|| std::path::PathBuf::from(name));
+    let files = scaffold::create(name, &dir, &sdk)?;
+    if json {
+        return output::json(&serde_json::json!({
+            "crate": name,
+            "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        }));
+    }
+    println!("created {} in {}", name, dir.display());
+    for file in &files {
+        println!("  {}", file.display());
+    }
+    println!(
+        "next: cd {} && cargo test && mcp inspect -- cargo run -q",
+        dir.display()
+    );
+    Ok(())
 }
 
 /// The command to run once connected.

@@ -276,3 +276,40 @@ async fn a_protected_server_signs_the_user_in_once_and_the_tokens_are_kept() {
     }
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// `mcp new` writes a crate that builds and passes its own test, with the SDK of this
+/// checkout as a path dependency.
+#[test]
+fn a_new_crate_builds_and_passes_its_test() {
+    let dir = std::env::temp_dir().join(format!("mcp-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let crate_dir = dir.join("hello-mcp");
+    let created = stdout(&mcp(&[
+        "new",
+        "hello-mcp",
+        "--path",
+        crate_dir.to_str().unwrap(),
+    ]));
+    assert!(created.starts_with(&format!("created hello-mcp in {}\n", crate_dir.display())));
+    // The workspace's lock file pins the same versions, so that the build reuses what the
+    // workspace compiled.
+    let root = tests::interop::repo_root();
+    std::fs::copy(root.join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let tested = Command::new(cargo)
+        .args(["test", "--quiet"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        // The workspace's debug-info level: the dependencies it built are reused as they are.
+        .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
+        .output()
+        .expect("cargo runs");
+    let report = String::from_utf8_lossy(&tested.stdout);
+    assert!(
+        tested.status.success(),
+        "the new crate failed its test:\n{report}\n{}",
+        String::from_utf8_lossy(&tested.stderr)
+    );
+    assert!(report.contains("test result: ok. 2 passed"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,120 @@
+//! `mcp new NAME`: a server crate to start from, with a tool, a prompt and a resource, a
+//! README and a test that drives the server through a client in the same process. It builds
+//! and passes its test as generated.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+const CARGO_TOML: &str = include_str!("scaffold/Cargo.toml.txt");
+const LIB_RS: &str = include_str!("scaffold/lib.rs.txt");
+const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
+const TEST_RS: &str = include_str!("scaffold/test.rs.txt");
+const README_MD: &str = include_str!("scaffold/README.md.txt");
+
+/// Where the new crate gets the SDK from.
+pub enum Sdk {
+    /// A checkout of the SDK: the folder holding `mcp-runtime`.
+    Path(PathBuf),
+    /// A git repository.
+    Git(String),
+}
+
+impl Sdk {
+    /// The SDK `mcp` was built from, when its checkout is still where it was.
+    pub fn own() -> Option<Sdk> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+        root.join("mcp-runtime/Cargo.toml")
+            .is_file()
+            .then(|| Sdk::Path(root.to_path_buf()))
+    }
+
+    fn dependency(&self) -> String {
+        match self {
+            Sdk::Path(root) => format!(
+                "{{ path = {:?} }}",
+                root.join("mcp-runtime").display().to_string()
+            ),
+            Sdk::Git(url) => format!("{{ git = {url:?} }}"),
+        }
+    }
+}
+
+/// Writes the crate `name` in the new folder `dir`; returns the files written.
+pub fn create(name: &str, dir: &Path, sdk: &Sdk) -> anyhow::Result<Vec<PathBuf>> {
+    check_name(name)?;
+    if dir.exists() {
+        bail!(
+            "{} exists already: choose another name or --path",
+            dir.display()
+        );
+    }
+    let fill = |template: &str| {
+        template
+            .replace("{name}", name)
+            .replace("{crate}", &name.replace('-', "_"))
+            .replace("{dependency}", &sdk.dependency())
+    };
+    let files = [
+        ("Cargo.toml", fill(CARGO_TOML)),
+        ("README.md", fill(README_MD)),
+        ("src/lib.rs", fill(LIB_RS)),
+        ("src/main.rs", fill(MAIN_RS)),
+        ("tests/server.rs", fill(TEST_RS)),
+        (".gitignore", "/target\n".to_owned()),
+    ];
+    let mut written = Vec::new();
+    for (path, text) in files {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Refuses a name Cargo would refuse for a package.
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let valid = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    if !valid {
+        bail!(
+            "{name:?} cannot name a crate: use letters, digits, `-` and `_`, starting with a \
+             letter"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_and_templates_filled() {
+        assert_eq!(
+            check_name("9lives").unwrap_err().to_string(),
+            "\"9lives\" cannot name a crate: use letters, digits, `-` and `_`, starting with a letter"
+        );
+        let dir = std::env::temp_dir().join(format!("mcp-new-unit-{}", std::process::id()));
+        let files = create(
+            "my-server",
+            &dir,
+            &Sdk::Git("https://example.com/sdk".into()),
+        )
+        .unwrap();
+        assert_eq!(files.len(), 6);
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"my-server\""));
+        assert!(manifest.contains("mcp-runtime = { git = \"https://example.com/sdk\" }"));
+        let test = std::fs::read_to_string(dir.join("tests/server.rs")).unwrap();
+        assert!(test.contains("my_server::server()"));
+        assert!(create("my-server", &dir, &Sdk::Git(String::new())).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
