@@ -5,6 +5,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_runtime::client::{ClientError, McpClient, RequestOptions};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::capabilities::ServerCapabilities;
+use mcp_runtime::protocol::completion::{
+    CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
+    PromptReference, ResourceTemplateReference,
+};
 use mcp_runtime::protocol::logging::LoggingLevel;
 use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::protocol::resources::ResourceContents;
@@ -349,6 +353,56 @@ pub async fn prompt(
             role.as_str().unwrap_or("?"),
             output::content(&message.content)
         );
+    }
+    Ok(())
+}
+
+/// `mcp complete KIND NAME ARG=PARTIAL [CHOSEN=VALUE ...]`: `kind` is `prompt` or
+/// `template`.
+pub async fn complete(
+    client: &McpClient,
+    kind: &str,
+    items: &[String],
+    json: bool,
+) -> anyhow::Result<()> {
+    let usage = "mcp complete URL prompt NAME arg=partial, or mcp complete URL template URI variable=partial";
+    let Some((name, pairs)) = items.split_first() else {
+        anyhow::bail!("name the {kind} to complete: {usage}");
+    };
+    let reference = match kind {
+        "prompt" => CompletionReference::Prompt(PromptReference::new(name.clone())),
+        "template" => {
+            CompletionReference::ResourceTemplate(ResourceTemplateReference::new(name.clone()))
+        }
+        other => anyhow::bail!("{other:?} is neither prompt nor template: {usage}"),
+    };
+    let mut pairs = prompt_arguments(pairs)?.into_iter();
+    let Some((argument, partial)) = pairs.next() else {
+        anyhow::bail!("give the argument to complete and what is typed so far: {usage}");
+    };
+    let mut params =
+        CompleteRequestParams::new(reference, CompletionArgument::new(argument, partial));
+    let chosen: std::collections::BTreeMap<String, String> = pairs.collect();
+    if !chosen.is_empty() {
+        let mut context = CompletionContext::default();
+        context.arguments = Some(chosen);
+        params.context = Some(context);
+    }
+    let result = client
+        .complete(params)
+        .await
+        .context("completion/complete failed")?;
+    if json {
+        return output::json(&result.completion);
+    }
+    for value in &result.completion.values {
+        println!("{value}");
+    }
+    let shown = result.completion.values.len() as u64;
+    match (result.completion.total, result.completion.has_more) {
+        (Some(total), _) if total > shown => println!("({} more)", total - shown),
+        (_, Some(true)) => println!("(more)"),
+        _ => {}
     }
     Ok(())
 }

@@ -75,6 +75,10 @@ enum Command {
     Read(Server),
     /// Gets a prompt: `mcp prompt URL NAME name=value ...`.
     Prompt(Server),
+    /// Completes an argument: `mcp complete URL prompt NAME arg=partial [other=value ...]`,
+    /// or `mcp complete URL template URI variable=partial [...]` (the pairs after the first are
+    /// the values already chosen).
+    Complete(Server),
     /// Checks that the server answers.
     Ping(Server),
     /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test.
@@ -145,6 +149,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Read(server) => (server, What::Read),
         Command::Prompt(server) => (server, What::Prompt),
         Command::Ping(server) => (server, What::Ping),
+        Command::Complete(server) => (server, What::Complete),
     };
     let (target, rest) = Target::take(server.positionals, server.command)?;
     // Checked before connecting: a mistyped command starts no server.
@@ -156,7 +161,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         (What::Prompt, None) => {
             anyhow::bail!("name the prompt: mcp prompt URL NAME [name=value ...]")
         }
-        (What::Call | What::Read | What::Prompt, Some((name, extra))) => {
+        (What::Complete, None) => anyhow::bail!(
+            "say what to complete: mcp complete URL prompt NAME arg=partial, or mcp complete \
+             URL template URI variable=partial"
+        ),
+        (What::Call | What::Read | What::Prompt | What::Complete, Some((name, extra))) => {
             (Some(name.clone()), extra.to_vec())
         }
         (_, None) => (None, Vec::new()),
@@ -174,6 +183,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         What::Read => commands::read(&client, &name, json).await,
         What::Prompt => commands::prompt(&client, &name, &extra, json).await,
         What::Ping => commands::ping(&client, json).await,
+        What::Complete => commands::complete(&client, &name, &extra, json).await,
     };
     // The server is told the session ends (and a program started for it stops) either way.
     let closed = client.close().await;
@@ -225,4 +235,5 @@ enum What {
     Read,
     Prompt,
     Ping,
+    Complete,
 }

@@ -313,3 +313,29 @@ fn a_new_crate_builds_and_passes_its_test() {
     assert!(report.contains("test result: ok. 2 passed"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn arguments_of_prompts_and_templates_complete() {
+    assert_eq!(
+        stdout(&on_stdio(&[
+            "complete",
+            "prompt",
+            "review_note",
+            "focus=cl"
+        ])),
+        "clarity\n"
+    );
+    assert_eq!(
+        stdout(&on_stdio(&["complete", "template", "notes://{id}", "id="])),
+        "1\n2\n"
+    );
+    assert_eq!(
+        failure(&on_stdio(&["complete", "widget", "x", "a=b"])),
+        (
+            "mcp: \"widget\" is neither prompt nor template: mcp complete URL prompt NAME \
+             arg=partial, or mcp complete URL template URI variable=partial\n"
+                .into(),
+            Some(1)
+        )
+    );
+}
