@@ -202,22 +202,24 @@ pub async fn typescript_auth_session(
         .unwrap_or_else(|e| panic!("auth_client.mjs printed no JSON ({e}):\n{stderr}"))
 }
 
+/// The tools of `notes-server`, in the order it lists them.
+pub const NOTES_TOOLS: [&str; 7] = [
+    "add",
+    "add_note",
+    "search_notes",
+    "delete_note",
+    "word_count",
+    "summarize_note",
+    "export_notes",
+];
+
 /// Asserts the transcript of `auth_client.mjs` driving `notes-server` under authorization: the
 /// tools listed, a note added, found and read; the scopes of its token (those the server's 401
 /// asked for); the HTTP exchanges: the 401, the protected resource metadata it names, the
 /// authorization server's metadata, the token, the request retried with it, then only
 /// successes.
 pub fn assert_notes_session_under_authorization(transcript: &Value) {
-    let tools = [
-        "add",
-        "add_note",
-        "search_notes",
-        "delete_note",
-        "word_count",
-        "summarize_note",
-        "export_notes",
-    ];
-    assert_eq!(transcript["tools"], json!(tools));
+    assert_eq!(transcript["tools"], json!(NOTES_TOOLS));
     let added =
         json!({"id": 3, "title": "Authorized", "body": "Written with a token.", "tags": ["auth"]});
     assert_eq!(transcript["added"]["structuredContent"], added);

@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use tests::interop::{HttpExample, example_binary, node, package_binary};
+use tests::interop::{HttpExample, NOTES_TOOLS, example_binary, node, package_binary};
 
 /// Runs `mcp` with `args`.
 fn mcp(args: &[&str]) -> Output {
@@ -137,15 +137,7 @@ fn list_read_prompt_and_ping() {
             .lines()
             .map(|l| l.split(':').next().unwrap())
             .collect::<Vec<_>>(),
-        [
-            "add",
-            "add_note",
-            "search_notes",
-            "delete_note",
-            "word_count",
-            "summarize_note",
-            "export_notes"
-        ]
+        NOTES_TOOLS
     );
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&on_stdio(&["list", "templates", "--json"]))).unwrap();
