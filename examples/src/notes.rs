@@ -336,5 +336,5 @@ pub fn builder_on(notebook: Notebook) -> McpServerBuilder {
         .state(notebook)
         .logging()
         // How to use the tools well, for the client's agent (the skills extension).
-        .skills(include_skills!("skills"))
+        .skills(include_skills!("../skills"))
 }

@@ -39,9 +39,9 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     finish(resource::expand(attr.into(), item.into()))
 }
 
-/// Embeds a skills folder in the binary: `include_skills!("skills")`, the path relative to the
-/// crate's `Cargo.toml`, gives the `EmbeddedSkills` that `McpServerBuilder::skills` serves. See
-/// `mcp_runtime::server::skills`.
+/// Embeds a skills folder in the binary: `include_skills!("../skills")`, the path relative to
+/// the calling file as with `include_str!`, gives the `EmbeddedSkills` that
+/// `McpServerBuilder::skills` serves. See `mcp_runtime::server::skills`.
 #[proc_macro]
 pub fn include_skills(input: TokenStream) -> TokenStream {
     finish(skills::expand(input.into()))

@@ -1,9 +1,10 @@
-//! `include_skills!("skills")`: a skills folder embedded in the binary.
+//! `include_skills!("../skills")`: a skills folder embedded in the binary.
 //!
-//! The path is relative to the calling crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`). Every file
-//! under it (hidden ones, whose name starts with `.`, left out) becomes an `include_bytes!` of
-//! its absolute path, so that Cargo rebuilds the crate when one changes; the runtime groups
-//! them into skills and checks them when the server is built.
+//! The path is relative to the file that calls the macro, as with `include_str!` (when the
+//! compiler names no real file, as in a doctest, to the crate's `Cargo.toml`). Every file under
+//! it (hidden ones, whose name starts with `.`, left out) becomes an `include_bytes!` of its
+//! absolute path, so that Cargo rebuilds the crate when one changes; the runtime groups them
+//! into skills and checks them when the server is built.
 
 use std::path::{Path, PathBuf};
 
@@ -13,19 +14,22 @@ use syn::LitStr;
 
 pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let folder: LitStr = syn::parse2(input)?;
-    let manifest = std::env::var("CARGO_MANIFEST_DIR").map_err(|_| {
-        syn::Error::new(
-            folder.span(),
-            "include_skills! needs Cargo (CARGO_MANIFEST_DIR)",
-        )
-    })?;
-    let root = Path::new(&manifest).join(folder.value());
+    let base = calling_folder()
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from))
+        .ok_or_else(|| {
+            syn::Error::new(
+                folder.span(),
+                "include_skills!: cannot tell which file calls it, and Cargo names no crate",
+            )
+        })?;
+    let root = base.join(folder.value());
     if !root.is_dir() {
         return Err(syn::Error::new(
             folder.span(),
             format!(
-                "include_skills!: {} is not a folder (the path is relative to {manifest})",
-                root.display()
+                "include_skills!: {} is not a folder (the path is relative to {})",
+                root.display(),
+                base.display()
             ),
         ));
     }
@@ -40,6 +44,19 @@ pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote! {
         ::mcp_runtime::__private::EmbeddedSkills::new(#name, &[#(#entries),*])
     })
+}
+
+/// The folder of the source file that calls the macro, when the compiler names a real one.
+fn calling_folder() -> Option<PathBuf> {
+    let file = proc_macro::Span::call_site().local_file()?;
+    let file = if file.is_absolute() {
+        file
+    } else {
+        std::env::current_dir().ok()?.join(file)
+    };
+    file.parent()
+        .map(Path::to_path_buf)
+        .filter(|dir| dir.is_dir())
 }
 
 /// Every file under `dir`, with its path relative to `root` (`/`-separated) and its absolute

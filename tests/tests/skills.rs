@@ -20,7 +20,7 @@ const EXAMPLES_MD: &str = include_str!("../../examples/skills/taking-notes/refer
 
 fn server() -> McpServer {
     McpServer::builder(server_info!())
-        .skills(include_skills!("../examples/skills"))
+        .skills(include_skills!("../../examples/skills"))
         .build()
         .unwrap()
 }
@@ -230,7 +230,7 @@ async fn a_skill_added_at_run_time_is_announced_and_listed() {
     let server = McpServer::builder(server_info!())
         .stateful()
         .resources_list_changed()
-        .skills(include_skills!("../examples/skills"))
+        .skills(include_skills!("../../examples/skills"))
         .build()
         .unwrap();
     let http = TestHttpServer::start(server.clone(), HttpOptions::default()).await;

@@ -721,7 +721,7 @@ async fn main() -> anyhow::Result<()> {
     .prompts_list_changed()
     .resources_list_changed()
     // The fixture of the skills scenarios (SEP-2640): a skill with files and a sub-folder.
-    .skills(include_skills!("conformance-skills"));
+    .skills(include_skills!("../../conformance-skills"));
     match args.address {
         Some(address) if args.transport == "http" => {
             let (builder, options) = args

@@ -242,14 +242,15 @@ impl McpServerBuilder {
         self
     }
 
-    /// Serves the skills `include_skills!("skills")` embedded in the binary at compile time:
+    /// Serves the skills `include_skills!("../skills")` embedded in the binary at compile time (the
+    /// path is relative to the calling file, as with `include_str!`):
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
     ///
     /// # fn build() -> Result<McpServer, mcp_runtime::server::BuildError> {
     /// let server = McpServer::builder(server_info!())
-    ///     .skills(include_skills!("../examples/skills"))
+    ///     .skills(include_skills!("../../../examples/skills"))
     ///     .build()?;
     /// # Ok(server)
     /// # }

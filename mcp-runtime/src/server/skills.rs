@@ -14,7 +14,8 @@
 //! ```
 //!
 //! [`McpServerBuilder::skills_dir`](super::McpServerBuilder::skills_dir) reads the folder when
-//! the server is built; `include_skills!("skills")` embeds it in the binary at compile time
+//! the server is built; `include_skills!("../skills")` (relative to the calling file, as with `include_str!`) embeds
+//! it in the binary at compile time
 //! ([`McpServerBuilder::skills`](super::McpServerBuilder::skills)). Either way every skill is
 //! checked when the server is built (a bad one is a [`SkillError`] naming the file and the
 //! field), its files become resources (`skill://<name>/SKILL.md`, `text/markdown`, and
