@@ -86,7 +86,7 @@ enum SkillSource {
     /// A folder embedded by `include_skills!`.
     Embedded(super::EmbeddedSkills),
     /// One skill built in code.
-    One(super::Skill),
+    One(Box<super::Skill>),
 }
 
 /// A server cannot be built.
@@ -263,7 +263,7 @@ impl McpServerBuilder {
 
     /// Serves one skill built in code.
     pub fn skill(mut self, skill: super::Skill) -> Self {
-        self.skills.push(SkillSource::One(skill));
+        self.skills.push(SkillSource::One(Box::new(skill)));
         self
     }
 
@@ -575,7 +575,7 @@ impl McpServerBuilder {
             let skills = match source {
                 SkillSource::Folder(path) => super::read_skills_dir(path)?,
                 SkillSource::Embedded(embedded) => embedded.skills()?,
-                SkillSource::One(skill) => vec![skill],
+                SkillSource::One(skill) => vec![*skill],
             };
             for skill in skills {
                 registry.add_skill(skill, Origin::Dynamic)?;

@@ -473,7 +473,7 @@ impl Registry {
         let Some(skill) = self.skills.get(name) else {
             return false;
         };
-        for file in skill.entry().resources {
+        for file in &skill.entry().resources {
             self.resources.remove(&file.uri);
         }
         self.skills.remove(name)

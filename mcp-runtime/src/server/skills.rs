@@ -57,6 +57,8 @@ pub struct Skill {
     frontmatter: Map<String, Value>,
     /// Every file, `SKILL.md` first, then by path; paths `/`-separated, relative to the skill.
     files: Vec<(String, Arc<[u8]>)>,
+    /// What `skills/list` says of it: made once, since it hashes every file.
+    entry: SkillEntry,
 }
 
 /// Why a skill cannot be served. Each names the file (as the folder or the macro gave it) and
@@ -208,10 +210,20 @@ impl Skill {
                 problem: format!("{total} bytes in all, more than {MAX_SKILL_BYTES}"),
             });
         }
+        let uri = |path: &str| format!("skill://{name}/{path}");
+        let entry = SkillEntry::new(
+            uri(SKILL_MD),
+            frontmatter.clone(),
+            files
+                .iter()
+                .map(|(path, bytes)| SkillFile::of(uri(path), bytes))
+                .collect(),
+        );
         Ok(Skill {
             name: name.to_owned(),
             frontmatter,
             files,
+            entry,
         })
     }
 
@@ -230,14 +242,9 @@ impl Skill {
         &self.frontmatter
     }
 
-    /// What `skills/list` says of it.
-    pub fn entry(&self) -> SkillEntry {
-        let files = self
-            .files
-            .iter()
-            .map(|(path, bytes)| SkillFile::of(self.file_uri(path), bytes))
-            .collect();
-        SkillEntry::new(self.uri(), self.frontmatter.clone(), files)
+    /// What `skills/list` says of it: every file with its size and SHA-256 digest.
+    pub fn entry(&self) -> &SkillEntry {
+        &self.entry
     }
 
     fn file_uri(&self, path: &str) -> String {
@@ -476,7 +483,7 @@ pub(super) fn list(
     params: &PaginatedRequestParams,
 ) -> Result<ListSkillsResult, ErrorObject> {
     let skills = server.inner.registry.skills.snapshot();
-    let entries = skills.iter().map(|s| s.entry()).collect();
+    let entries = skills.iter().map(|s| s.entry().clone()).collect();
     paged(server, entries, params.cursor.as_deref())
 }
 
@@ -508,7 +515,7 @@ pub(super) fn get(
                 params.uri
             ))
         })?;
-    let mut result = GetSkillResult::new(skill.entry());
+    let mut result = GetSkillResult::new(skill.entry().clone());
     result.set_cache_hint(server.inner.options.cache_hint(CachedList::Skills));
     Ok(result)
 }

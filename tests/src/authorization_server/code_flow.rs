@@ -427,11 +427,7 @@ pub(super) fn issue_tokens(
     if let Some(scope) = &scope {
         claims["scope"] = json!(scope);
     }
-    let key = shared.keys.lock().unwrap().rsa.clone();
-    let mut header = Header::new(Algorithm::RS256);
-    header.typ = Some("at+jwt".into());
-    header.kid = Some(key.kid.clone());
-    let access_token = jsonwebtoken::encode(&header, &claims, &key.encoding).expect("a token");
+    let access_token = sign_access_token(shared, &claims);
     let refresh_token = format!("refresh-{}", random_hex(24));
     flow.refresh_tokens.insert(refresh_token.clone(), grant);
     let mut answer = json!({

@@ -899,11 +899,7 @@ fn client_credentials_grant(
     if let Some(scope) = &scope {
         claims["scope"] = json!(scope);
     }
-    let key = shared.keys.lock().unwrap().rsa.clone();
-    let mut header = Header::new(Algorithm::RS256);
-    header.typ = Some("at+jwt".into());
-    header.kid = Some(key.kid.clone());
-    let access_token = jsonwebtoken::encode(&header, &claims, &key.encoding).expect("a token");
+    let access_token = sign_access_token(shared, &claims);
     let mut answer = json!({
         "access_token": access_token,
         "token_type": "Bearer",
@@ -930,6 +926,15 @@ async fn authorize(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery)
     }
     let query = form_decode(query.unwrap_or_default().as_bytes());
     authorize_code(&shared, &query)
+}
+
+/// `claims` signed as an RFC 9068 access token (`at+jwt`) with the current RSA key.
+fn sign_access_token(shared: &Shared, claims: &Value) -> String {
+    let key = shared.keys.lock().unwrap().rsa.clone();
+    let mut header = Header::new(Algorithm::RS256);
+    header.typ = Some("at+jwt".into());
+    header.kid = Some(key.kid.clone());
+    jsonwebtoken::encode(&header, claims, &key.encoding).expect("a token")
 }
 
 /// An OAuth error answer (RFC 6749 §5.2).
