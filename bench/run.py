@@ -2,7 +2,7 @@
 """Runs the comparison and writes BENCHMARKS.md.
 
 Our `bench-server` (examples/), the same tools written with rmcp (bench/rmcp-server) and the bare
-baseline (bench/bare-server) are measured by `mcp-bench` (bench/mcp-bench) in one run, alternately
+baseline (bench/bare-server) are measured by `mcp bench` (mcp-cli) in one run, alternately
 (ours, rmcp, bare, ours, rmcp, bare, ...), each scenario several rounds; the server runs on one core
 and the load generator on another when the machine has two. Medians and ratios go to
 BENCHMARKS.md; the section "Where the time goes" of an existing BENCHMARKS.md is kept.
@@ -40,19 +40,21 @@ SERVERS = {
     "rmcp": BENCH / "target/release/rmcp-server",
     "bare": BENCH / "target/release/bare-server",
 }
-MCP_BENCH = BENCH / "target/release/mcp-bench"
+MCP = ROOT / "target/release/mcp"
+# The call every scenario makes, unless it names another tool.
+ADD = ["--tool", "add", "--args", '{"a":1,"b":2}']
 SAVED = BENCH / "target/last-results.json"
 SAVED_INSTRUCTIONS = BENCH / "target/last-instructions.json"
 
-# (key, title, kind, server flags, mcp-bench arguments)
+# (key, title, kind, server flags, `mcp bench` arguments)
 SCENARIOS = [
-    ("http-1", "HTTP stateless (2026-07-28), 1 connection", "http", [], ["--wire", "stateless", "--connections", "1"]),
-    ("http-16", "HTTP stateless (2026-07-28), 16 connections", "http", [], ["--wire", "stateless", "--connections", "16"]),
-    ("http-64", "HTTP stateless (2026-07-28), 64 connections", "http", [], ["--wire", "stateless", "--connections", "64"]),
-    ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", "http", ["--stateful"], ["--wire", "session", "--connections", "16"]),
-    ("stdio-1", "stdio (2025-11-25), 1 in flight", "stdio", [], ["--wire", "session", "--in-flight", "1"]),
-    ("stdio-32", "stdio (2025-11-25), 32 in flight", "stdio", [], ["--wire", "session", "--in-flight", "32"]),
-    ("memory", "memory of 1,000 idle sessions", "sessions", ["--stateful"], ["--sessions", "1000"]),
+    ("http-1", "HTTP stateless (2026-07-28), 1 connection", "http", [], ["--wire", "stateless", "-c", "1"]),
+    ("http-16", "HTTP stateless (2026-07-28), 16 connections", "http", [], ["--wire", "stateless", "-c", "16"]),
+    ("http-64", "HTTP stateless (2026-07-28), 64 connections", "http", [], ["--wire", "stateless", "-c", "64"]),
+    ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", "http", ["--stateful"], ["--wire", "session", "-c", "16"]),
+    ("stdio-1", "stdio (2025-11-25), 1 in flight", "stdio", [], ["--wire", "session", "-c", "1"]),
+    ("stdio-32", "stdio (2025-11-25), 32 in flight", "stdio", [], ["--wire", "session", "-c", "32"]),
+    ("memory", "memory of 1,000 idle sessions", "sessions", ["--stateful"], ["--idle-sessions", "1000", "-c", "8"]),
 ]
 
 # (scenario, comparison, how many times ours must be at least, the figure compared)
@@ -73,9 +75,10 @@ def log(*args):
 
 def build():
     log("building (release)...")
-    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-cli"],
+                   cwd=ROOT, check=True)
     subprocess.run(
-        ["cargo", "build", "--release", "-p", "mcp-bench", "-p", "rmcp-server", "-p", "bare-server"],
+        ["cargo", "build", "--release", "-p", "rmcp-server", "-p", "bare-server"],
         cwd=BENCH,
         check=True,
     )
@@ -128,7 +131,11 @@ class HttpServer:
 
 
 def mcp_bench(args):
-    command = pinned(LOAD_CPU, [MCP_BENCH, "--json", *args])
+    """`mcp --json bench ARGS`, calling `add` unless the arguments name a tool or measure idle
+    sessions: the result as a dict."""
+    if "--tool" not in args and "--idle-sessions" not in args:
+        args = [*ADD, *args]
+    command = pinned(LOAD_CPU, [MCP, "--json", "bench", *args])
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -138,13 +145,13 @@ def mcp_bench(args):
 def measure(kind, binary, flags, extra, load):
     if kind == "stdio":
         server = pinned(SERVER_CPU, [binary, "stdio"])
-        return mcp_bench(["stdio", *load, *extra, "--", *server])
+        return mcp_bench([*load, *extra, "--", *server])
     server = HttpServer(binary, flags)
     try:
         time.sleep(0.3)
         if kind == "http":
-            return mcp_bench(["http", "--url", server.url, *load, *extra])
-        return mcp_bench(["sessions", "--url", server.url, "--pid", str(server.process.pid), *load, *extra])
+            return mcp_bench([server.url, *load, *extra])
+        return mcp_bench([server.url, "--pid", str(server.process.pid), *load, *extra])
     finally:
         server.stop()
 
@@ -158,11 +165,11 @@ def instructions_per_request(kind, binary):
     load = ["--duration", "5", "--warmup", "0"]
     if kind == "stdio":
         server = pinned(SERVER_CPU, [*valgrind, binary, "stdio"])
-        result = mcp_bench(["stdio", "--wire", "session", "--in-flight", "32", *load, "--", *server])
+        result = mcp_bench(["--wire", "session", "-c", "32", *load, "--", *server])
     else:
         server = HttpServer(binary, [], wrapper=valgrind)
         try:
-            result = mcp_bench(["http", "--url", server.url, "--wire", "stateless", "--connections", "4", *load])
+            result = mcp_bench([server.url, "--wire", "stateless", "-c", "4", *load])
         finally:
             # A terminating signal, so that callgrind writes its counts.
             server.stop()
@@ -239,10 +246,10 @@ def report(results, instructions, args, started):
         "JSON answers, no SSE keep-alive, no answer cache); **bare** is `bench/bare-server` "
         "(hyper, or a plain stdin loop, answering every request with a canned result for its id: "
         "the limit any SDK can reach). All three are release builds with three tools: `echo`, `add`, `add_json`.")
-    add("- Load: `bench/mcp-bench`, a closed loop (each connection keeps one request in flight; stdio keeps "
+    add("- Load: `mcp bench` (mcp-cli), a closed loop (each connection keeps one request in flight; stdio keeps "
         "K in flight over the pipe) calling `tools/call add {a: 1, b: 2}`; the 2026-07-28 wire carries "
         "`_meta` and the `Mcp-Method`/`Mcp-Name` headers on every request, the 2025-11-25 wire initializes "
-        "once per connection. Memory: `mcp-bench sessions` opens 1,000 sessions and reads the server's "
+        "once per connection. Memory: `mcp bench --idle-sessions 1000` opens 1,000 sessions and reads the server's "
         "`VmRSS` before and after.")
     add("")
     add("## Results (medians)")
@@ -375,12 +382,12 @@ def kept_section():
 
 # The shared-state scenarios (issue 19), ours only: each with the in-memory stores and with a
 # redis-server of its own (on the server's core: its work is part of the cost), alternately.
-# (key, title, server flags, mcp-bench arguments)
+# (key, title, server flags, `mcp bench` arguments)
 SHARED_SCENARIOS = [
     ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", ["--stateful"],
-     ["--wire", "session", "--connections", "16"]),
+     ["--wire", "session", "-c", "16"]),
     ("tasks-16", "HTTP stateless (2026-07-28) calls that each become a task, 16 connections", ["--tasks"],
-     ["--wire", "stateless", "--connections", "16", "--tool", "add_task", "--tasks"]),
+     ["--wire", "stateless", "-c", "16", "--tool", "add_task", "--tasks"]),
 ]
 
 
@@ -458,7 +465,7 @@ def measure_instances(args, counts=(1, 2, 3)):
                 if url is None:
                     raise RuntimeError("examples/deploy/run.sh did not start")
                 time.sleep(0.3)
-                result = mcp_bench(["http", "--url", url, "--wire", "stateless", "--connections", "32",
+                result = mcp_bench([url, "--wire", "stateless", "-c", "32",
                                     "--duration", str(args.duration), "--warmup", str(args.warmup)])
             finally:
                 script.terminate()

@@ -11,5 +11,3 @@ scripts/install-interop.sh
 scripts/install-redis.sh >/dev/null
 scripts/install-haproxy.sh >/dev/null
 cargo test --workspace "$@"
-# The load generator of the benchmarks (bench/, a workspace of its own) has unit tests too.
-cargo test --manifest-path bench/Cargo.toml -p mcp-bench

@@ -12,7 +12,8 @@ use mcp_runtime::protocol::completion::{
 use mcp_runtime::protocol::logging::LoggingLevel;
 use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::protocol::resources::ResourceContents;
-use mcp_runtime::protocol::tools::CallToolResult;
+use mcp_runtime::protocol::tasks::Task;
+use mcp_runtime::protocol::tools::{CallToolResult, Tool};
 use serde_json::{Value, json};
 
 use crate::Kind;
@@ -60,7 +61,7 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
     match &info {
         Some(info) => println!(
             "{} {}",
-            info["name"].as_str().unwrap_or("?"),
+            output::heading(info["name"].as_str().unwrap_or("?")),
             info["version"].as_str().unwrap_or("?")
         ),
         None => println!("(the server did not name itself)"),
@@ -73,11 +74,11 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
     if let Some(instructions) = &instructions {
         println!("instructions: {instructions}");
     }
-    println!("\ntools ({}):", tools.len());
+    println!("\n{}", output::heading(format!("tools ({}):", tools.len())));
     for tool in &tools {
         println!(
             "  {}: {}",
-            tool.name,
+            output::name(&tool.name),
             tool.description.as_deref().unwrap_or("")
         );
         println!("    input: {}", output::schema(&tool.input_schema));
@@ -85,7 +86,10 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
             println!("    output: {}", output::schema(schema));
         }
     }
-    println!("\nprompts ({}):", prompts.len());
+    println!(
+        "\n{}",
+        output::heading(format!("prompts ({}):", prompts.len()))
+    );
     for prompt in &prompts {
         let arguments: Vec<String> = prompt
             .arguments
@@ -98,25 +102,31 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
             .collect();
         println!(
             "  {}({}): {}",
-            prompt.name,
+            output::name(&prompt.name),
             arguments.join(", "),
             prompt.description.as_deref().unwrap_or("")
         );
     }
-    println!("\nresources ({}):", resources.len());
+    println!(
+        "\n{}",
+        output::heading(format!("resources ({}):", resources.len()))
+    );
     for resource in &resources {
         println!(
             "  {} ({}): {}",
-            resource.uri,
+            output::name(&resource.uri),
             resource.mime_type.as_deref().unwrap_or("no type"),
             resource.description.as_deref().unwrap_or(&resource.name)
         );
     }
-    println!("\nresource templates ({}):", templates.len());
+    println!(
+        "\n{}",
+        output::heading(format!("resource templates ({}):", templates.len()))
+    );
     for template in &templates {
         println!(
             "  {}: {}",
-            template.uri_template,
+            output::name(&template.uri_template),
             template.description.as_deref().unwrap_or(&template.name)
         );
     }
@@ -131,9 +141,11 @@ pub async fn list(client: &McpClient, kind: Kind, json: bool) -> anyhow::Result<
             if json {
                 return output::json(&tools);
             }
-            for tool in tools {
-                println!("{}: {}", tool.name, first_line(tool.description.as_deref()));
-            }
+            let rows: Vec<_> = tools
+                .into_iter()
+                .map(|t| (t.name, first_line(t.description.as_deref()).to_owned()))
+                .collect();
+            output::rows(&rows);
         }
         Kind::Prompts => {
             let prompts = client
@@ -143,13 +155,11 @@ pub async fn list(client: &McpClient, kind: Kind, json: bool) -> anyhow::Result<
             if json {
                 return output::json(&prompts);
             }
-            for prompt in prompts {
-                println!(
-                    "{}: {}",
-                    prompt.name,
-                    prompt.description.unwrap_or_default()
-                );
-            }
+            let rows: Vec<_> = prompts
+                .into_iter()
+                .map(|p| (p.name, p.description.unwrap_or_default()))
+                .collect();
+            output::rows(&rows);
         }
         Kind::Resources => {
             let resources = client
@@ -159,10 +169,11 @@ pub async fn list(client: &McpClient, kind: Kind, json: bool) -> anyhow::Result<
             if json {
                 return output::json(&resources);
             }
-            for resource in resources {
-                let description = resource.description.unwrap_or(resource.name);
-                println!("{}: {description}", resource.uri);
-            }
+            let rows: Vec<_> = resources
+                .into_iter()
+                .map(|r| (r.uri, r.description.unwrap_or(r.name)))
+                .collect();
+            output::rows(&rows);
         }
         Kind::Templates => {
             let templates = client
@@ -172,10 +183,11 @@ pub async fn list(client: &McpClient, kind: Kind, json: bool) -> anyhow::Result<
             if json {
                 return output::json(&templates);
             }
-            for template in templates {
-                let description = template.description.unwrap_or(template.name);
-                println!("{}: {description}", template.uri_template);
-            }
+            let rows: Vec<_> = templates
+                .into_iter()
+                .map(|t| (t.uri_template, t.description.unwrap_or(t.name)))
+                .collect();
+            output::rows(&rows);
         }
     }
     Ok(())
@@ -186,22 +198,12 @@ pub async fn call(
     client: &McpClient,
     tool: &str,
     items: &[String],
+    as_task: bool,
     json: bool,
 ) -> anyhow::Result<()> {
-    let tools = client.list_all_tools().await.context("tools/list failed")?;
-    let Some(definition) = tools.iter().find(|t| t.name == tool) else {
-        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        anyhow::bail!(
-            "the server has no tool {tool:?}; it has: {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        );
-    };
+    let definition = find_tool(client, tool).await?;
     let arguments = tool_arguments(items, &definition.input_schema)?;
-    let result = watched_call(client, tool, arguments)
+    let result = watched_call(client, tool, arguments, as_task)
         .await
         .with_context(|| format!("calling {tool} failed"))?;
     if json {
@@ -229,12 +231,29 @@ pub async fn call(
     Ok(())
 }
 
-/// Calls `tool`, showing on stderr what happens meanwhile: its progress as a bar (on a
-/// terminal), the server's log messages, and the states of the task it may run as.
+/// The definition of `tool`, or an error naming the tools the server has.
+pub async fn find_tool(client: &McpClient, tool: &str) -> anyhow::Result<Tool> {
+    let tools = client.list_all_tools().await.context("tools/list failed")?;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let known = if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    };
+    tools
+        .into_iter()
+        .find(|t| t.name == tool)
+        .with_context(|| format!("the server has no tool {tool:?}; it has: {known}"))
+}
+
+/// Calls `tool` (as a task where allowed, with `as_task`), showing on stderr what happens
+/// meanwhile: its progress as a bar and the task's status beside a spinner (on a terminal),
+/// the server's log messages, and each state of the task it may run as.
 async fn watched_call(
     client: &McpClient,
     tool: &str,
     arguments: Value,
+    as_task: bool,
 ) -> Result<CallToolResult, ClientError> {
     let handshake = client.protocol_version().era() != mcp_runtime::protocol::Era::Stateless;
     let logs = identity(client).1.logging.is_some();
@@ -254,7 +273,17 @@ async fn watched_call(
             .progress_chars("=> "),
     );
     let mut notifications = client.notifications();
-    let call = client.call_tool_with(tool, arguments, options);
+    let call = async {
+        if as_task {
+            client
+                .call_tool_as_task(tool, arguments, options)
+                .await?
+                .wait()
+                .await
+        } else {
+            client.call_tool_with(tool, arguments, options).await
+        }
+    };
     tokio::pin!(call);
     let result = loop {
         tokio::select! {
@@ -270,24 +299,38 @@ async fn watched_call(
                 }
             }
             Some(task) = states.recv() => {
-                let status = serde_json::to_value(task.status).unwrap_or_default();
-                let line = format!(
-                    "task {}: {}{}",
-                    task.task_id,
-                    status.as_str().unwrap_or("?"),
-                    task.status_message.map(|m| format!(" ({m})")).unwrap_or_default()
-                );
-                bar.suspend(|| eprintln!("{line}"));
+                show_state(&bar, task);
+                // The spinner turns while the task runs, its status beside it.
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
             }
             Ok(notification) = notifications.recv() => show_log(&bar, notification),
         }
     };
-    // What the server sent before the result came in before it: show what is left.
+    // What came before the result may not have been shown yet: the last state of the task,
+    // the last log messages.
+    while let Ok(task) = states.try_recv() {
+        show_state(&bar, task);
+    }
     while let Ok(notification) = notifications.try_recv() {
         show_log(&bar, notification);
     }
     bar.finish_and_clear();
     result
+}
+
+/// Shows a state of the task a call runs as, on stderr and beside the spinner.
+fn show_state(bar: &ProgressBar, task: Task) {
+    let status = serde_json::to_value(task.status).unwrap_or_default();
+    let line = format!(
+        "task {}: {}{}",
+        task.task_id,
+        status.as_str().unwrap_or("?"),
+        task.status_message
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default()
+    );
+    bar.suspend(|| eprintln!("{line}"));
+    bar.set_message(line);
 }
 
 /// Shows `notification` on stderr when it is a log message.

@@ -5,6 +5,7 @@
 //! mcp list tools -- cargo run -p my-server      # a server on stdio: its command after `--`
 //! mcp call http://127.0.0.1:8000/mcp add a=2 b=3
 //! mcp read http://127.0.0.1:8000/mcp notes://all
+//! mcp bench http://127.0.0.1:8000/mcp --tool add --args '{"a":1,"b":2}' -c 16 -d 10
 //! ```
 //!
 //! Every command prints a readable summary, or JSON with `--json`. A failure is one line on
@@ -12,6 +13,7 @@
 
 mod arguments;
 mod auth;
+mod bench;
 mod commands;
 mod interact;
 mod output;
@@ -50,10 +52,10 @@ struct Cli {
 struct Server {
     /// The server's URL (unless its command follows `--`), then the command's arguments.
     #[arg(value_name = "URL | ARGS")]
-    positionals: Vec<String>,
+    pub(crate) positionals: Vec<String>,
     /// The command that starts a server on stdio, and its arguments.
     #[arg(last = true, value_name = "COMMAND")]
-    command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -70,7 +72,14 @@ enum Command {
     },
     /// Calls a tool: `mcp call URL TOOL name=value ...` (values typed by the tool's input
     /// schema) or `mcp call URL TOOL '{"name": ...}'`.
-    Call(Server),
+    Call {
+        /// Run the call as a task wherever the server and the tool allow it (not only where
+        /// the tool requires it), and show its status until it is done.
+        #[arg(long)]
+        task: bool,
+        #[command(flatten)]
+        server: Server,
+    },
     /// Reads a resource: `mcp read URL URI`.
     Read(Server),
     /// Gets a prompt: `mcp prompt URL NAME name=value ...`.
@@ -81,6 +90,9 @@ enum Command {
     Complete(Server),
     /// Checks that the server answers.
     Ping(Server),
+    /// Measures the throughput and latency of a tool under load: `mcp bench URL --tool NAME
+    /// --args JSON -c N -d SECONDS`.
+    Bench(bench::BenchArgs),
     /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test.
     New {
         /// The crate's name.
@@ -107,8 +119,7 @@ enum Kind {
     Templates,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     // Output piped into `head` ends quietly, as with other command-line tools, instead of
     // failing to print.
     #[cfg(unix)]
@@ -117,10 +128,34 @@ async fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    match run(cli).await {
+    // `mcp bench` runs on as many threads as it is told (one, unless asked: the other cores
+    // are the server's); everything else on the default.
+    let runtime = match &cli.command {
+        Command::Bench(args) if args.threads == 1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        Command::Bench(args) => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(usize::try_from(args.threads).unwrap_or(usize::MAX))
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+    };
+    let outcome = match runtime {
+        Ok(runtime) => {
+            let outcome = runtime.block_on(run(cli));
+            // A load run may leave requests in flight; they are not waited for.
+            runtime.shutdown_timeout(Duration::from_secs(1));
+            outcome
+        }
+        Err(error) => Err(anyhow::anyhow!("cannot start the async runtime: {error}")),
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("mcp: {error:#}");
+            let prefix = console::style("mcp:").for_stderr().red().bold();
+            eprintln!("{prefix} {error:#}");
             ExitCode::FAILURE
         }
     }
@@ -143,9 +178,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             sdk,
             git,
         } => return new(&name, path, sdk, git, json),
+        Command::Bench(args) => return bench::run(args, &connection, json).await,
         Command::Inspect(server) => (server, What::Inspect),
         Command::List { kind, server } => (server, What::List(kind)),
-        Command::Call(server) => (server, What::Call),
+        Command::Call { task, server } => (server, What::Call { task }),
         Command::Read(server) => (server, What::Read),
         Command::Prompt(server) => (server, What::Prompt),
         Command::Ping(server) => (server, What::Ping),
@@ -154,7 +190,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let (target, rest) = Target::take(server.positionals, server.command)?;
     // Checked before connecting: a mistyped command starts no server.
     let (name, extra) = match (&what, rest.split_first()) {
-        (What::Call, None) => {
+        (What::Call { .. }, None) => {
             anyhow::bail!("name the tool to call: mcp call URL TOOL [name=value ...]")
         }
         (What::Read, None) => anyhow::bail!("name the resource to read: mcp read URL URI"),
@@ -165,7 +201,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             "say what to complete: mcp complete URL prompt NAME arg=partial, or mcp complete \
              URL template URI variable=partial"
         ),
-        (What::Call | What::Read | What::Prompt | What::Complete, Some((name, extra))) => {
+        (What::Call { .. } | What::Read | What::Prompt | What::Complete, Some((name, extra))) => {
             (Some(name.clone()), extra.to_vec())
         }
         (_, None) => (None, Vec::new()),
@@ -179,7 +215,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let outcome = match what {
         What::Inspect => commands::inspect(&client, json).await,
         What::List(kind) => commands::list(&client, kind, json).await,
-        What::Call => commands::call(&client, &name, &extra, json).await,
+        What::Call { task } => commands::call(&client, &name, &extra, task, json).await,
         What::Read => commands::read(&client, &name, json).await,
         What::Prompt => commands::prompt(&client, &name, &extra, json).await,
         What::Ping => commands::ping(&client, json).await,
@@ -231,7 +267,10 @@ fn new(
 enum What {
     Inspect,
     List(Kind),
-    Call,
+    Call {
+        /// Whether to run it as a task where allowed.
+        task: bool,
+    },
     Read,
     Prompt,
     Ping,

@@ -1,8 +1,60 @@
 //! How results are printed: a summary for people, or JSON (`--json`) for programs.
+//!
+//! On a terminal, listings are tables cut to its width, and names and headings are coloured
+//! (unless `NO_COLOR` or `CLICOLOR=0` is set); piped into another program, the same commands
+//! print plain `name: description` lines, easy to `grep` and `cut`.
+
+use console::{Alignment, StyledObject, Term, measure_text_width, pad_str, style, truncate_str};
 
 use mcp_runtime::protocol::capabilities::ServerCapabilities;
 use mcp_runtime::protocol::content::ContentBlock;
 use serde_json::Value;
+
+/// A heading: bold on a terminal.
+pub fn heading<D>(text: D) -> StyledObject<D> {
+    style(text).bold()
+}
+
+/// The name of a tool, prompt, resource or template: coloured on a terminal.
+pub fn name<D>(text: D) -> StyledObject<D> {
+    style(text).cyan()
+}
+
+/// Prints one row per `(name, description)`: on a terminal, a table whose names are aligned
+/// and coloured and whose descriptions are cut to the terminal's width; elsewhere
+/// `name: description` lines.
+pub fn rows(rows: &[(String, String)]) {
+    let term = Term::stdout();
+    if !term.is_term() {
+        for (name, description) in rows {
+            println!("{name}: {description}");
+        }
+        return;
+    }
+    for line in table(rows, usize::from(term.size().1)) {
+        println!("{line}");
+    }
+}
+
+/// The lines of a two-column table `columns` characters wide.
+fn table(rows: &[(String, String)], columns: usize) -> Vec<String> {
+    let width = rows
+        .iter()
+        .map(|(name, _)| measure_text_width(name))
+        .max()
+        .unwrap_or(0);
+    // Descriptions always get some room, even on a narrow terminal.
+    let room = columns.saturating_sub(width + 2).max(16);
+    rows.iter()
+        .map(|(title, description)| {
+            let title = pad_str(title, width, Alignment::Left, None);
+            let description = description.lines().next().unwrap_or_default();
+            format!("{}  {}", name(title), truncate_str(description, room, "…"))
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
 
 /// Prints `value` as pretty JSON.
 pub fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
@@ -76,4 +128,33 @@ pub fn content(block: &ContentBlock) -> String {
 /// `schema` on one line, as compact JSON.
 pub fn schema(schema: &impl serde::Serialize) -> String {
     serde_json::to_string(schema).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_names_and_cut_descriptions_to_the_width() {
+        let rows = [
+            ("add".to_owned(), "Add two integers.".to_owned()),
+            (
+                "search_notes".to_owned(),
+                "Find notes whose title or body has the text.\nMore.".to_owned(),
+            ),
+            ("wc".to_owned(), String::new()),
+        ];
+        // Off a terminal (as under test) the names are not coloured.
+        assert_eq!(
+            table(&rows, 40),
+            [
+                "add           Add two integers.",
+                "search_notes  Find notes whose title or…",
+                "wc",
+            ]
+        );
+        // However narrow the terminal, a description keeps 16 columns.
+        assert_eq!(table(&rows[..1], 10), ["add  Add two integer…"]);
+        assert_eq!(table(&rows[1..2], 10)[0], "search_notes  Find notes whos…");
+    }
 }

@@ -66,6 +66,36 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// The revision asked for with `--protocol-version`, if any.
+    pub fn protocol_version(&self) -> anyhow::Result<Option<ProtocolVersion>> {
+        let Some(name) = &self.protocol_version else {
+            return Ok(None);
+        };
+        let version = ProtocolVersion::from_name(name).with_context(|| {
+            format!(
+                "unknown protocol version {name:?}: use 2024-11-05, 2025-03-26, 2025-06-18, \
+                 2025-11-25 or 2026-07-28"
+            )
+        })?;
+        Ok(Some(version))
+    }
+
+    /// The headers given with `-H`.
+    pub fn header_map(&self) -> anyhow::Result<http::HeaderMap> {
+        let mut headers = http::HeaderMap::new();
+        for header in &self.headers {
+            let (name, value) = header
+                .split_once(':')
+                .with_context(|| format!("the header {header:?} is not `Name: value`"))?;
+            let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+                .with_context(|| format!("{:?} is not a header name", name.trim()))?;
+            let value = http::HeaderValue::from_str(value.trim())
+                .with_context(|| format!("the value of {name} is not a header value"))?;
+            headers.append(name, value);
+        }
+        Ok(headers)
+    }
+
     /// Connects to `target`.
     pub async fn connect(&self, target: &Target) -> anyhow::Result<McpClient> {
         let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")))
@@ -73,28 +103,12 @@ impl Connection {
         if let Some(timeout) = self.timeout {
             builder = builder.request_timeout(timeout);
         }
-        if let Some(name) = &self.protocol_version {
-            let version = ProtocolVersion::from_name(name).with_context(|| {
-                format!(
-                    "unknown protocol version {name:?}: use 2024-11-05, 2025-03-26, 2025-06-18, \
-                     2025-11-25 or 2026-07-28"
-                )
-            })?;
+        if let Some(version) = self.protocol_version()? {
             builder = builder.protocol_version(version);
         }
         match target {
             Target::Http(url) => {
-                let mut headers = http::HeaderMap::new();
-                for header in &self.headers {
-                    let (name, value) = header
-                        .split_once(':')
-                        .with_context(|| format!("the header {header:?} is not `Name: value`"))?;
-                    let name = http::HeaderName::from_bytes(name.trim().as_bytes())
-                        .with_context(|| format!("{:?} is not a header name", name.trim()))?;
-                    let value = http::HeaderValue::from_str(value.trim())
-                        .with_context(|| format!("the value of {name} is not a header value"))?;
-                    headers.append(name, value);
-                }
+                let headers = self.header_map()?;
                 // A token given with -H is the user's choice; otherwise a 401 signs the user in.
                 if !headers.contains_key(http::header::AUTHORIZATION) {
                     builder = builder.oauth(crate::auth::oauth()?);

@@ -295,6 +295,11 @@ impl HttpExample {
         HttpExample { child, url }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The server's resident memory, in bytes (`VmRSS` of `/proc/PID/status`).
     pub fn rss(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))

@@ -331,3 +331,219 @@ fn arguments_of_prompts_and_templates_complete() {
         )
     );
 }
+
+/// Runs `mcp --json bench ARGS` and returns its summary.
+fn bench(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--json", "bench"];
+    all.extend_from_slice(args);
+    let output = stdout(&mcp(&all));
+    serde_json::from_str(&output).expect("one line of JSON")
+}
+
+/// Asserts what a load run reports: its mode, wire, tool and concurrency, requests made and
+/// none failed.
+fn assert_measured(summary: &serde_json::Value, mode: &str, wire: &str, tool: &str, c: u64) {
+    assert_eq!(summary["mode"], mode, "{summary}");
+    assert_eq!(summary["wire"], wire, "{summary}");
+    assert_eq!(summary["tool"], tool, "{summary}");
+    assert_eq!(summary["concurrency"], c, "{summary}");
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert_eq!(summary["error_kinds"], serde_json::json!({}), "{summary}");
+    assert!(summary["requests"].as_u64().unwrap() > 0, "{summary}");
+    let (p50, p99, max) = (&summary["p50_us"], &summary["p99_us"], &summary["max_us"]);
+    assert!(p50.as_u64().unwrap() <= p99.as_u64().unwrap(), "{summary}");
+    assert!(p99.as_u64().unwrap() <= max.as_u64().unwrap(), "{summary}");
+}
+
+#[test]
+fn bench_loads_a_server_over_http_and_stdio_on_the_era_it_speaks() {
+    let http = HttpExample::start("notes-server", &["--http", "127.0.0.1:0"]);
+    let load = [
+        "--tool",
+        "add",
+        "--args",
+        r#"{"a":1,"b":2}"#,
+        "-d",
+        "0.3",
+        "--warmup",
+        "0.1",
+    ];
+    // The wire is the era the server agrees to, or the one --protocol-version names.
+    let mut args = vec![http.url.as_str(), "-c", "3"];
+    args.extend_from_slice(&load);
+    assert_measured(&bench(&args), "http", "stateless", "add", 3);
+    let mut handshake = vec!["--protocol-version", "2025-11-25"];
+    handshake.extend_from_slice(&args);
+    assert_measured(&bench(&handshake), "http", "session", "add", 3);
+    let server = example_binary("notes-server");
+    let mut args = vec!["-c", "4"];
+    args.extend_from_slice(&load);
+    args.extend_from_slice(&["--", server.to_str().unwrap()]);
+    let summary = bench(&args);
+    assert_measured(&summary, "stdio", "stateless", "add", 4);
+    assert!(summary["peak_rss_kib"].as_u64().unwrap() > 0, "{summary}");
+
+    // A tool the server lacks is named before any load.
+    let output = mcp(&["bench", &http.url, "--tool", "nope", "-d", "0.3"]);
+    assert_eq!(
+        failure(&output),
+        (
+            format!(
+                "mcp: the server has no tool \"nope\"; it has: {}\n",
+                NOTES_TOOLS.join(", ")
+            ),
+            Some(1)
+        )
+    );
+    // Arguments the tool refuses: every call fails, the first failure is shown, status 1.
+    let output = mcp(&[
+        "bench", &http.url, "--tool", "add", "-d", "0.2", "--warmup", "0",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        errors.starts_with("mcp bench: first error (tool_error): tools/call: HTTP 200, body ("),
+        "{errors}"
+    );
+    let why = r#""text":"Invalid arguments for tool add: \"a\" is a required property""#;
+    assert!(errors.contains(why), "{errors}");
+    assert!(
+        errors.ends_with("\nmcp: every request failed\n"),
+        "{errors}"
+    );
+
+    // The memory each idle session costs a stateful server.
+    let stateful = HttpExample::start("bench-server", &["http", "127.0.0.1:0", "--stateful"]);
+    let pid = stateful.pid().to_string();
+    let args = [
+        &stateful.url,
+        "--idle-sessions",
+        "20",
+        "--pid",
+        &pid,
+        "-c",
+        "2",
+    ];
+    let summary = bench(&[&args[..], &["--settle", "0", "--delete"]].concat());
+    assert_eq!(summary["mode"], "sessions", "{summary}");
+    assert_eq!(summary["requests"], 20, "{summary}");
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert!(summary["rss_after_kib"].as_u64().is_some(), "{summary}");
+}
+
+#[test]
+fn a_call_run_as_a_task_shows_its_states_until_done() {
+    let http = HttpExample::start("notes-server", &["--http", "127.0.0.1:0"]);
+    let document = "# Shopping\n\nMilk, bread and coffee.\n\nTags: home\n\n# Ideas\n\n\
+                    Write an MCP server in Rust.\n\nTags: work, rust\n\n\n";
+    let runs = [
+        on_stdio(&[
+            "--protocol-version",
+            "2025-11-25",
+            "call",
+            "--task",
+            "export_notes",
+            "pause_ms=5",
+        ]),
+        // On 2026-07-28 the server decides: this tool becomes a task after 1 s.
+        mcp(&["call", "--task", &http.url, "export_notes", "pause_ms=600"]),
+    ];
+    for output in runs {
+        assert_eq!(stdout(&output), document);
+        let states = String::from_utf8(output.stderr).unwrap();
+        let id = states
+            .strip_prefix("task ")
+            .and_then(|rest| rest.split(':').next())
+            .unwrap_or_else(|| panic!("no task state: {states:?}"));
+        assert_eq!(
+            states,
+            format!("task {id}: working\ntask {id}: completed\n")
+        );
+    }
+}
+
+/// The command that runs `interop/py_server.py` (the official Python SDK's FastMCP) on `mode`.
+fn python_server(mode: &str) -> Command {
+    let mut command = Command::new(tests::interop::python());
+    command
+        .arg(tests::interop::interop_script("py_server.py"))
+        .arg(mode);
+    command
+}
+
+/// The command that runs `interop/ts_server.mjs` (the official TypeScript SDK) on `mode`.
+fn typescript_server(mode: &str) -> Command {
+    let mut command = Command::new(node());
+    command
+        .arg(tests::interop::interop_script("ts_server.mjs"))
+        .arg(mode);
+    command
+}
+
+#[test]
+fn mcp_explores_calls_and_loads_servers_written_with_other_sdks() {
+    // (server, its name line, a call and what it prints, its log lines)
+    let cases = [
+        (
+            typescript_server as fn(&str) -> Command,
+            "ts-interop-server 1.0.0",
+            ["add", "a=2", "b=3"],
+            "5\n{\n  \"sum\": 5\n}\n",
+            r#"{"a":2,"b":3}"#,
+        ),
+        (
+            python_server,
+            "py-interop-server 1.30.0",
+            ["multiply", "a=6", "b=7"],
+            "42\n{\n  \"result\": 42\n}\n",
+            r#"{"a":6,"b":7}"#,
+        ),
+    ];
+    for (server, name, call, printed, args) in cases {
+        let http = HttpExample::spawn(server("http"));
+        let stdio = server("stdio");
+        let mut command: Vec<&str> = vec!["--", stdio.get_program().to_str().unwrap()];
+        command.extend(stdio.get_args().map(|a| a.to_str().unwrap()));
+        let targets = [vec![http.url.as_str()], vec![]];
+        for target in &targets {
+            // The target: the URL first, or the command last.
+            let run = |args: &[&str]| {
+                let mut all = args[..1].to_vec();
+                all.extend_from_slice(target);
+                all.extend_from_slice(&args[1..]);
+                if target.is_empty() {
+                    all.extend_from_slice(&command);
+                }
+                mcp(&all)
+            };
+            let inspected = stdout(&run(&["inspect"]));
+            let lines: Vec<&str> = inspected.lines().take(2).collect();
+            assert_eq!(
+                lines,
+                [name, "protocol 2025-11-25 (handshake)"],
+                "{target:?}"
+            );
+            assert_eq!(stdout(&run(&["call", call[0], call[1], call[2]])), printed);
+            assert_eq!(stdout(&run(&["read", "test://users/7"])).lines().count(), 1);
+            let counted = run(&["call", "count", "n=2"]);
+            assert!(stdout(&counted).starts_with("counted to 2\n"), "{target:?}");
+            if !target.is_empty() {
+                // Over stdio the server's own stderr is the terminal's too.
+                assert_eq!(
+                    String::from_utf8_lossy(&counted.stderr),
+                    "[info] step 1\n[info] step 2\n"
+                );
+            }
+            let mut load = vec!["bench"];
+            load.extend_from_slice(target);
+            load.extend_from_slice(&["--tool", call[0], "--args", args, "-c", "2", "-d", "0.5"]);
+            load.extend_from_slice(&["--warmup", "0.2"]);
+            if target.is_empty() {
+                load.extend_from_slice(&command);
+            }
+            let summary = bench(&load[1..]);
+            let mode = if target.is_empty() { "stdio" } else { "http" };
+            assert_measured(&summary, mode, "session", call[0], 2);
+        }
+    }
+}

@@ -329,14 +329,18 @@ impl HttpChannel {
             Ok(response) => response,
             Err(failure) => return fail_with(&peer, id, failure),
         };
+        let status = response.status();
+        // Only an answer the server accepted hands out a session: some servers (the Python
+        // SDK's) put a fresh id on the 400 they answer a 2026-07-28 probe with, a session that
+        // never existed.
         if let Some(session) = response
             .headers()
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
+            .filter(|_| status.is_success())
         {
             *self.session.lock() = Some(session.to_owned());
         }
-        let status = response.status();
         if status == StatusCode::NOT_FOUND && sent_session && handshake {
             // The server forgot the session: a request goes again after a fresh handshake. A
             // notification is lost; the session is kept, so that the next request finds it

@@ -16,30 +16,14 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
-use crate::protocol::{self, CallTemplate, ErrorKind, Reply};
-use crate::stats::{Summary, Tally, Window, proc_status_kib, show_first_error};
-use crate::{LoadOptions, Wire};
+use super::protocol::{self, CallTemplate, ErrorKind, Reply};
+use super::stats::{Summary, Tally, Window, proc_status_kib, show_first_error};
+use super::{Load, Wire};
 
 /// How long the server may take to answer `initialize`.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the server may take to exit once its stdin is closed, before it is killed.
 const EXIT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// The options of the stdio mode.
-#[derive(Debug, clap::Args)]
-pub struct StdioArgs {
-    /// Requests kept outstanding.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
-    pub in_flight: u64,
-    /// The MCP wire: `session` (2025-11-25, initialize) or `stateless` (2026-07-28, `_meta`).
-    #[arg(long, value_enum, default_value_t = Wire::Session)]
-    pub wire: Wire,
-    #[command(flatten)]
-    pub load: LoadOptions,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
-    pub command: Vec<String>,
-}
 
 /// What the writer and the reader share.
 struct Shared {
@@ -55,12 +39,9 @@ impl Shared {
     }
 }
 
-/// Runs the stdio mode on the current runtime.
-pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
-    let (program, program_args) = args
-        .command
-        .split_first()
-        .context("no server command given (put it after --)")?;
+/// Starts `program` with `program_args` and runs `load` over its stdin and stdout, on the
+/// current runtime.
+pub async fn run(program: &str, program_args: &[String], load: &Load) -> anyhow::Result<Summary> {
     let mut child = Command::new(program)
         .args(program_args)
         .stdin(Stdio::piped())
@@ -73,23 +54,24 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
     let mut stdin = child.stdin.take().context("no stdin")?;
     let mut stdout = BufReader::with_capacity(64 * 1024, child.stdout.take().context("no stdout")?);
 
-    if args.wire == Wire::Session {
-        tokio::time::timeout(INITIALIZE_TIMEOUT, initialize(&mut stdin, &mut stdout))
+    if load.wire == Wire::Session {
+        let initialized = initialize(&mut stdin, &mut stdout, load.version);
+        tokio::time::timeout(INITIALIZE_TIMEOUT, initialized)
             .await
             .context("the server did not answer initialize in time")??;
     }
 
-    let in_flight = usize::try_from(args.in_flight).context("too many in flight")?;
+    let in_flight = usize::try_from(load.concurrency).context("too many in flight")?;
     let shared = Arc::new(Shared {
         sent: Mutex::new(HashMap::with_capacity(in_flight * 2)),
         slots: Semaphore::new(in_flight),
     });
-    let window = Window::after_warmup(args.load.warmup(), args.load.duration());
+    let window = Window::after_warmup(load.warmup, load.duration);
     let template = CallTemplate::new(
-        &args.load.tool,
-        &args.load.args,
-        args.wire == Wire::Stateless,
-        args.load.tasks,
+        &load.tool,
+        &load.args,
+        load.wire == Wire::Stateless,
+        load.tasks,
     );
     let writer = tokio::spawn(write_requests(stdin, template, shared.clone(), window));
     let reader = tokio::spawn(read_answers(stdout, shared, window));
@@ -111,7 +93,7 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
     let (tally, eof) = reader.await.context("the reader panicked")?;
     if let Some(after) = eof {
         eprintln!(
-            "mcp-bench: the server closed its stdout {:.2} s into the run",
+            "mcp bench: the server closed its stdout {:.2} s into the run",
             after.as_secs_f64()
         );
     }
@@ -121,37 +103,35 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
         Ok(kib) => Some(kib.max(sampled)),
         Err(_) if sampled > 0 => Some(sampled),
         Err(e) => {
-            eprintln!("mcp-bench: no peak RSS: {e:#}");
+            eprintln!("mcp bench: no peak RSS: {e:#}");
             None
         }
     };
     // Ending the writer drops the server's stdin, which asks it to exit.
     writer.abort();
     match writer.await {
-        Ok(Err(e)) => eprintln!("mcp-bench: writing to the server failed: {e}"),
-        Err(e) if e.is_panic() => eprintln!("mcp-bench: the writer panicked"),
+        Ok(Err(e)) => eprintln!("mcp bench: writing to the server failed: {e}"),
+        Err(e) if e.is_panic() => eprintln!("mcp bench: the writer panicked"),
         _ => {}
     }
     match tokio::time::timeout(EXIT_TIMEOUT, child.wait()).await {
         Ok(Ok(_)) => {}
-        Ok(Err(e)) => eprintln!("mcp-bench: waiting for the server failed: {e}"),
+        Ok(Err(e)) => eprintln!("mcp bench: waiting for the server failed: {e}"),
         Err(_) => {
             eprintln!(
-                "mcp-bench: the server did not exit within 2 s of its stdin closing: killing it"
+                "mcp bench: the server did not exit within 2 s of its stdin closing: killing it"
             );
             let _ = child.kill().await;
         }
     }
 
     // When the server quits early, only the time it was there was measured.
-    let measured = eof.map_or(args.load.duration(), |after| {
-        after.min(args.load.duration())
-    });
+    let measured = eof.map_or(load.duration, |after| after.min(load.duration));
     let mut summary = Summary::new(
         "stdio",
-        args.wire.name(),
-        Some(args.load.tool.clone()),
-        args.in_flight,
+        load.wire.name(),
+        Some(load.tool.clone()),
+        load.concurrency,
         measured,
         &tally,
     );
@@ -164,8 +144,9 @@ pub async fn run(args: &StdioArgs) -> anyhow::Result<Summary> {
 async fn initialize(
     stdin: &mut ChildStdin,
     stdout: &mut BufReader<ChildStdout>,
+    version: &str,
 ) -> anyhow::Result<()> {
-    let mut message = protocol::initialize_body().into_bytes();
+    let mut message = protocol::initialize_body(version).into_bytes();
     message.push(b'\n');
     stdin
         .write_all(&message)
@@ -260,7 +241,7 @@ async fn read_answers(
                 Ok(0) => return,
                 Ok(_) => {}
                 Err(e) => {
-                    eprintln!("mcp-bench: reading from the server failed: {e}");
+                    eprintln!("mcp bench: reading from the server failed: {e}");
                     return;
                 }
             }

@@ -13,9 +13,9 @@ use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use crate::protocol::{self, CallTemplate, ErrorKind};
-use crate::stats::{Summary, Tally, Window, http_details, show_first_error};
-use crate::{LoadOptions, Wire};
+use super::protocol::{self, CallTemplate, ErrorKind};
+use super::stats::{Summary, Tally, Window, http_details, show_first_error};
+use super::{Load, Wire};
 
 /// `Mcp-Session-Id`.
 pub const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -50,15 +50,21 @@ pub struct Target {
     path: Uri,
     /// The `Host` header.
     host: HeaderValue,
+    /// The headers the user asked for (`-H`), sent with every request.
+    extra: HeaderMap,
 }
 
 impl Target {
-    /// Parses an `http://HOST[:PORT]/PATH` URL and resolves its host.
-    pub async fn resolve(url: &str) -> anyhow::Result<Target> {
+    /// Parses an `http://HOST[:PORT]/PATH` URL and resolves its host; every request will carry
+    /// the `extra` headers.
+    pub async fn resolve(url: &str, extra: HeaderMap) -> anyhow::Result<Target> {
         let uri: Uri = url.parse().with_context(|| format!("bad URL {url}"))?;
         match uri.scheme_str() {
             Some("http") => {}
-            Some(other) => bail!("unsupported scheme {other} in {url}: only http is supported"),
+            Some(other) => bail!(
+                "mcp bench speaks plain http, not {other}: bench the server on its http address \
+                 (for example before the TLS proxy)"
+            ),
             None => bail!("no scheme in {url}: expected http://HOST:PORT/PATH"),
         }
         let authority = uri
@@ -83,6 +89,7 @@ impl Target {
             addr,
             path,
             host: HeaderValue::from_str(authority.as_str()).context("bad host")?,
+            extra,
         })
     }
 
@@ -101,12 +108,19 @@ impl Target {
         Ok(sender)
     }
 
-    /// The headers every POST carries: `Host`, `Content-Type`, `Accept`.
+    /// The headers every POST carries: `Host`, `Content-Type`, `Accept`, and the user's.
     pub fn post_headers(&self) -> HeaderMap {
-        let mut headers = HeaderMap::with_capacity(8);
-        headers.insert(HOST, self.host.clone());
+        let mut headers = self.headers();
         headers.insert(CONTENT_TYPE, APPLICATION_JSON);
         headers.insert(ACCEPT, ACCEPT_BOTH);
+        headers
+    }
+
+    /// The headers every request carries: `Host` and the user's.
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::with_capacity(8 + self.extra.len());
+        headers.insert(HOST, self.host.clone());
+        headers.extend(self.extra.clone());
         headers
     }
 
@@ -154,7 +168,7 @@ pub async fn ready(sender: &mut Sender) -> bool {
     !sender.is_closed() && sender.ready().await.is_ok()
 }
 
-/// Opens a session with revision 2025-11-25 on a connection: `initialize`, then
+/// Opens a session on a connection: `initialize` (the body given, asking for `version`), then
 /// `notifications/initialized`. Returns the `Mcp-Session-Id` the server gave, if any.
 ///
 /// Fails with [`ErrorKind::Transport`] when the connection fails (it should be replaced), and
@@ -163,6 +177,7 @@ pub async fn open_session(
     sender: &mut Sender,
     target: &Target,
     initialize: &Bytes,
+    version: &HeaderValue,
 ) -> Result<Option<HeaderValue>, ErrorKind> {
     if !ready(sender).await {
         return Err(ErrorKind::Transport);
@@ -188,10 +203,7 @@ pub async fn open_session(
     }
     let session = answer.session_id;
     let mut headers = target.post_headers();
-    headers.insert(
-        PROTOCOL_VERSION,
-        HeaderValue::from_static(protocol::SESSION_VERSION),
-    );
+    headers.insert(PROTOCOL_VERSION, version.clone());
     if let Some(id) = &session {
         headers.insert(SESSION_ID, id.clone());
     }
@@ -223,7 +235,12 @@ pub async fn open_session(
 
 /// Ends a session with `DELETE`, on `sender` if it is usable or else on a new connection;
 /// the outcome is ignored, and it gives up after a second.
-pub async fn delete_session(sender: Option<&mut Sender>, target: &Target, session: HeaderValue) {
+pub async fn delete_session(
+    sender: Option<&mut Sender>,
+    target: &Target,
+    session: HeaderValue,
+    version: &HeaderValue,
+) {
     let attempt = async {
         let mut fresh;
         let sender = match sender {
@@ -236,12 +253,8 @@ pub async fn delete_session(sender: Option<&mut Sender>, target: &Target, sessio
         if !ready(sender).await {
             return None;
         }
-        let mut headers = HeaderMap::with_capacity(4);
-        headers.insert(HOST, target.host.clone());
-        headers.insert(
-            PROTOCOL_VERSION,
-            HeaderValue::from_static(protocol::SESSION_VERSION),
-        );
+        let mut headers = target.headers();
+        headers.insert(PROTOCOL_VERSION, version.clone());
         headers.insert(SESSION_ID, session);
         exchange(
             sender,
@@ -253,25 +266,6 @@ pub async fn delete_session(sender: Option<&mut Sender>, target: &Target, sessio
     let _ = tokio::time::timeout(DELETE_TIMEOUT, attempt).await;
 }
 
-/// The options of the HTTP mode.
-#[derive(Debug, clap::Args)]
-pub struct HttpArgs {
-    /// The MCP endpoint, e.g. http://127.0.0.1:8000/mcp.
-    #[arg(long)]
-    pub url: String,
-    /// Keep-alive connections, each with one request in flight.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
-    pub connections: u64,
-    /// Tokio worker threads of the generator (1: a single-threaded runtime).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub threads: u64,
-    /// The MCP wire: `stateless` (2026-07-28) or `session` (2025-11-25, initialize).
-    #[arg(long, value_enum, default_value_t = Wire::Stateless)]
-    pub wire: Wire,
-    #[command(flatten)]
-    pub load: LoadOptions,
-}
-
 /// What every connection shares: the target, the request template and the headers.
 struct Plan {
     target: Target,
@@ -280,13 +274,17 @@ struct Plan {
     /// The headers of a `tools/call` (without the session id).
     call_headers: HeaderMap,
     initialize: Bytes,
+    /// The revision of the session wire, as a header value.
+    version: HeaderValue,
     window: Window,
 }
 
-/// Runs the HTTP mode on the current runtime.
-pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
-    let target = Target::resolve(&args.url).await?;
-    let stateless = args.wire == Wire::Stateless;
+/// Runs `load` against the endpoint at `url` on the current runtime, every request carrying
+/// the `extra` headers.
+pub async fn run(url: &str, extra: HeaderMap, load: &Load) -> anyhow::Result<Summary> {
+    let target = Target::resolve(url, extra).await?;
+    let stateless = load.wire == Wire::Stateless;
+    let version = HeaderValue::from_str(load.version).context("bad protocol version")?;
     let mut call_headers = target.post_headers();
     if stateless {
         call_headers.insert(
@@ -296,25 +294,23 @@ pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
         call_headers.insert(MCP_METHOD, HeaderValue::from_static("tools/call"));
         call_headers.insert(
             MCP_NAME,
-            HeaderValue::from_str(&args.load.tool)
+            HeaderValue::from_str(&load.tool)
                 .context("the tool name is not a valid header value")?,
         );
     } else {
-        call_headers.insert(
-            PROTOCOL_VERSION,
-            HeaderValue::from_static(protocol::SESSION_VERSION),
-        );
+        call_headers.insert(PROTOCOL_VERSION, version.clone());
     }
-    let window = Window::after_warmup(args.load.warmup(), args.load.duration());
+    let window = Window::after_warmup(load.warmup, load.duration);
     let plan = std::sync::Arc::new(Plan {
         target,
-        wire: args.wire,
-        template: CallTemplate::new(&args.load.tool, &args.load.args, stateless, args.load.tasks),
+        wire: load.wire,
+        template: CallTemplate::new(&load.tool, &load.args, stateless, load.tasks),
         call_headers,
-        initialize: Bytes::from(protocol::initialize_body()),
+        initialize: Bytes::from(protocol::initialize_body(load.version)),
+        version,
         window,
     });
-    let tasks: Vec<_> = (0..args.connections)
+    let tasks: Vec<_> = (0..load.concurrency)
         .map(|_| tokio::spawn(connection(plan.clone())))
         .collect();
     let mut tally = Tally::default();
@@ -323,10 +319,10 @@ pub async fn run(args: &HttpArgs) -> anyhow::Result<Summary> {
     }
     Ok(Summary::new(
         "http",
-        args.wire.name(),
-        Some(args.load.tool.clone()),
-        args.connections,
-        args.load.duration(),
+        load.wire.name(),
+        Some(load.tool.clone()),
+        load.concurrency,
+        load.duration,
         &tally,
     ))
 }
@@ -351,7 +347,7 @@ async fn open(plan: &Plan) -> Result<Live, ErrorKind> {
     let session = match plan.wire {
         Wire::Stateless => None,
         Wire::Session => {
-            let session = open_session(&mut sender, &plan.target, &plan.initialize)
+            let session = open_session(&mut sender, &plan.target, &plan.initialize, &plan.version)
                 .await
                 .map_err(|kind| match kind {
                     ErrorKind::Transport => ErrorKind::Connect,
@@ -455,7 +451,7 @@ async fn connection(plan: std::sync::Arc<Plan>) -> Tally {
         ..
     }) = live
     {
-        delete_session(Some(&mut sender), &plan.target, session).await;
+        delete_session(Some(&mut sender), &plan.target, session, &plan.version).await;
     }
     tally
 }

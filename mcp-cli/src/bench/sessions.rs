@@ -12,10 +12,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::HeaderValue;
 
-use crate::http::{Sender, Target, delete_session, open_session, ready};
-use crate::parse_seconds;
-use crate::protocol::{self, ErrorKind};
-use crate::stats::{Summary, Tally, proc_status_kib, show_first_error};
+use super::http::{Sender, Target, delete_session, open_session, ready};
+use super::protocol::{self, ErrorKind};
+use super::stats::{Summary, Tally, proc_status_kib, show_first_error};
 
 /// The pause after a failed connect, so that a dead server is not hammered.
 const RETRY_PAUSE: Duration = Duration::from_millis(10);
@@ -23,45 +22,46 @@ const RETRY_PAUSE: Duration = Duration::from_millis(10);
 /// How long opening one session may take before the connection is given up.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The options of the sessions mode.
-#[derive(Debug, clap::Args)]
-pub struct SessionsArgs {
-    /// The MCP endpoint of a stateful server, e.g. http://127.0.0.1:8000/mcp.
-    #[arg(long)]
-    pub url: String,
+/// What the idle-sessions mode does.
+#[derive(Debug)]
+pub struct IdleSessions {
     /// Sessions to open.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub sessions: u64,
     /// The server's process id, whose `/proc/PID/status` gives its memory.
-    #[arg(long)]
     pub pid: u32,
-    /// Seconds to wait after opening the sessions before reading the memory again.
-    #[arg(long, default_value = "1", value_parser = parse_seconds)]
+    /// How long to wait after opening the sessions before reading the memory again.
     pub settle: Duration,
     /// Keep-alive connections the sessions are opened over (sequentially on each).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     pub connections: u64,
-    /// End the sessions with DELETE once measured.
-    #[arg(long)]
+    /// Whether to end the sessions with DELETE once measured.
     pub delete: bool,
+    /// The revision the sessions are opened with.
+    pub version: &'static str,
 }
 
-/// Runs the sessions mode on the current runtime.
-pub async fn run(args: &SessionsArgs) -> anyhow::Result<Summary> {
-    let target = Arc::new(Target::resolve(&args.url).await?);
-    let initialize = Bytes::from(protocol::initialize_body());
+/// Opens the sessions `args` asks for on the stateful server at `url`, every request carrying
+/// the `extra` headers, and measures its memory before and after, on the current runtime.
+pub async fn run(
+    url: &str,
+    extra: http::HeaderMap,
+    args: &IdleSessions,
+) -> anyhow::Result<Summary> {
+    let target = Arc::new(Target::resolve(url, extra).await?);
+    let initialize = Bytes::from(protocol::initialize_body(args.version));
+    let version = HeaderValue::from_static(args.version);
     let before = proc_status_kib(args.pid, "VmRSS")?;
 
     let started = Instant::now();
     let next = Arc::new(AtomicU64::new(0));
     let workers: Vec<_> = (0..args.connections.min(args.sessions))
         .map(|_| {
-            let (target, next, initialize) = (target.clone(), next.clone(), initialize.clone());
+            let (target, next) = (target.clone(), next.clone());
+            let (initialize, version) = (initialize.clone(), version.clone());
             let sessions = args.sessions;
             tokio::spawn(async move {
                 let mut worker = Worker::default();
                 while next.fetch_add(1, Ordering::Relaxed) < sessions {
-                    worker.open_one(&target, &initialize).await;
+                    worker.open_one(&target, &initialize, &version).await;
                 }
                 worker
             })
@@ -83,7 +83,7 @@ pub async fn run(args: &SessionsArgs) -> anyhow::Result<Summary> {
 
     let opened = ids.len() as u64;
     if args.delete {
-        delete_all(&target, ids, senders).await;
+        delete_all(&target, ids, senders, &version).await;
     }
 
     let mut summary = Summary::new("sessions", "session", None, args.sessions, opening, &tally);
@@ -111,7 +111,7 @@ struct Worker {
 impl Worker {
     /// Opens one session, on the current connection if it is still usable, else on a new one.
     /// A failure is counted (and the session not retried).
-    async fn open_one(&mut self, target: &Target, initialize: &Bytes) {
+    async fn open_one(&mut self, target: &Target, initialize: &Bytes, version: &HeaderValue) {
         let usable = match &mut self.sender {
             Some(sender) => ready(sender).await,
             None => false,
@@ -132,14 +132,17 @@ impl Worker {
             return;
         };
         let started = Instant::now();
-        let opened = tokio::time::timeout(OPEN_TIMEOUT, open_session(sender, target, initialize))
-            .await
-            .unwrap_or_else(|_| {
-                show_first_error(ErrorKind::Transport, || {
-                    format!("no answer within {} s", OPEN_TIMEOUT.as_secs())
-                });
-                Err(ErrorKind::Transport)
+        let opened = tokio::time::timeout(
+            OPEN_TIMEOUT,
+            open_session(sender, target, initialize, version),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            show_first_error(ErrorKind::Transport, || {
+                format!("no answer within {} s", OPEN_TIMEOUT.as_secs())
             });
+            Err(ErrorKind::Transport)
+        });
         match opened {
             Ok(Some(id)) => {
                 self.tally.success(started.elapsed());
@@ -163,7 +166,12 @@ impl Worker {
 }
 
 /// Ends every session with DELETE, spreading them over the connections left open.
-async fn delete_all(target: &Arc<Target>, ids: Vec<HeaderValue>, senders: Vec<Sender>) {
+async fn delete_all(
+    target: &Arc<Target>,
+    ids: Vec<HeaderValue>,
+    senders: Vec<Sender>,
+    version: &HeaderValue,
+) {
     let lanes = senders.len().max(1);
     let mut shares: Vec<Vec<HeaderValue>> = vec![Vec::new(); lanes];
     for (i, id) in ids.into_iter().enumerate() {
@@ -173,14 +181,14 @@ async fn delete_all(target: &Arc<Target>, ids: Vec<HeaderValue>, senders: Vec<Se
     let tasks: Vec<_> = shares
         .into_iter()
         .map(|share| {
-            let target = target.clone();
+            let (target, version) = (target.clone(), version.clone());
             let mut sender = senders.next();
             tokio::spawn(async move {
                 for id in share {
                     if sender.as_mut().is_none_or(|s| s.is_closed()) {
                         sender = target.connect().await.ok();
                     }
-                    delete_session(sender.as_mut(), &target, id).await;
+                    delete_session(sender.as_mut(), &target, id, &version).await;
                 }
             })
         })

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::protocol::ErrorKind;
+use super::protocol::ErrorKind;
 
 /// The measurement window: what starts before `start` is warmup, what ends after `end` is cut.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +138,7 @@ static FIRST_ERROR_SHOWN: AtomicBool = AtomicBool::new(false);
 /// `details` is only called for the first failure, so building the text costs nothing later.
 pub fn show_first_error(kind: ErrorKind, details: impl FnOnce() -> String) {
     if !FIRST_ERROR_SHOWN.swap(true, Ordering::Relaxed) {
-        eprintln!("mcp-bench: first error ({kind}): {}", details());
+        eprintln!("mcp bench: first error ({kind}): {}", details());
     }
 }
 

@@ -12,17 +12,18 @@ use serde::{Deserialize, Deserializer};
 
 /// The revision of the stateless wire (no `initialize`, per-request `_meta`).
 pub const STATELESS_VERSION: &str = "2026-07-28";
-/// The revision of the session wire (`initialize`, `Mcp-Session-Id`).
+/// The revision the session wire initializes with unless told otherwise.
 pub const SESSION_VERSION: &str = "2025-11-25";
 /// The name the generator gives in `clientInfo`.
 pub const CLIENT_NAME: &str = "mcp-bench";
 /// The version the generator gives in `clientInfo`.
 pub const CLIENT_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The `initialize` request of the session wire, with id 0.
-pub fn initialize_body() -> String {
+/// The `initialize` request of the session wire asking for `version`, with id 0.
+pub fn initialize_body(version: &str) -> String {
+    let version = serde_json::Value::from(version);
     format!(
-        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{SESSION_VERSION}","capabilities":{{}},"clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":{version},"capabilities":{{}},"clientInfo":{{"name":"{CLIENT_NAME}","version":"{CLIENT_VERSION}"}}}}}}"#
     )
 }
 
@@ -493,10 +494,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#
         );
         assert_eq!(
-            initialize_body(),
+            initialize_body(SESSION_VERSION),
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-bench","version":"0.1.0"}}}"#
         );
-        for body in [initialize_body().as_str(), INITIALIZED_BODY] {
+        for body in [initialize_body(SESSION_VERSION).as_str(), INITIALIZED_BODY] {
             serde_json::from_str::<serde_json::Value>(body).unwrap();
         }
     }
