@@ -75,7 +75,7 @@ def log(*args):
 
 def build():
     log("building (release)...")
-    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-cli"],
+    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-cli", "--bin", "mcp"],
                    cwd=ROOT, check=True)
     subprocess.run(
         ["cargo", "build", "--release", "-p", "rmcp-server", "-p", "bare-server"],

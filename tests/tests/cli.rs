@@ -195,6 +195,35 @@ fn failures_are_one_line_and_status_1() {
             && line.lines().count() == 1,
         "{line}"
     );
+    // An HTTP server that is not MCP: its error page is not dumped on the terminal.
+    let web = HttpExample::start("notes-server", &["--http", "127.0.0.1:0"]);
+    let elsewhere = web.url.replace("/mcp", "/elsewhere");
+    let (line, status) = failure(&mcp(&["ping", &elsewhere]));
+    assert_eq!(status, Some(1));
+    assert_eq!(
+        line,
+        format!(
+            "mcp: cannot connect to {elsewhere}: initialize: the server answered 404 Not Found \
+             without a response: check that {elsewhere} is the server's MCP endpoint\n"
+        )
+    );
+    // A server that dies during the call.
+    let crashing = tests::interop::python();
+    let output = mcp(&[
+        "call",
+        "boom",
+        "--",
+        crashing.to_str().unwrap(),
+        "-c",
+        CRASHING_SERVER,
+    ]);
+    assert_eq!(
+        failure(&output),
+        (
+            "mcp: calling boom failed: the connection to the server is closed\n".into(),
+            Some(1)
+        )
+    );
     let (line, status) = failure(&mcp(&["ping", "--", "/nonexistent/server"]));
     assert_eq!(
         (line.as_str(), status),
@@ -205,6 +234,29 @@ fn failures_are_one_line_and_status_1() {
         )
     );
 }
+
+/// A server on stdio that answers `initialize` and `tools/list` (one tool, `boom`), and exits
+/// when the tool is called.
+const CRASHING_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id = message.get("method"), message.get("id")
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "crashing", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "boom", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        sys.exit(3)
+    elif id is None:
+        continue
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": id,
+                          "error": {"code": -32601, "message": "Method not found"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}), flush=True)
+"#;
 
 /// Reads the notes, for the signed-in user.
 #[mcp_runtime::prelude::mcp_tool(scopes = "notes:read")]

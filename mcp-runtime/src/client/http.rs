@@ -354,9 +354,16 @@ impl HttpChannel {
         if is_event_stream(&response) {
             return self.follow(response, &peer, id, handshake).await;
         }
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
         let body = response.text().await.unwrap_or_default();
         let Some(live) = peer.upgrade() else { return };
-        if let Ok(value) = serde_json::from_str::<Value>(&body) {
+        let json = serde_json::from_str::<Value>(&body).ok();
+        if let Some(value) = &json {
             // An error the server could not tie to a request (`"id": null`) is this request's.
             let untied = value.get("error").is_some() && value.get("id").is_none_or(Value::is_null);
             match (untied, id) {
@@ -370,11 +377,7 @@ impl HttpChannel {
             }
         }
         if id.is_some_and(|id| live.is_pending(id)) {
-            let detail = if body.trim().is_empty() {
-                format!("the server answered {status} without a response")
-            } else {
-                format!("the server answered {status}: {body}")
-            };
+            let detail = unexpected_answer(status, &content_type, &body, json.as_ref(), &self.url);
             fail(&peer, id, detail);
         }
     }
@@ -508,4 +511,106 @@ fn transport_failure(error: reqwest::Error) -> Failure {
         source = cause.source();
     }
     Failure::Transport(detail)
+}
+
+/// Longest part of an unexpected body quoted in an error.
+const QUOTED_BODY: usize = 200;
+
+/// Says, on one line, what came back instead of an answer to a request: nothing, a JSON
+/// document that is not one, or something that is not MCP at all (an HTML error page, say).
+/// When the URL is probably not the server's MCP endpoint (no such path or method, or an answer
+/// that is not MCP), it says so.
+fn unexpected_answer(
+    status: StatusCode,
+    content_type: &str,
+    body: &str,
+    json: Option<&Value>,
+    url: &str,
+) -> String {
+    let hint = format!("check that {url} is the server's MCP endpoint");
+    let no_endpoint = matches!(
+        status,
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED | StatusCode::NOT_IMPLEMENTED
+    );
+    if body.trim().is_empty() {
+        return match no_endpoint {
+            true => format!("the server answered {status} without a response: {hint}"),
+            false => format!("the server answered {status} without a response"),
+        };
+    }
+    if let Some(value) = json {
+        return format!(
+            "the server answered {status}: {}",
+            quoted(&value.to_string())
+        );
+    }
+    let what = if content_type.starts_with("text/html") {
+        "an HTML page".to_owned()
+    } else {
+        format!("\"{}\"", quoted(body))
+    };
+    format!("the server answered {status} with {what}, not MCP: {hint}")
+}
+
+/// `text` on one line (runs of whitespace become one space), cut to [`QUOTED_BODY`] chars.
+fn quoted(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(QUOTED_BODY) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unexpected_answer_is_told_on_one_line() {
+        let url = "http://127.0.0.1:8000/";
+        let status = StatusCode::NOT_IMPLEMENTED;
+        let page = "<!DOCTYPE HTML>\n<html>\n<body>Unsupported method</body>\n</html>\n";
+        assert_eq!(
+            unexpected_answer(status, "text/html;charset=utf-8", page, None, url),
+            "the server answered 501 Not Implemented with an HTML page, not MCP: check that \
+             http://127.0.0.1:8000/ is the server's MCP endpoint"
+        );
+        assert_eq!(
+            unexpected_answer(
+                StatusCode::NOT_FOUND,
+                "text/plain",
+                "404 page\n  not found\n",
+                None,
+                url
+            ),
+            "the server answered 404 Not Found with \"404 page not found\", not MCP: check that \
+             http://127.0.0.1:8000/ is the server's MCP endpoint"
+        );
+        let json = serde_json::json!({"hello": "world"});
+        assert_eq!(
+            unexpected_answer(
+                StatusCode::OK,
+                "application/json",
+                "{\n \"hello\": \"world\"\n}",
+                Some(&json),
+                url
+            ),
+            "the server answered 200 OK: {\"hello\":\"world\"}"
+        );
+        assert_eq!(
+            unexpected_answer(StatusCode::BAD_GATEWAY, "", " \n", None, url),
+            "the server answered 502 Bad Gateway without a response"
+        );
+        assert_eq!(
+            unexpected_answer(StatusCode::NOT_FOUND, "", "", None, url),
+            "the server answered 404 Not Found without a response: check that \
+             http://127.0.0.1:8000/ is the server's MCP endpoint"
+        );
+        let long = "x".repeat(500);
+        let told = unexpected_answer(StatusCode::OK, "text/plain", &long, None, url);
+        assert!(
+            told.contains(&format!("\"{}…\"", "x".repeat(QUOTED_BODY))),
+            "{told}"
+        );
+    }
 }
