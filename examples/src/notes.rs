@@ -324,7 +324,7 @@ async fn note(
 }
 
 /// The notebook server, with the two example notes: every tool, prompt and resource of this
-/// module, the notebook as shared state, and logging. Call `.stateful()` on it for HTTP.
+/// module, the notebook as shared state, and logging.
 pub fn builder() -> McpServerBuilder {
     builder_on(Notebook::with_examples())
 }

@@ -7,6 +7,7 @@ use anyhow::{Context, bail};
 use mcp_runtime::client::McpClient;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::implementation::Implementation;
+use mcp_runtime::protocol::logging::LoggingLevel;
 
 /// Where the server is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,7 +100,10 @@ impl Connection {
     /// Connects to `target`.
     pub async fn connect(&self, target: &Target) -> anyhow::Result<McpClient> {
         let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")))
-            .elicitation(crate::interact::elicit);
+            .elicitation(crate::interact::elicit)
+            // The server's log messages show while a tool runs (2026-07-28 asks for them in each
+            // request; a handshake-era session sets its level once connected).
+            .log_level(LoggingLevel::Info);
         if let Some(timeout) = self.timeout {
             builder = builder.request_timeout(timeout);
         }

@@ -95,6 +95,25 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     /// An error with `code` and `message` and no data.
+    ///
+    /// ```
+    /// use mcp_core::{ErrorCode, ErrorObject};
+    /// use serde_json::json;
+    ///
+    /// let busy = ErrorObject::new(ErrorCode(-32000), "too many requests: retry in a second")
+    ///     .with_data(json!({"retryAfterMs": 1000}));
+    /// assert_eq!(
+    ///     serde_json::to_value(&busy).unwrap(),
+    ///     json!({"code": -32000, "message": "too many requests: retry in a second",
+    ///            "data": {"retryAfterMs": 1000}})
+    /// );
+    /// // The constructors of the standard codes:
+    /// assert_eq!(ErrorObject::parse_error("not JSON").code, ErrorCode::PARSE_ERROR); // -32700
+    /// assert_eq!(ErrorObject::invalid_request("no method").code.0, -32600);
+    /// assert_eq!(ErrorObject::method_not_found("tools/run").message, "Method not found: tools/run");
+    /// assert_eq!(ErrorObject::invalid_params("`limit` must be positive").code.0, -32602);
+    /// assert_eq!(ErrorObject::internal_error("the database is down").code.0, -32603);
+    /// ```
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ErrorObject {
             code,
@@ -139,6 +158,15 @@ impl ErrorObject {
 
     /// "Resource not found" for `uri`, with the code `version` uses (`-32002`, or `-32602` from
     /// 2026-07-28 on) and the URI in `data` (see [`ResourceNotFound`]).
+    ///
+    /// ```
+    /// use mcp_core::{ErrorObject, ProtocolVersion};
+    ///
+    /// let old = ErrorObject::resource_not_found("notes://7", ProtocolVersion::V2025_11_25);
+    /// let new = ErrorObject::resource_not_found("notes://7", ProtocolVersion::V2026_07_28);
+    /// assert_eq!((old.code.0, new.code.0), (-32002, -32602));
+    /// assert_eq!(new.message, "Resource not found: notes://7");
+    /// ```
     pub fn resource_not_found(uri: &str, version: ProtocolVersion) -> Self {
         ResourceNotFound::new(uri, version).into()
     }

@@ -170,7 +170,7 @@ pub fn check_params(
     Ok(())
 }
 
-/// Why an `x-mcp-header` annotation is invalid (a server refuses to build with such a tool, and a
+/// Why an `x-mcp-header` annotation is invalid (a server with such a tool refuses to start, and a
 /// client refuses to call it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid x-mcp-header annotation at {path}: {reason}")]

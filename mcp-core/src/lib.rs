@@ -37,6 +37,8 @@
 //! let wire = render::to_string(&request, ProtocolVersion::V2025_06_18).unwrap();
 //! assert_eq!(wire, r#"{"method":"tools/list"}"#);
 //! ```
+//!
+//! The guide's chapter "The two protocol eras" (`docs/src/eras.md`) teaches it with examples.
 
 #![warn(missing_docs)]
 

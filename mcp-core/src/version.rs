@@ -17,6 +17,8 @@
 //! assert_eq!(err.requested, "1999-01-01");
 //! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
 //! ```
+//!
+//! The guide's chapter "The two protocol eras" (`docs/src/eras.md`) teaches it with examples.
 
 use std::fmt;
 use std::str::FromStr;

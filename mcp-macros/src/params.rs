@@ -88,8 +88,31 @@ fn is_named(ty: &Type, name: &str) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == name)
 }
 
-/// Checks that an argument's type is one the server can build from JSON.
-fn check_argument_type(ty: &Type) -> syn::Result<()> {
+/// Refuses `State<Mutex<T>>` and the like: `State<T>` hands each call its own clone of `T`, so
+/// a lock (which cannot be cloned, and whose clone would share nothing) must sit behind an
+/// `Arc`. The compiler alone would only say that the lock is not `Clone`.
+fn check_state_type(state: &Type) -> syn::Result<()> {
+    let Some(segment) = last_segment(state) else {
+        return Ok(());
+    };
+    let lock = segment.ident.to_string();
+    if !["Mutex", "RwLock", "RefCell", "Cell"].contains(&lock.as_str()) {
+        return Ok(());
+    }
+    Err(syn::Error::new_spanned(
+        state,
+        format!(
+            "`State<{lock}<_>>` cannot work: the server hands each call its own clone of the \
+             state, and a `{lock}` is not `Clone` (a clone would share nothing anyway). Register \
+             the state behind an `Arc` (`.state(Arc::new({lock}::new(value)))`) and take \
+             `State<Arc<{lock}<_>>>`"
+        ),
+    ))
+}
+
+/// Checks that an argument's type is one the server can build: from JSON for a tool, from text
+/// for a prompt or a resource template.
+fn check_argument_type(ty: &Type, macro_name: &str) -> syn::Result<()> {
     let problem = match ty {
         Type::Reference(_) => {
             Some("a reference; take an owned value (`String` rather than `&str`)")
@@ -101,12 +124,16 @@ fn check_argument_type(ty: &Type) -> syn::Result<()> {
         Type::Infer(_) | Type::Never(_) | Type::Macro(_) => Some("not a concrete type"),
         _ => None,
     };
+    let why = match macro_name {
+        "mcp_tool" => {
+            "Arguments are deserialized from JSON, so their types must implement `Deserialize` and `JsonSchema`"
+        }
+        _ => "Arguments are parsed from text, so their types must implement `FromStr`",
+    };
     match problem {
         Some(problem) => Err(syn::Error::new_spanned(
             ty,
-            format!(
-                "unsupported parameter type: {problem}. Arguments are deserialized from JSON, so their types must implement `Deserialize` and `JsonSchema`"
-            ),
+            format!("unsupported parameter type: {problem}. {why}"),
         )),
         None => Ok(()),
     }
@@ -150,7 +177,11 @@ pub(crate) fn classify(
             || is_named(&ty, "McpServer")
         {
             let state = if is_named(&ty, "State") {
-                generic_of(&ty, "State").map(Box::new)
+                let state = generic_of(&ty, "State");
+                if let Some(state) = &state {
+                    check_state_type(state)?;
+                }
+                state.map(Box::new)
             } else {
                 None
             };
@@ -173,7 +204,7 @@ pub(crate) fn classify(
                 ));
             }
         };
-        check_argument_type(&ty)?;
+        check_argument_type(&ty, macro_name)?;
         let options = Options::from_attrs(&ours, "arg")?;
         options.check("arg", allowed)?;
         let name = options.string("rename")?.map_or_else(

@@ -146,6 +146,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         (None, None) => {}
     }
     if let Some(requires) = options.string("requires")? {
+        check_capabilities(&requires)?;
         settings.push(quote! {
             .requires_capabilities(::mcp_runtime::__private::mcp_core::capabilities::ClientCapabilities::named(#requires))
         });
@@ -169,6 +170,38 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #states
     };
     Ok(annotated.expansion("tool", quote! { ToolDefinition }, body))
+}
+
+/// The client capabilities `requires` may name (those `ClientCapabilities::named` reads).
+const CAPABILITIES: &[&str] = &[
+    "sampling",
+    "sampling.tools",
+    "roots",
+    "elicitation",
+    "elicitation.form",
+    "elicitation.url",
+];
+
+/// Checks each name of `requires = "a, b"`, so that a typo is a compile error rather than a
+/// capability silently never checked.
+fn check_capabilities(requires: &syn::LitStr) -> syn::Result<()> {
+    for name in requires.value().split(',').map(str::trim) {
+        if !CAPABILITIES.contains(&name) {
+            return Err(syn::Error::new(
+                requires.span(),
+                format!(
+                    "unknown client capability `{name}` in `requires`: name one or more of {}, \
+                     separated by commas",
+                    CAPABILITIES
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `task = "optional" | "required"` and `task_start = "immediately" | "explicitly" | "<N>ms" |

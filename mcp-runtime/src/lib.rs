@@ -131,3 +131,39 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
+
+/// The guide's examples (`docs/src`, one item per chapter), compiled and run as documentation
+/// tests.
+#[cfg(doctest)]
+mod guide {
+    macro_rules! chapters {
+        ($($chapter:ident: $file:literal),* $(,)?) => {
+            $(
+                #[doc = include_str!(concat!("../../docs/src/", $file))]
+                struct $chapter;
+            )*
+        };
+    }
+
+    chapters! {
+        Introduction: "introduction.md",
+        GettingStarted: "getting-started.md",
+        Tools: "tools.md",
+        PromptsAndResources: "prompts-and-resources.md",
+        Skills: "skills.md",
+        State: "state.md",
+        Errors: "errors.md",
+        ClientFeatures: "client-features.md",
+        Tasks: "tasks.md",
+        Eras: "eras.md",
+        Transports: "transports.md",
+        Authorization: "authorization.md",
+        Testing: "testing.md",
+        Client: "client.md",
+        Cli: "cli.md",
+        Performance: "performance.md",
+        Checks: "checks.md",
+        FromRmcp: "from-rmcp.md",
+        FromFastmcp: "from-fastmcp.md",
+    }
+}

@@ -23,8 +23,10 @@ async fn write_note() -> &'static str {
     "written"
 }
 
+/// Without sessions: each request below is a sessionless 2025-03-26 `tools/call`.
 fn server() -> McpServer {
     McpServer::from_module(server_info!(), module_path!())
+        .stateless()
         .build()
         .unwrap()
 }

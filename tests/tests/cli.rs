@@ -85,12 +85,15 @@ fn structured_results_print_as_json_once() {
 
 #[test]
 fn log_messages_show_on_stderr_and_elicitations_are_declined_off_a_terminal() {
-    let output = on_stdio(&["--protocol-version", "2025-11-25", "call", "word_count"]);
-    assert!(output.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
-        "[info] counted 2 notes\n"
-    );
+    for version in ["2025-11-25", "2026-07-28"] {
+        let output = on_stdio(&["--protocol-version", version, "call", "word_count"]);
+        assert!(output.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "[info] counted 2 notes\n",
+            "{version}"
+        );
+    }
     let output = on_stdio(&["call", "delete_note", "id=1"]);
     assert_eq!(stdout(&output), "Kept note 1.\n");
     assert_eq!(
@@ -494,6 +497,15 @@ fn a_call_run_as_a_task_shows_its_states_until_done() {
             "2025-11-25",
             "call",
             "--task",
+            "export_notes",
+            "pause_ms=5",
+        ]),
+        mcp(&[
+            "--protocol-version",
+            "2025-11-25",
+            "call",
+            "--task",
+            &http.url,
             "export_notes",
             "pause_ms=5",
         ]),

@@ -104,7 +104,7 @@ fn server(stateful: bool) -> McpServer {
     let builder = if stateful {
         builder.stateful()
     } else {
-        builder
+        builder.stateless()
     };
     builder.build().unwrap()
 }
@@ -307,16 +307,30 @@ async fn a_stateless_server_has_no_sessions() {
     let (_, body) = exchange(url, None, &subscribe).await;
     assert_eq!(
         body["error"],
-        json!({"code": -32600, "message": "resources/subscribe needs a server that keeps state between requests (a stateful server, or stdio)"})
+        json!({"code": -32600, "message": "resources/subscribe needs a session, and this request has none: the server was built `.stateless()` (sessions are the default over HTTP; stdio always has one)"})
     );
     let set_level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "debug"}});
     let (_, body) = exchange(url, None, &set_level).await;
     assert_eq!(
         body["error"],
-        json!({"code": -32600, "message": "logging/setLevel needs a server that keeps state between requests (a stateful server, or stdio)"})
+        json!({"code": -32600, "message": "logging/setLevel needs a session, and this request has none: the server was built `.stateless()` (sessions are the default over HTTP; stdio always has one)"})
     );
+    // A handshake-era client without a session cannot be asked anything: the error says why,
+    // not that the client lacks the capability.
+    let no_session = "cannot ask the client for sampling: a client of a revision before \
+                      2026-07-28 can be asked only within a session, and this server was built \
+                      `.stateless()`, so the exchange has none; build the server with sessions \
+                      (the default: drop `.stateless()`), or connect with a 2026-07-28 client";
     let (_, body) = exchange(url, None, &call(3, "ask", json!({}))).await;
-    assert_eq!(body["result"]["isError"], true);
+    assert_eq!(
+        body["result"],
+        json!({"content": [{"type": "text", "text": no_session}], "isError": true})
+    );
+    let (_, body) = exchange(url, None, &call(5, "needs_sampling", json!({}))).await;
+    assert_eq!(
+        body["result"]["content"][0]["text"],
+        format!("Tool needs_sampling {no_session}")
+    );
     // Without MCP-Protocol-Version, a stateless request is taken as 2025-03-26.
     let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
     let (_, body) = exchange(url, None, &list).await;

@@ -371,7 +371,7 @@ fn missing_state_fails_the_build() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "`count` needs state of type `macros_tools::catalogue::Counter`; add it with McpServerBuilder::state"
+        "`count` takes `State<macros_tools::catalogue::Counter>`, and no state of that type was given to the server: register one with `McpServerBuilder::state(value)` before building it"
     );
     assert!(matches!(err, BuildError::MissingState { .. }));
 }

@@ -1198,7 +1198,7 @@ async fn state_features_are_refused_on_a_transient_connection() {
         assert_eq!(
             reply,
             format!(
-                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32600,"message":"{method} needs a server that keeps state between requests (a stateful server, or stdio)"}}}}"#
+                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32600,"message":"{method} needs a session, and this request has none: the server was built `.stateless()` (sessions are the default over HTTP; stdio always has one)"}}}}"#
             )
         );
     }

@@ -49,8 +49,8 @@
 //!    count) are not applied by `axum::serve`: a public deployment sets them on its HTTP
 //!    stack, or sits behind a proxy that does.
 //!
-//! The server is stateless: each POST stands on its own, so nothing but the key of the request
-//! at hand decides who is calling. (A stateful server binds its sessions to the subject of an
+//! The server is built `.stateless()`: each POST stands on its own, even from a handshake-era
+//! client, so nothing but the key of the request at hand decides who is calling. (A stateful server binds its sessions to the subject of an
 //! OAuth access token; middleware of your own would have to bind them itself.) When keys can
 //! travel as `Authorization: Bearer <key>`, a custom token verifier does all of this for you,
 //! with sessions bound to the user and per-tool scopes:
@@ -334,6 +334,8 @@ async fn main() -> anyhow::Result<()> {
     let server = McpServer::from_module(server_info!(), module_path!())
         .instructions("Tools that know who is calling: whoami, user_agent, remember, recall.")
         .state(Memos::default())
+        // No sessions: nothing would bind one to the user the key names.
+        .stateless()
         .build()?;
     let transport = HttpTransport::new(server, options);
     // The middleware wraps the MCP router only: routes added next to it stay open.

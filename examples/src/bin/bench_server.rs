@@ -2,13 +2,14 @@
 //!
 //! ```sh
 //! cargo run --release -p examples --bin bench-server -- stdio
-//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000              # stateless
-//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000 --stateful   # sessions
+//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000               # sessions
+//! cargo run --release -p examples --bin bench-server -- http 127.0.0.1:8000 --stateless   # none
 //! MCP_REQUEST_STATE_KEY=$(head -c 32 /dev/urandom | base64) cargo run --release -p examples \
-//!     --bin bench-server -- http 127.0.0.1:8000 --stateful --redis redis://127.0.0.1:6379/
+//!     --bin bench-server -- http 127.0.0.1:8000 --redis redis://127.0.0.1:6379/
 //! ```
 //!
-//! Over HTTP the endpoint is `/mcp`; the server is stateless unless `--stateful`, answers with
+//! Over HTTP the endpoint is `/mcp`; handshake-era clients get sessions unless `--stateless`
+//! (`--stateful` names the default; 2026-07-28 requests are stateless either way), it answers with
 //! `application/json` unless `--sse` (then every answer is a `text/event-stream`), and prints
 //! `MCP endpoint: http://ADDRESS/mcp` on stderr once it listens (port 0 picks a free one).
 //! `bench/run.py` compares it with the same tools written with `rmcp` and with a bare server;
@@ -61,8 +62,8 @@ async fn add_json(
     Json(Sum { sum: a + b })
 }
 
-const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS [--stateful] [--sse] \
-     [--tasks] [--redis URL]";
+const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS \
+     [--stateful|--stateless] [--sse] [--tasks] [--redis URL]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -91,6 +92,7 @@ async fn main() -> anyhow::Result<()> {
             while let Some(flag) = flags.next() {
                 match *flag {
                     "--stateful" => builder = builder.stateful(),
+                    "--stateless" => builder = builder.stateless(),
                     // Tasks kept 5 s, and room for every task a run creates meanwhile.
                     "--tasks" => {
                         builder = builder.registered_in(examples::bench::MODULE);

@@ -15,6 +15,8 @@
 //!
 //! stdio has no authorization: a server on stdio runs as the user who started it, and takes
 //! whatever credentials it needs from its environment, as the MCP specification says.
+//!
+//! The guide's chapter "Authorization" (`docs/src/authorization.md`) teaches it with examples.
 
 #[cfg(feature = "auth")]
 mod cache;

@@ -88,6 +88,8 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! The guide's chapter "The client" (`docs/src/client.md`) teaches it with examples.
 
 mod connect;
 mod error;

@@ -15,6 +15,8 @@
 //! }
 //! # let _ = mcp_runtime::completion::completer(languages);
 //! ```
+//!
+//! The guide's chapter "Prompts and resources" (`docs/src/prompts-and-resources.md`) teaches it with examples.
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -21,6 +21,8 @@
 //!     Ok("done".into())
 //! }
 //! ```
+//!
+//! The guide's chapter "State and extractors" (`docs/src/state.md`) teaches it with examples.
 
 use std::any::{Any, TypeId};
 use std::sync::{Arc, LazyLock};
@@ -217,6 +219,13 @@ impl RequestContext {
     /// would: the client's capabilities, information and log level).
     fn is_stateless(&self) -> bool {
         self.inner.version.era() == Era::Stateless
+    }
+
+    /// Whether this is a handshake-era request without a session (a server built
+    /// `.stateless()`, over HTTP): the client's capabilities are unknown, and it cannot be sent
+    /// requests.
+    pub(crate) fn is_sessionless(&self) -> bool {
+        !self.is_stateless() && self.inner.connection.handshake().is_none()
     }
 
     /// Shared state of type `T` registered on the server builder.
@@ -426,8 +435,8 @@ impl RequestContext {
 
     /// Keeps `state` for the next round; the retry finds it with
     /// [`request_state`](Self::request_state). It travels to the client and back sealed
-    /// (HMAC-SHA256, see [`request_state`](crate::request_state)), so the client can neither read
-    /// its integrity away nor forge it.
+    /// (HMAC-SHA256, see [`request_state`](crate::request_state)): the client can read it, but
+    /// cannot change or forge it. Keep nothing secret in it.
     pub fn keep_request_state<T: serde::Serialize>(&self, state: &T) {
         if let (Some(rounds), Ok(value)) = (self.rounds(), serde_json::to_value(state)) {
             rounds.keep_state(value);
@@ -471,6 +480,10 @@ impl RequestContext {
                     detail: e.to_string(),
                 });
         }
+        // 2026-07-28 has no server-to-client requests: only the methods with rounds can ask.
+        if self.is_stateless() {
+            return Err(ClientRequestError::NoChannel { method });
+        }
         let request = ServerRequest::from(request);
         let timeout = self.inner.host.client_request_timeout(&request);
         let sink = match &self.inner.sink {
@@ -498,6 +511,10 @@ impl RequestContext {
     fn require(&self, supported: bool, capability: &'static str) -> Result<(), ClientRequestError> {
         if supported {
             return Ok(());
+        }
+        // Without a session the client's capabilities are unknown, not missing.
+        if self.is_sessionless() {
+            return Err(ClientRequestError::NoSession { capability });
         }
         *self.inner.missing_capability.lock() = Some(capability);
         Err(ClientRequestError::MissingCapability { capability })
@@ -684,8 +701,8 @@ pub enum ClientRequestError {
         /// The capability, e.g. `"sampling"` or `"elicitation.url"`.
         capability: &'static str,
     },
-    /// There is no way to reach the client while this request runs: the server is stateless, or
-    /// the transport gives requests no channel back.
+    /// There is no way to reach the client while this request runs: the transport gives
+    /// requests no channel back, or (2026-07-28) the method has no input-required rounds.
     #[error(
         "cannot send {method} to the client: server-to-client requests need a connection that \
          keeps state (stdio, in-process, or a stateful HTTP server)"
@@ -693,6 +710,21 @@ pub enum ClientRequestError {
     NoChannel {
         /// The method that could not be sent.
         method: &'static str,
+    },
+    /// The client speaks a handshake revision (before 2026-07-28) and this exchange has no
+    /// session, because the server was built [`stateless`]: such a client can be asked for
+    /// nothing mid-call.
+    ///
+    /// [`stateless`]: crate::server::McpServerBuilder::stateless
+    #[error(
+        "cannot ask the client for {capability}: a client of a revision before 2026-07-28 can be \
+         asked only within a session, and this server was built `.stateless()`, so the exchange \
+         has none; build the server with sessions (the default: drop `.stateless()`), or connect \
+         with a 2026-07-28 client"
+    )]
+    NoSession {
+        /// What the handler asked for, e.g. `"elicitation.form"` or `"sampling"`.
+        capability: &'static str,
     },
     /// The params given are not valid for the request.
     #[error("invalid request params: {detail}")]

@@ -46,6 +46,8 @@
 //!     "required": ["size"]
 //! }));
 //! ```
+//!
+//! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
 use indexmap::IndexMap;
 use mcp_core::elicitation::{

@@ -20,6 +20,8 @@
 //! This module knows nothing of the [`server`](crate::server): the server depends on it, never
 //! the reverse. What a context needs of the server that runs it (shared state, timeouts, the log
 //! level) it reaches through a narrow handle.
+//!
+//! The guide's chapter "Tools" (`docs/src/tools.md`) teaches it with examples.
 
 pub mod arguments;
 pub mod caller;

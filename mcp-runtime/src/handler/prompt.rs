@@ -8,6 +8,8 @@
 //! one user message; a [`PromptMessage`] or `Vec<PromptMessage>` are the messages; a
 //! [`GetPromptResult`] is itself; `Result<T, E>` with `E: Display` turns `Err` into an internal
 //! error carrying `E`'s text.
+//!
+//! The guide's chapter "Prompts and resources" (`docs/src/prompts-and-resources.md`) teaches it with examples.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -155,6 +157,12 @@ impl PromptDefinition {
 }
 
 /// What a prompt handler may return.
+#[diagnostic::on_unimplemented(
+    message = "a prompt cannot return `{Self}`",
+    label = "not a prompt result",
+    note = "return text (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, a \
+            `GetPromptResult`, or a `Result` of one of these"
+)]
 pub trait IntoPromptResult {
     /// The result, or the error the client gets.
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;

@@ -37,6 +37,8 @@
 //! let other = RequestBinding::new(Some("alice"), "tools/call", &json!({"name": "deploy"}));
 //! assert!(codec.open(&token, &other).is_err());
 //! ```
+//!
+//! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;

@@ -17,6 +17,8 @@
 //!
 //! Each change of the task's status is announced to the session once (2025-11-25's
 //! `notifications/tasks/status`); a change the store refused (the task had already ended) is not.
+//!
+//! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -16,7 +16,11 @@
 //!
 //! A tool's `outputSchema` describes an object (`structuredContent` is one), so `T` of a
 //! [`Json<T>`] result must serialize to an object, such as a struct: a server with a tool whose
-//! output schema is not an object schema does not build (the error names the tool). A `None` field
+//! output schema is not an object schema refuses to start: [`McpServerBuilder::build`] (and so
+//! `serve_stdio`/`serve_http`) fails with an error that names the tool. The guide's chapter
+//! "What is checked, and when" (`docs/src/checks.md`) lists every such start-up check.
+//!
+//! [`McpServerBuilder::build`]: crate::server::McpServerBuilder::build A `None` field
 //! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
 //! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
 //!
@@ -27,6 +31,8 @@
 //! On a server that is an OAuth protected resource, `#[mcp_tool(scopes = "notes:write")]` (or
 //! [`ToolDefinition::scopes`]) names the scopes a caller's token needs to call the tool; prompts
 //! and resources take the same option. See [`auth`](crate::auth).
+//!
+//! The guide's chapter "Tools" (`docs/src/tools.md`) teaches it with examples.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -340,7 +346,9 @@ impl ToolDefinition {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument",
     label = "tool arguments are read from JSON: this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on the type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+    note = "derive both on the type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; or, if \
+            the server supplies the value (an extractor such as `AccessToken` or `HttpRequest`), \
+            mark the parameter `#[ctx]`"
 )]
 pub trait ToolArgument: DeserializeOwned + JsonSchema + Send + 'static {}
 
@@ -411,6 +419,14 @@ impl<A> BuildInvalidTool for TypedTool<A> {
 }
 
 /// What a tool handler may return.
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return `{Self}`",
+    label = "not a tool result",
+    note = "return text (`String`, `&str`), a number or `bool`, `()`, `Json<T>` of a struct \
+            (structured content), `ContentBlock`s, a `CallToolResult`, or `Result<T, E>` of one \
+            of these with `E: Display` (such as `ToolError`); for a list, return `Json` of a \
+            struct that holds it"
+)]
 pub trait IntoToolResult {
     /// The result sent to the client.
     fn into_tool_result(self) -> CallToolResult;
@@ -533,28 +549,74 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Json<T> {
     }
 }
 
-/// A tool's failure, reported to the model as a result with `isError: true`.
+/// A tool's failure, reported to the model as a result with `isError: true` and the message as
+/// its text, so that the model can read what went wrong and try again differently. (A JSON-RPC
+/// error, by contrast, is for requests the server could not take at all, such as an unknown
+/// tool; see [`ErrorObject`](mcp_core::ErrorObject).)
 ///
 /// Any error type converts into it with `?`, like `anyhow::Error` (and, like it, `ToolError` does
-/// not itself implement `std::error::Error`).
+/// not itself implement `std::error::Error`): its `Display` text becomes the message.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Read a file of the project.
+/// #[mcp_tool]
+/// async fn read_file(path: String) -> Result<String, ToolError> {
+///     if path.contains("..") {
+///         return Err(ToolError::new(format!("{path} leaves the project: give a path inside it")));
+///     }
+///     // An I/O error becomes the message, e.g. "No such file or directory (os error 2)".
+///     Ok(std::fs::read_to_string(&path)?)
+/// }
+/// # let _ = McpServer::builder(server_info!()).registered_tool("read_file").build().unwrap();
+/// ```
+///
+/// The guide's chapter "Errors" (`docs/src/errors.md`) has the whole story.
 pub struct ToolError {
     message: String,
 }
 
 impl ToolError {
-    /// A failure described by `message`.
+    /// A failure described by `message`, which the model reads: say what went wrong and, when
+    /// the model can do something about it, what to do.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let error = ToolError::new("no note 7: list the notes to see their ids");
+    /// assert_eq!(error.message(), "no note 7: list the notes to see their ids");
+    /// assert_eq!(error.to_string(), "no note 7: list the notes to see their ids");
+    /// ```
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
         }
     }
 
-    /// The failure of a call the client cancelled (its result is never sent).
+    /// The failure of a call the client cancelled: return it when
+    /// [`RequestContext::cancelled`](crate::handler::RequestContext::cancelled) fires. Its
+    /// result is never sent, as the protocol asks.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Wait, unless the client gives up first.
+    /// #[mcp_tool]
+    /// async fn wait(seconds: u64, ctx: RequestContext) -> Result<String, ToolError> {
+    ///     tokio::select! {
+    ///         () = tokio::time::sleep(std::time::Duration::from_secs(seconds)) => Ok("done".into()),
+    ///         () = ctx.cancelled() => Err(ToolError::cancelled()),
+    ///     }
+    /// }
+    /// # let _ = McpServer::builder(server_info!()).registered_tool("wait").build().unwrap();
+    /// assert_eq!(ToolError::cancelled().message(), "cancelled");
+    /// ```
     pub fn cancelled() -> Self {
         ToolError::new("cancelled")
     }
 
-    /// What went wrong.
+    /// What went wrong: the text the model reads.
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -129,7 +129,10 @@ pub enum BuildError {
         modules: String,
     },
     /// A handler needs shared state that was not given to the builder.
-    #[error("`{item}` needs state of type `{type_name}`; add it with McpServerBuilder::state")]
+    #[error(
+        "`{item}` takes `State<{type_name}>`, and no state of that type was given to the server: \
+         register one with `McpServerBuilder::state(value)` before building it"
+    )]
     MissingState {
         /// The tool, prompt or resource.
         item: String,
@@ -285,9 +288,26 @@ impl McpServerBuilder {
         self
     }
 
-    /// Keeps sessions on Streamable HTTP (see [`ServerMode`]).
+    /// Keeps sessions for handshake-era clients on Streamable HTTP: the default, named (see
+    /// [`ServerMode`]).
     pub fn stateful(mut self) -> Self {
         self.mode = ServerMode::Stateful;
+        self
+    }
+
+    /// Serves every HTTP request of a handshake-era client on its own, without sessions (see
+    /// [`ServerMode`]): cheaper, and several instances need no shared store, but such a client
+    /// can then be asked nothing mid-call (elicitation, sampling, roots), nor set a log level or
+    /// subscribe. Requests of 2026-07-28 are stateless either way.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let server = McpServer::from_registry(server_info!()).stateless().build().unwrap();
+    /// assert_eq!(server.mode(), mcp_runtime::server::ServerMode::Stateless);
+    /// ```
+    pub fn stateless(mut self) -> Self {
+        self.mode = ServerMode::Stateless;
         self
     }
 

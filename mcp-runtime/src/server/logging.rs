@@ -17,9 +17,7 @@ pub(super) fn set_level(
         return Err(ErrorObject::method_not_found("logging/setLevel"));
     }
     if !connection.is_persistent() {
-        return Err(ErrorObject::invalid_request(
-            "logging/setLevel needs a server that keeps state between requests (a stateful server, or stdio)",
-        ));
+        return Err(super::subscriptions::needs_session("logging/setLevel"));
     }
     connection.set_log_level(params.level);
     Ok(EmptyResult::default())

@@ -41,6 +41,8 @@
 //! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"5"}]}}"#);
 //! # }
 //! ```
+//!
+//! The guide's chapter "Getting started" (`docs/src/getting-started.md`) teaches it with examples.
 
 mod admission;
 pub(crate) mod authorization;
@@ -114,26 +116,32 @@ use crate::tool::ToolDefinition;
 use options::ServerOptions;
 use registry::{Origin, Registry, ResourceKind};
 
-/// Whether the server keeps state for its peers between requests.
+/// Whether the server keeps sessions for handshake-era clients over Streamable HTTP.
 ///
-/// This matters for Streamable HTTP, where each request could come over a new connection:
-/// a stateless server (the default) serves every request on its own, and a stateful one mints a
-/// session at `initialize` and keeps its state (log level, subscriptions, server-to-client
-/// requests) until the session ends. A stdio process or an in-process pair is one peer, and keeps
-/// its state in either mode.
+/// A client of a handshake revision (2024-11-05 to 2025-11-25) starts with `initialize`. A
+/// stateful server (the default) mints a session for it there and keeps its state (log level,
+/// subscriptions, the channel for server-to-client requests: elicitation, sampling, roots, and
+/// tasks) until the session ends. A stateless server serves every request on its own: cheaper,
+/// and several instances behind a load balancer need neither sticky routing nor a shared store,
+/// but such a client can then be asked nothing mid-call, and `logging/setLevel` and
+/// subscriptions are refused with an error that says why.
 ///
-/// The rule for the features that need state (`logging/setLevel`, `resources/subscribe` and
-/// `resources/unsubscribe`, server-to-client requests) follows from this: they work on every
-/// persistent connection (stdio, in-process, a stateful HTTP session) and are refused with an
-/// error that says why on a stateless HTTP server, where each request gets a transient
-/// [`ConnectionState`].
+/// Requests of the stateless revision 2026-07-28 carry everything they need and are served on
+/// their own in either mode (server-to-client requests become input-required rounds). A stdio
+/// process or an in-process pair is one peer, and keeps its state in either mode.
+///
+/// Why sessions by default: a handshake-era client (Claude Desktop, IDEs, the official SDKs'
+/// clients) expects every feature of its revision to work on a server built with defaults, as
+/// it does with the official TypeScript and Python SDKs; going without sessions is an
+/// optimisation to opt into with [`McpServerBuilder::stateless`](crate::server::McpServerBuilder::stateless).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ServerMode {
-    /// No sessions; each HTTP request is served on its own.
-    #[default]
+    /// No sessions: each HTTP request of a handshake-era client is served on its own.
     Stateless,
-    /// Sessions, subscriptions, log levels and server-to-client requests over HTTP.
+    /// Sessions for handshake-era clients over HTTP: subscriptions, log levels and
+    /// server-to-client requests work for them. The default.
+    #[default]
     Stateful,
 }
 

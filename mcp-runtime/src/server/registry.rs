@@ -134,9 +134,8 @@ impl RegisteredTool {
             detail: e.to_string(),
         };
         if let Some(defect) = &definition.defect {
-            return Err(RegistryError::InvalidSchema {
+            return Err(RegistryError::InvalidTool {
                 tool: name,
-                which: "input",
                 detail: defect.clone(),
             });
         }
@@ -233,6 +232,15 @@ pub enum RegistryError {
         /// `input` or `output`.
         which: &'static str,
         /// What is wrong.
+        detail: String,
+    },
+    /// A tool's definition is unusable: a schema or `_meta` given verbatim is not a JSON
+    /// object, or its arguments type cannot be read from JSON.
+    #[error("tool `{tool}` is invalid: {detail}")]
+    InvalidTool {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the part.
         detail: String,
     },
     /// A resource template does not parse.

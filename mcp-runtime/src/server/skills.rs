@@ -23,6 +23,8 @@
 //! describe it with each file's size and SHA-256 digest, `resources/directory/read` lists its
 //! folders, and the server declares the extension (with `directoryRead`).
 //! [`McpServer::add_skill`](super::McpServer::add_skill) adds one at run time.
+//!
+//! The guide's chapter "Skills" (`docs/src/skills.md`) teaches it with examples.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

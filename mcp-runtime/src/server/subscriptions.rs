@@ -21,11 +21,17 @@ fn available(server: &McpServer, ctx: &RequestContext, method: &str) -> Result<(
         return Err(ErrorObject::method_not_found(method));
     }
     if !ctx.connection().is_persistent() {
-        return Err(ErrorObject::invalid_request(format!(
-            "{method} needs a server that keeps state between requests (a stateful server, or stdio)"
-        )));
+        return Err(needs_session(method));
     }
     Ok(())
+}
+
+/// The error for `method`, which keeps state for the client, on a request without a session.
+pub(super) fn needs_session(method: &str) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "{method} needs a session, and this request has none: the server was built \
+         `.stateless()` (sessions are the default over HTTP; stdio always has one)"
+    ))
 }
 
 /// `resources/subscribe`: updates of the resource at the URI go to this connection.

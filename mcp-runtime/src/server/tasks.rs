@@ -24,6 +24,8 @@
 //! A task belongs to the authenticated subject that created it, else to its session; one created
 //! by an anonymous 2026-07-28 request belongs to no one, and its id (128 random bits) is what
 //! guards it. Whoever it does not belong to is told it does not exist.
+//!
+//! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
 
 use std::collections::HashMap;
 use std::pin::Pin;

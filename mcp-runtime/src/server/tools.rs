@@ -18,6 +18,7 @@ use super::dispatch::panic_message;
 use super::list::list;
 use super::registry::RegisteredTool;
 use super::tasks;
+use crate::handler::ClientRequestError;
 use crate::handler::RequestContext;
 
 /// `tools/list`: one page of the tools.
@@ -56,10 +57,19 @@ pub(super) async fn call(
             }
             .into());
         }
-        return Ok(CallToolResult::error(format!(
-            "Tool {name} needs the client capability `{missing}`, which this client did not declare"
-        ))
-        .into());
+        let message = if ctx.is_sessionless() {
+            // The client may well support it: without a session it cannot be asked.
+            let why = ClientRequestError::NoSession {
+                capability: missing,
+            };
+            format!("Tool {name} {why}")
+        } else {
+            format!(
+                "Tool {name} needs the client capability `{missing}`, which this client did not \
+                 declare"
+            )
+        };
+        return Ok(CallToolResult::error(message).into());
     }
     let arguments = Value::Object(params.arguments.unwrap_or_default());
     if server.inner.options.validate_input

@@ -19,6 +19,8 @@
 //! peer.close().await
 //! # }
 //! ```
+//!
+//! The guide's chapter "Testing" (`docs/src/testing.md`) teaches it with examples.
 
 use std::io;
 

@@ -4,6 +4,8 @@
 //! - [`in_process`]: a client and a server joined in memory, for tests and embedding.
 //! - [`lines`]: the newline-delimited JSON engine both use, over any byte stream.
 //! - [`http`]: Streamable HTTP on axum (cargo feature `http`, on by default).
+//!
+//! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
 #[cfg(feature = "http")]
 pub mod http;
@@ -17,8 +19,8 @@ use crate::server::BuildError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The server could not be built.
-    #[error(transparent)]
+    /// The server could not be built, so it did not start: a check made at start-up failed.
+    #[error("the server cannot start: {0}")]
     Build(#[from] BuildError),
     /// The transport failed.
     #[error(transparent)]

@@ -23,6 +23,8 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
 use std::io;
 

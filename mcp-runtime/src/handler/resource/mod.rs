@@ -6,6 +6,8 @@
 //! `Vec<u8>` is a binary blob, [`ResourceContents`] and `Vec<ResourceContents>` are themselves, and
 //! `Result<T, E>` with `E: Into<ResourceError>` turns `Err` into a JSON-RPC error ("resource not
 //! found" for [`ResourceError::not_found`], an internal error otherwise).
+//!
+//! The guide's chapter "Prompts and resources" (`docs/src/prompts-and-resources.md`) teaches it with examples.
 
 pub mod uri_template;
 
@@ -264,7 +266,34 @@ impl ResourceTemplateDefinition {
     }
 }
 
-/// A resource could not be read.
+/// A resource could not be read: the reader's `Err`, sent to the client as a JSON-RPC error
+/// whose code depends on the kind (see [`to_error_object`](Self::to_error_object)). Any error
+/// type converts into it with `?` (as [`new`](Self::new)).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::protocol::ProtocolVersion;
+///
+/// /// One note, as Markdown.
+/// #[mcp_resource(uri = "notes://{id}", mime_type = "text/markdown")]
+/// async fn note(id: String) -> Result<String, ResourceError> {
+///     let id: u32 = id
+///         .parse()
+///         .map_err(|_| ResourceError::invalid_uri(format!("{id} is not a note id: use a number")))?;
+///     match id {
+///         1 => Ok("# Shopping".to_owned()),
+///         _ => Err(ResourceError::not_found()),
+///     }
+/// }
+/// # let _ = McpServer::from_module(server_info!(), module_path!()).build().unwrap();
+///
+/// let missing = ResourceError::not_found().to_error_object("notes://7", ProtocolVersion::V2025_11_25);
+/// assert_eq!((missing.code.0, missing.message.as_str()), (-32002, "Resource not found: notes://7"));
+/// let bad = ResourceError::invalid_uri("x is not a note id").to_error_object("notes://x", ProtocolVersion::V2025_11_25);
+/// assert_eq!((bad.code.0, bad.message.as_str()), (-32602, "x is not a note id"));
+/// let failed = ResourceError::new("the disk is full").to_error_object("notes://1", ProtocolVersion::V2025_11_25);
+/// assert_eq!((failed.code.0, failed.message.as_str()), (-32603, "the disk is full"));
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ResourceError {
     kind: ResourceErrorKind,
@@ -338,6 +367,12 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ResourceError {
 }
 
 /// What a resource reader may return.
+#[diagnostic::on_unimplemented(
+    message = "a resource cannot be read as `{Self}`",
+    label = "not resource contents",
+    note = "return text (`String`), bytes (`Vec<u8>`), `ResourceContents`, a `Vec` of them, or \
+            a `Result` of one of these with `ResourceError` (or any error that converts into it)"
+)]
 pub trait IntoResourceContents {
     /// The contents of the resource at `uri`.
     fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ResourceError>;

@@ -36,12 +36,14 @@
 //! use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
 //!
 //! # async fn run() -> std::io::Result<()> {
-//! let server = McpServer::from_registry(server_info!()).stateful().build().unwrap();
+//! let server = McpServer::from_registry(server_info!()).build().unwrap();
 //! let app = axum::Router::new().nest("/mcp", HttpTransport::new(server, HttpOptions::default()).router());
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
 //! axum::serve(listener, app).await
 //! # }
 //! ```
+//!
+//! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
 mod extract;
 mod handlers;
