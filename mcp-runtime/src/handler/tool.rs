@@ -16,13 +16,12 @@
 //!
 //! A tool's `outputSchema` describes an object (`structuredContent` is one), so `T` of a
 //! [`Json<T>`] result must serialize to an object, such as a struct: a server with a tool whose
-//! output schema is not an object schema refuses to start: [`McpServerBuilder::build`] (and so
+//! output schema is not an object schema refuses to start:
+//! [`McpServerBuilder::build`](crate::server::McpServerBuilder::build) (and so
 //! `serve_stdio`/`serve_http`) fails with an error that names the tool. The guide's chapter
-//! "What is checked, and when" (`docs/src/checks.md`) lists every such start-up check.
-//!
-//! [`McpServerBuilder::build`]: crate::server::McpServerBuilder::build A `None` field
-//! of `T` is left out of `structuredContent` and its text, as its schema (not required, not
-//! nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
+//! "What is checked, and when" (`docs/src/checks.md`) lists every such start-up check. A `None`
+//! field of `T` is left out of `structuredContent` and its text, as its schema (not required,
+//! not nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
 //!
 //! A long tool runs as a task with `#[mcp_tool(task = "optional")]` (or `"required"`, or
 //! [`ToolDefinition::task`]): the client gets a task id at once and polls for the outcome, and the

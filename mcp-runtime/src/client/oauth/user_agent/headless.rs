@@ -25,7 +25,7 @@ const MAX_BODY_CHARS: usize = 200;
 /// that one is returned as it is, without being requested. An authorization server that
 /// answers anything else than a redirect (a login page, an error) needs a user: the call fails
 /// with [`AuthError::Authorization`] quoting the status and the beginning of the page, and
-/// [`LoopbackRedirect`] is the user agent to use.
+/// [`LoopbackRedirect`](super::LoopbackRedirect) is the user agent to use.
 ///
 /// The redirect URI is only a name here: nothing listens on it, so it can be any URI the
 /// authorization server accepts.
