@@ -1230,3 +1230,27 @@ async fn a_handler_written_once_asks_for_input_on_both_eras() {
         json!({"content": [{"type": "text", "text": "Hello, Ada! You shine."}]})
     );
 }
+
+#[tokio::test]
+async fn a_shutdown_ends_the_standalone_stream_so_the_server_stops() {
+    let server = server(true);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let transport =
+        mcp_runtime::transport::http::HttpTransport::new(server.clone(), HttpOptions::default());
+    let serving = tokio::spawn(transport.serve(listener));
+    let session = open_session(&url, "2025-11-25").await;
+    let response = standalone_get(&url, &session, "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = SseReader::new(response);
+    // The priming event: the stream is open, and only the client would end it.
+    assert_eq!(stream.next(WAIT).await.unwrap().data, "");
+    server.shutdown();
+    // The server waits for open responses to finish: the standalone stream ends at the
+    // shutdown rather than keeping the server up for as long as the client stays.
+    let stopped = tokio::time::timeout(Duration::from_secs(30), serving).await;
+    assert!(matches!(stopped, Ok(Ok(Ok(())))), "{stopped:?}");
+}

@@ -110,7 +110,7 @@ pub(crate) async fn get(
         }
     };
     match attached {
-        Ok(frames) => sse_response(frames, None),
+        Ok(frames) => sse_response(frames.until(http.server.shutdown_token().clone()), None),
         Err(_) => refuse(
             StatusCode::CONFLICT,
             "Conflict: this stream is already open",

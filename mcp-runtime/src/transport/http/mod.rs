@@ -471,15 +471,18 @@ impl HttpTransport {
             ));
         }
         tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
-        let shutdown = self.server().shutdown_token().clone();
+        let server = self.server().clone();
         // Routed at `/mcp` directly rather than nested: a nested router costs every request a
         // second routing and a copy of its path.
         let app = self.endpoint("/mcp").merge(self.metadata_router());
         let limits = self.state.options.limits.clone();
         listen::serve_connections(listener, app, &limits, async move {
             tokio::select! {
-                () = shutdown.cancelled() => {}
-                () = termination() => {}
+                () = server.shutdown_token().cancelled() => {}
+                // A signal shuts the server down as `McpServer::shutdown` does, so that the
+                // streams that watch it (standalone GET streams, `subscriptions/listen`) end
+                // and the open connections can drain.
+                () = termination() => server.shutdown(),
             }
         })
         .await

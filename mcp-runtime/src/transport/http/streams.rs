@@ -21,6 +21,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::future::Future as _;
+use std::pin::Pin;
 use std::task::Poll;
 
 use axum::body::{Body, Bytes};
@@ -29,7 +31,7 @@ use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::sse;
 use crate::store::{EventStore, SessionMessage, SessionStore, Wakes, Watch};
@@ -100,10 +102,25 @@ pub(crate) struct StreamEntry {
 pub(crate) struct Frames {
     backlog: VecDeque<Frame>,
     live: Option<mpsc::Receiver<Frame>>,
+    /// Ends the stream when it fires (see [`until`](Self::until)).
+    stop: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
 }
 
 impl Frames {
+    /// The same frames, ending when `token` fires: a stream that only the client would end
+    /// (the standalone GET stream) ends when the server shuts down, so that the shutdown does
+    /// not wait for it forever. The client reconnects, with `Last-Event-ID`, elsewhere.
+    pub(crate) fn until(mut self, token: CancellationToken) -> Self {
+        self.stop = Some(Box::pin(token.cancelled_owned()));
+        self
+    }
+
     fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Option<Frame>> {
+        if let Some(stop) = &mut self.stop
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(None);
+        }
         if let Some(frame) = self.backlog.pop_front() {
             return Poll::Ready(Some(frame));
         }
@@ -274,7 +291,11 @@ impl StreamEntry {
             state.live = Some(tx);
             rx
         });
-        Ok(Frames { backlog, live })
+        Ok(Frames {
+            backlog,
+            live,
+            stop: None,
+        })
     }
 }
 
@@ -316,6 +337,7 @@ impl StreamEntry {
         Frames {
             backlog,
             live: Some(rx),
+            stop: None,
         }
     }
 }
@@ -465,6 +487,7 @@ impl Streams {
         Some(Frames {
             backlog,
             live: None,
+            stop: None,
         })
     }
 
