@@ -176,6 +176,13 @@ pub(crate) fn classify(
             || is_named(&ty, "State")
             || is_named(&ty, "McpServer")
         {
+            if let Some(arg) = ours.iter().find(|a| a.path().is_ident("arg")) {
+                return Err(syn::Error::new_spanned(
+                    arg,
+                    "#[arg] describes an argument of the client's; this parameter is filled in \
+                     by the server (an extractor), so it takes no #[arg]",
+                ));
+            }
             let state = if is_named(&ty, "State") {
                 let state = generic_of(&ty, "State");
                 if let Some(state) = &state {

@@ -384,7 +384,7 @@ fn unknown_names_fail_the_build() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "no tool named `nope` is registered with the attribute macros"
+        "no tool named `nope` is registered with the attribute macros: check the function's name (or its `name = \"...\"` option), and that the module holding it is compiled in"
     );
 }
 

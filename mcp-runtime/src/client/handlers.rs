@@ -92,7 +92,7 @@ impl Handlers {
 
 impl Handlers {
     /// The answer to one input request of a 2026-07-28 input-required result; a request the
-    /// client has no handler for is declined (elicitation) or fails the round.
+    /// client has no handler for fails the round (method not found), as it would as a request.
     pub(crate) async fn answer_input(
         &self,
         request: InputRequest,

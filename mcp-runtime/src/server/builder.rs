@@ -109,7 +109,10 @@ pub enum BuildError {
         path: String,
     },
     /// An item asked for by name is not registered.
-    #[error("no {kind} named `{name}` is registered with the attribute macros")]
+    #[error(
+        "no {kind} named `{name}` is registered with the attribute macros: check the function's \
+         name (or its `name = \"...\"` option), and that the module holding it is compiled in"
+    )]
     NotRegistered {
         /// `tool`, `prompt` or `resource`.
         kind: &'static str,
