@@ -70,6 +70,8 @@ export MCP_REQUEST_STATE_KEY
 servers=""
 for i in $(seq 0 $((INSTANCES - 1))); do
   log="$dir/instance-$i.log"
+  # Made before the instance starts, so that reading it never races the redirection.
+  : >"$log"
   RUST_LOG=${RUST_LOG:-warn} "$binary" "${listen[@]}" 2>"$log" &
   pid=$!
   pids+=("$pid")
@@ -77,7 +79,13 @@ for i in $(seq 0 $((INSTANCES - 1))); do
   for _ in $(seq 200); do
     url=$(sed -n 's/^MCP endpoint: //p' "$log")
     [ -n "$url" ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    if ! kill -0 "$pid" 2>/dev/null; then
+      status=0
+      wait "$pid" || status=$?
+      echo "deploy: instance $i exited (status $status) before printing its endpoint; its log:" >&2
+      cat "$log" >&2
+      exit 1
+    fi
     sleep 0.05
   done
   [ -n "$url" ] || { echo "deploy: instance $i printed no endpoint" >&2; exit 1; }

@@ -147,6 +147,21 @@ impl ResourceContents {
             ResourceContents::Blob(b) => &b.uri,
         }
     }
+
+    /// The text, when these contents are text.
+    ///
+    /// ```
+    /// use mcp_core::resources::{ResourceContents, TextResourceContents};
+    ///
+    /// let contents = ResourceContents::Text(TextResourceContents::new("notes://1", "# Shopping"));
+    /// assert_eq!(contents.as_text(), Some("# Shopping"));
+    /// ```
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text(t) => Some(&t.text),
+            ResourceContents::Blob(_) => None,
+        }
+    }
 }
 
 /// The text contents of a resource.

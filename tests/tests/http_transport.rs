@@ -1254,3 +1254,20 @@ async fn a_shutdown_ends_the_standalone_stream_so_the_server_stops() {
     let stopped = tokio::time::timeout(Duration::from_secs(30), serving).await;
     assert!(matches!(stopped, Ok(Ok(Ok(())))), "{stopped:?}");
 }
+
+#[tokio::test]
+async fn a_port_in_use_is_named_with_what_to_do() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap();
+    let error =
+        mcp_runtime::transport::http::serve_http(server(true), address, HttpOptions::default())
+            .await
+            .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot listen on {address}: Address already in use (os error 98): another program \
+             (or another copy of this server) has the port; stop it, or serve on another port"
+        )
+    );
+}

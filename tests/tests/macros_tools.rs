@@ -610,3 +610,16 @@ fn structured_results_must_be_objects() {
         "the output schema of tool `names` is invalid: an output schema must describe an object (`\"type\": \"object\"`), and this one has `\"type\": \"array\"`; return `Json` of a struct that holds the value"
     );
 }
+
+#[tokio::test]
+async fn a_server_that_cannot_start_says_why_once() {
+    let error = McpServer::builder(server_info!())
+        .registered_tool("count")
+        .serve_http("127.0.0.1:0")
+        .await
+        .unwrap_err();
+    // The build error is in the message, and not repeated as its source.
+    let expected = "the server cannot start: `count` takes `State<macros_tools::catalogue::Counter>`, and no state of that type was given to the server: register one with `McpServerBuilder::state(value)` before building it";
+    assert_eq!(error.to_string(), expected);
+    assert!(std::error::Error::source(&error).is_none());
+}

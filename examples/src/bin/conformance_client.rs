@@ -248,7 +248,9 @@ async fn play(client: &McpClient, scenario: &str, context: &Value) -> anyhow::Re
                 client.read_resource(&resource.uri).await?;
             }
             for prompt in client.list_all_prompts().await? {
-                client.get_prompt(&prompt.name, []).await?;
+                client
+                    .get_prompt(&prompt.name, None::<(&str, &str)>)
+                    .await?;
             }
         }
         "http-custom-headers" => {

@@ -5,8 +5,8 @@
 //! - the [`HostPolicy`]: the `Host` and `Origin` a request must name (403 otherwise), which keeps
 //!   web pages from reaching a local server through DNS rebinding;
 //! - when the server is an OAuth 2.1 protected resource, the [`ResourceServer`]: the bearer
-//!   token every request must carry, checked by a [`TokenVerifier`] ([`JwtVerifier`],
-//!   [`IntrospectionVerifier`] or one of yours), and the scopes the server requires, with the
+//!   token every request must carry, checked by a [`TokenVerifier`] (`JwtVerifier` or
+//!   `IntrospectionVerifier`, with the cargo feature `auth`, or one of yours), and the scopes the server requires, with the
 //!   protected resource metadata (RFC 9728) that tells clients where to get a token.
 //!
 //! What each tool, prompt and resource requires (`#[mcp_tool(scopes = "notes:write")]`) the

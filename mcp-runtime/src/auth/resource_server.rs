@@ -93,7 +93,7 @@ pub(crate) enum Refusal {
 }
 
 /// A URI that cannot serve where it was given: the canonical URI of a [`ResourceServer`], or the
-/// issuer of a [`JwtVerifier`](super::JwtVerifier). The message says which and why.
+/// issuer of a `JwtVerifier` (cargo feature `auth`). The message says which and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InvalidUri(String);

@@ -2,7 +2,7 @@
 //!
 //! [`McpClient`] connects to a server in the same process ([`McpClientBuilder::connect_in_process`],
 //! what tests want), to a server program it starts ([`McpClientBuilder::connect_stdio`]), over
-//! Streamable HTTP ([`McpClientBuilder::connect_http`], cargo feature `client-http`) or over any
+//! Streamable HTTP (`McpClientBuilder::connect_http`, cargo feature `client-http`) or over any
 //! byte stream ([`McpClientBuilder::connect_io`]). It detects the server's era (2026-07-28 with
 //! per-request metadata, or an `initialize` handshake before) unless told which revision to
 //! speak, and offers a typed method per request. The application answers the server's requests
@@ -559,14 +559,21 @@ impl McpClient {
             .await
     }
 
-    /// `prompts/get` of `name` with `arguments`.
-    pub async fn get_prompt(
+    /// `prompts/get` of `name` with `arguments`, pairs of name and value:
+    /// `client.get_prompt("review", [("id", "1"), ("focus", "tone")])`. A prompt without
+    /// arguments takes `None::<(&str, &str)>`.
+    pub async fn get_prompt<K: Into<String>, V: Into<String>>(
         &self,
         name: &str,
-        arguments: impl IntoIterator<Item = (String, String)>,
+        arguments: impl IntoIterator<Item = (K, V)>,
     ) -> Result<GetPromptResult, ClientError> {
         let mut params = GetPromptRequestParams::new(name);
-        params.arguments = Some(arguments.into_iter().collect());
+        params.arguments = Some(
+            arguments
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        );
         self.request::<methods::GetPrompt>(params, RequestOptions::new())
             .await
     }

@@ -13,7 +13,7 @@
 //!
 //! A store on a shared system implements the trait and is set on the transport's options; the
 //! server and the transport call it and never know which it is. With the `redis` feature,
-//! [`RedisStore`] supplies both in Redis.
+//! `RedisStore` supplies both in Redis.
 //!
 //! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 

@@ -20,9 +20,17 @@ use crate::server::BuildError;
 #[non_exhaustive]
 pub enum ServeError {
     /// The server could not be built, so it did not start: a check made at start-up failed.
+    // The message includes the build error's, which is therefore not also its `source` (error
+    // reporters such as anyhow's would print it twice).
     #[error("the server cannot start: {0}")]
-    Build(#[from] BuildError),
+    Build(BuildError),
     /// The transport failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl From<BuildError> for ServeError {
+    fn from(error: BuildError) -> Self {
+        ServeError::Build(error)
+    }
 }

@@ -438,7 +438,39 @@ pub async fn serve_http(
     addr: impl ToSocketAddrs,
     options: HttpOptions,
 ) -> std::io::Result<()> {
-    serve_on(TcpListener::bind(addr).await?, server, options).await
+    serve_on(bind(addr).await?, server, options).await
+}
+
+/// Listens on the first address `addr` resolves to that can be bound; the error names the
+/// address, and says what to do when the port is taken.
+async fn bind(addr: impl ToSocketAddrs) -> std::io::Result<TcpListener> {
+    let mut failure = None;
+    for address in tokio::net::lookup_host(addr).await? {
+        match TcpListener::bind(address).await {
+            Ok(listener) => return Ok(listener),
+            Err(error) => failure = Some((address, error)),
+        }
+    }
+    let Some((address, error)) = failure else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the address to serve on resolves to no address",
+        ));
+    };
+    let hint = match error.kind() {
+        std::io::ErrorKind::AddrInUse => {
+            ": another program (or another copy of this server) has the port; stop it, or serve \
+             on another port"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            ": ports below 1024 need privileges; serve on a port above 1023"
+        }
+        _ => "",
+    };
+    Err(std::io::Error::new(
+        error.kind(),
+        format!("cannot listen on {address}: {error}{hint}"),
+    ))
 }
 
 /// Serves `server` at `/mcp` on an already bound `listener` (for tests, and for servers that
