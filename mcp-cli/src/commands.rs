@@ -233,17 +233,17 @@ pub async fn call(
 
 /// The definition of `tool`, or an error naming the tools the server has.
 pub async fn find_tool(client: &McpClient, tool: &str) -> anyhow::Result<Tool> {
-    let tools = client.list_all_tools().await.context("tools/list failed")?;
+    let mut tools = client.list_all_tools().await.context("tools/list failed")?;
+    if let Some(found) = tools.iter().position(|t| t.name == tool) {
+        return Ok(tools.swap_remove(found));
+    }
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let known = if names.is_empty() {
         "none".to_owned()
     } else {
         names.join(", ")
     };
-    tools
-        .into_iter()
-        .find(|t| t.name == tool)
-        .with_context(|| format!("the server has no tool {tool:?}; it has: {known}"))
+    anyhow::bail!("the server has no tool {tool:?}; it has: {known}")
 }
 
 /// Calls `tool` (as a task where allowed, with `as_task`), showing on stderr what happens

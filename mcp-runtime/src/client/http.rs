@@ -354,12 +354,11 @@ impl HttpChannel {
         if is_event_stream(&response) {
             return self.follow(response, &peer, id, handshake).await;
         }
+        // Kept for an error message only: a shared handle, not a copy, on every answer.
         let content_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
+            .cloned();
         let body = response.text().await.unwrap_or_default();
         let Some(live) = peer.upgrade() else { return };
         let json = serde_json::from_str::<Value>(&body).ok();
@@ -377,7 +376,14 @@ impl HttpChannel {
             }
         }
         if id.is_some_and(|id| live.is_pending(id)) {
-            let detail = unexpected_answer(status, &content_type, &body, json.as_ref(), &self.url);
+            let content_type = content_type.as_ref().and_then(|v| v.to_str().ok());
+            let detail = unexpected_answer(
+                status,
+                content_type.unwrap_or_default(),
+                &body,
+                json.as_ref(),
+                &self.url,
+            );
             fail(&peer, id, detail);
         }
     }

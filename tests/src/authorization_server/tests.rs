@@ -98,14 +98,9 @@ fn exchange<'a>(code: &'a str, verifier: &'a str, resource: &'a str) -> Vec<(&'a
     ]
 }
 
-fn error(error: &str, description: &str) -> Value {
-    json!({"error": error, "error_description": description})
-}
-
-#[tokio::test]
-async fn without_the_code_flow_the_server_offers_client_credentials_only() {
-    let server = AuthorizationServer::start().await;
-    let metadata: Value = reqwest::get(format!(
+/// The server's metadata (RFC 8414).
+async fn metadata(server: &AuthorizationServer) -> Value {
+    reqwest::get(format!(
         "{}/.well-known/oauth-authorization-server",
         server.url()
     ))
@@ -113,7 +108,17 @@ async fn without_the_code_flow_the_server_offers_client_credentials_only() {
     .unwrap()
     .json()
     .await
-    .unwrap();
+    .unwrap()
+}
+
+fn error(error: &str, description: &str) -> Value {
+    json!({"error": error, "error_description": description})
+}
+
+#[tokio::test]
+async fn without_the_code_flow_the_server_offers_client_credentials_only() {
+    let server = AuthorizationServer::start().await;
+    let metadata = metadata(&server).await;
     assert_eq!(
         metadata["grant_types_supported"],
         json!(["client_credentials"])
@@ -180,15 +185,7 @@ async fn the_code_flow_registers_authorizes_exchanges_and_rotates() {
     )
     .await;
     let issuer = server.issuer().to_owned();
-    let metadata: Value = reqwest::get(format!(
-        "{}/.well-known/oauth-authorization-server",
-        server.url()
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let metadata = metadata(&server).await;
     assert_eq!(
         metadata["registration_endpoint"],
         json!(format!("{issuer}/register"))
