@@ -1,6 +1,6 @@
 // Drives `notes-server` under authorization with the official TypeScript client
 // (@modelcontextprotocol/sdk) and prints what it saw as one JSON object on stdout. The Rust test
-// (tests/tests/auth_interop.rs) starts the test authorization server and the notes server, then
+// (tests/tests/all/auth_interop.rs) starts the test authorization server and the notes server, then
 // compares the transcript with the values it expects.
 //
 // Usage: node interop/auth_client.mjs <MCP endpoint URL> <issuer> <client id> <client secret> [scope]

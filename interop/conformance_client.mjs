@@ -1,6 +1,6 @@
 // Drives the `conformance-server` example with the official TypeScript client (@modelcontextprotocol/sdk)
 // through every fixture the conformance suite uses, and prints what it saw as one JSON object (the
-// transcript) on stdout. The Rust interop test (tests/tests/interop_clients.rs) compares it with
+// transcript) on stdout. The Rust interop test (tests/tests/all/interop_clients.rs) compares it with
 // exact expected values, which the suite's own checks do not always look at.
 //
 // Usage: node interop/conformance_client.mjs stdio <server command> [args...]

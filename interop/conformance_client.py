@@ -1,6 +1,6 @@
 """Drives the `conformance-server` example with the official Python client (`mcp` on PyPI) through
 every fixture the conformance suite uses, and prints what it saw as one JSON object (the transcript)
-on stdout. The Rust interop test (tests/tests/interop_clients.rs) compares it with exact expected
+on stdout. The Rust interop test (tests/tests/all/interop_clients.rs) compares it with exact expected
 values, which the suite's own checks do not always look at.
 
 Usage: python interop/conformance_client.py stdio <server command> [args...]

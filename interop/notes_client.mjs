@@ -1,6 +1,6 @@
 // Drives the `notes-server` example with the official TypeScript client (@modelcontextprotocol/sdk)
 // and prints what it saw as one JSON object (the transcript) on stdout. The Rust interop test
-// (tests/tests/interop_clients.rs) compares the transcript with the values it expects.
+// (tests/tests/all/interop_clients.rs) compares the transcript with the values it expects.
 //
 // Usage: node interop/notes_client.mjs stdio <server command> [args...]
 //        node interop/notes_client.mjs http <MCP endpoint URL>

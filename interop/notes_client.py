@@ -1,6 +1,6 @@
 """Drives the `notes-server` example with the official Python client (`mcp` on PyPI) and prints
 what it saw as one JSON object (the transcript) on stdout. The Rust interop test
-(tests/tests/interop_clients.rs) compares the transcript with the values it expects.
+(tests/tests/all/interop_clients.rs) compares the transcript with the values it expects.
 
 Usage: python interop/notes_client.py stdio <server command> [args...]
        python interop/notes_client.py http <MCP endpoint URL>

@@ -1,7 +1,7 @@
 """Drives the `notes-server` example with the official Python client 2.x (`mcp` 2.3 on PyPI) in
 its default mode, which speaks 2026-07-28 first (`server/discover`, per-request `_meta`, and the
 input-required rounds instead of server-to-client requests), and prints what it saw as one JSON
-object (the transcript) on stdout. The Rust interop test (tests/tests/interop_clients.rs) compares
+object (the transcript) on stdout. The Rust interop test (tests/tests/all/interop_clients.rs) compares
 it with the values it expects.
 
 Usage: python interop/notes_client_2026.py stdio <server command> [args...]

@@ -1,6 +1,6 @@
 // A real authorization server that no one here wrote: panva's oidc-provider (a certified OpenID
 // Provider and OAuth 2.0 authorization server), on a free loopback port, with keys generated at
-// start. tests/tests/auth_third_party.rs points notes-server at it and judges its tokens.
+// start. tests/tests/all/auth_oidc_provider.rs points notes-server at it and judges its tokens.
 //
 // Usage: node interop/oidc_provider.mjs
 //

@@ -1,6 +1,6 @@
 """A server written with the official Python SDK (FastMCP, `mcp` 1.x as interop/requirements.txt
 pins it), for the test of the `mcp` command-line tool against other SDKs' servers
-(tests/tests/cli.rs): a tool with typed output, one that reports progress and logs, a prompt, a
+(tests/tests/all/cli.rs): a tool with typed output, one that reports progress and logs, a prompt, a
 resource and a template.
 
     .tools/py/bin/python interop/py_server.py stdio

@@ -1,7 +1,7 @@
 // Drives the task tools of `conformance-server` with the official TypeScript client's task API
 // (@modelcontextprotocol/sdk's `client.experimental.tasks`, 2025-11-25 tasks) over Streamable HTTP,
 // and prints what it saw as JSON lines on stdout: one line per step, then one line with the wire.
-// The Rust test (tests/tests/interop_tasks.rs) compares the steps with
+// The Rust test (tests/tests/all/interop_tasks.rs) compares the steps with
 // tests/expected/tasks-transcript.jsonl exactly and checks the wire against the official schema.
 //
 // Usage: node interop/tasks_client.mjs http <MCP endpoint URL>

@@ -1,5 +1,5 @@
 // A server written with the official TypeScript SDK, for the interop test of our McpClient
-// (tests/tests/interop_server.rs): a tool with typed output, one that reports progress and logs,
+// (tests/tests/all/interop_server.rs): a tool with typed output, one that reports progress and logs,
 // one that asks the client (sampling, elicitation, roots), a prompt, a resource and a template.
 //
 //   node interop/ts_server.mjs stdio

@@ -25,6 +25,10 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo fuzz list)
 fi
 # Without sanitizers: the targets are safe Rust, looking for panics, and build in half the time.
+# A short run gains little from full optimisation and much from a quicker build: opt-level 1 and
+# line tables only, unless the caller sets these (a long hunt wants CARGO_PROFILE_RELEASE_OPT_LEVEL=3).
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}
+export CARGO_PROFILE_RELEASE_DEBUG=${CARGO_PROFILE_RELEASE_DEBUG:-line-tables-only}
 cargo +nightly fuzz build -O --sanitizer none
 failed=0
 for target in "${targets[@]}"; do

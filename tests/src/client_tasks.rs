@@ -120,8 +120,8 @@ async fn echo(text: String) -> String {
 /// hears of each cancelled `endless` call.
 pub fn server(cancelled: Arc<Notify>) -> McpServer {
     McpServer::from_module(server_info!(), module_path!())
-        .registered_tool("confirm")
-        .registered_tool("two_inputs")
+        .registered_tool("tests::tasks::confirm")
+        .registered_tool("tests::tasks::two_inputs")
         .tasks(TaskOptions::new().poll_interval(Duration::from_millis(100)))
         .stateful()
         .state(cancelled)

@@ -1,5 +1,5 @@
 //! What every store must do, whichever keeps the data: checks run against the in-memory stores
-//! and the Redis ones alike (`tests/tests/stores.rs`).
+//! and the Redis ones alike (`tests/tests/all/stores.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;

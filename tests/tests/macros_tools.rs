@@ -398,8 +398,8 @@ mod clash {
     }
 }
 
-#[test]
-fn duplicate_tool_names_fail_the_build_naming_both() {
+#[tokio::test]
+async fn duplicate_tool_names_fail_the_build_naming_both() {
     let err = McpServer::from_registry(server_info!())
         .build()
         .unwrap_err();
@@ -413,7 +413,24 @@ fn duplicate_tool_names_fail_the_build_naming_both() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "2 tools named `add` are registered (in `macros_tools::catalogue` (tests/tests/macros_tools.rs:16), in `macros_tools::clash` (tests/tests/macros_tools.rs:395)); pick them by module"
+        "2 tools named `add` are registered (in `macros_tools::catalogue` (tests/tests/macros_tools.rs:16), in `macros_tools::clash` (tests/tests/macros_tools.rs:395)); name one with its module, as in `registered_tool(\"macros_tools::catalogue::add\")`, or take a module's items with `registered_in`"
+    );
+    // A name qualified with its module picks that one.
+    let picked = McpServer::builder(server_info!())
+        .registered_tool("macros_tools::clash::add")
+        .build()
+        .unwrap();
+    let mut client = TestClient::initialized(picked, ProtocolVersion::V2025_11_25, json!({})).await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(tools["tools"][0]["description"], "Another `add`.");
+    let err = McpServer::builder(server_info!())
+        .registered_tool("macros_tools::elsewhere::add")
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&err, BuildError::NotRegistered { kind: "tool", name } if name == "macros_tools::elsewhere::add"),
+        "{err}"
     );
     // A module path selects the entries under it.
     let clash = McpServer::from_module(server_info!(), "macros_tools::clash")
@@ -442,7 +459,7 @@ fn duplicates_in_one_module_are_told_apart_by_their_lines() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "two tools are named `same`: one in `macros_tools::twins` (tests/tests/macros_tools.rs:430), one in `macros_tools::twins` (tests/tests/macros_tools.rs:434)"
+        "two tools are named `same`: one in `macros_tools::twins` (tests/tests/macros_tools.rs:447), one in `macros_tools::twins` (tests/tests/macros_tools.rs:451)"
     );
 }
 

@@ -120,7 +120,11 @@ pub enum BuildError {
         name: String,
     },
     /// An item asked for by name is registered more than once.
-    #[error("{count} {kind}s named `{name}` are registered ({modules}); pick them by module")]
+    #[error(
+        "{count} {kind}s named `{name}` are registered ({modules}); name one with its module, \
+         as in `registered_{kind}(\"{first_module}::{name}\")`, or take a module's items with \
+         `registered_in`"
+    )]
     Ambiguous {
         /// `tool`, `prompt` or `resource`.
         kind: &'static str,
@@ -130,6 +134,8 @@ pub enum BuildError {
         count: usize,
         /// Where each is: module, file and line.
         modules: String,
+        /// The module of the first, for the suggested qualified name.
+        first_module: &'static str,
     },
     /// A handler needs shared state that was not given to the builder.
     #[error(
@@ -204,19 +210,23 @@ impl McpServerBuilder {
         self
     }
 
-    /// Takes the registered tool `name`.
+    /// Takes the registered tool `name`. When several modules register a tool of that name,
+    /// name one with its module path, as `module_path!()` gives it:
+    /// `registered_tool("my_crate::admin::confirm")`.
     pub fn registered_tool(mut self, name: &str) -> Self {
         self.named.push(Named::Tool(name.to_owned()));
         self
     }
 
-    /// Takes the registered prompt `name`.
+    /// Takes the registered prompt `name`, qualified with its module path when several
+    /// modules register one of that name (see [`registered_tool`](Self::registered_tool)).
     pub fn registered_prompt(mut self, name: &str) -> Self {
         self.named.push(Named::Prompt(name.to_owned()));
         self
     }
 
-    /// Takes the registered resource or template `name`.
+    /// Takes the registered resource or template `name`, qualified with its module path when
+    /// several modules register one of that name (see [`registered_tool`](Self::registered_tool)).
     pub fn registered_resource(mut self, name: &str) -> Self {
         self.named.push(Named::Resource(name.to_owned()));
         self
@@ -632,15 +642,20 @@ fn origin(module_path: &'static str, location: (&'static str, u32)) -> Origin {
     }
 }
 
-/// Finds the one registry entry of `kind` called `name`.
+/// Finds the one registry entry of `kind` called `name`, or `module::path::name` for the one
+/// of that module. `about` gives an entry's name, module path and location.
 fn find_entry<'a, E: 'a>(
-    entries: impl Iterator<Item = &'a E>,
+    entries: impl Iterator<Item = &'a E> + Clone,
     kind: &'static str,
     name: &str,
-    name_of: impl Fn(&E) -> &'static str,
-    origin_of: impl Fn(&E) -> Origin,
+    about: impl Fn(&E) -> (&'static str, &'static str, (&'static str, u32)),
 ) -> Result<&'a E, BuildError> {
-    let matching: Vec<&E> = entries.filter(|e| name_of(e) == name).collect();
+    let mut matching: Vec<&E> = entries.clone().filter(|e| about(e).0 == name).collect();
+    if let (true, Some((module, bare))) = (matching.is_empty(), name.rsplit_once("::")) {
+        matching = entries
+            .filter(|e| about(e).0 == bare && about(e).1 == module)
+            .collect();
+    }
     match matching.as_slice() {
         [] => Err(BuildError::NotRegistered {
             kind,
@@ -653,9 +668,13 @@ fn find_entry<'a, E: 'a>(
             count: many.len(),
             modules: many
                 .iter()
-                .map(|e| origin_of(e).to_string())
+                .map(|e| {
+                    let (_, module_path, location) = about(e);
+                    origin(module_path, location).to_string()
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
+            first_module: about(many[0]).1,
         }),
     }
 }
@@ -667,8 +686,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 in_source_order::<ToolEntry>(|e| e.location).into_iter(),
                 "tool",
                 name,
-                |e| e.name,
-                |e| origin(e.module_path, e.location),
+                |e| (e.name, e.module_path, e.location),
             )?;
             registry.add_tool(
                 (entry.definition)(),
@@ -680,8 +698,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 in_source_order::<PromptEntry>(|e| e.location).into_iter(),
                 "prompt",
                 name,
-                |e| e.name,
-                |e| origin(e.module_path, e.location),
+                |e| (e.name, e.module_path, e.location),
             )?;
             registry.add_prompt(
                 (entry.definition)(),
@@ -693,8 +710,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 in_source_order::<ResourceEntry>(|e| e.location).into_iter(),
                 "resource",
                 name,
-                |e| e.name,
-                |e| origin(e.module_path, e.location),
+                |e| (e.name, e.module_path, e.location),
             )?;
             registry.add_resource(
                 (entry.definition)(),

@@ -15,12 +15,13 @@ use serde_json::json;
 use tests::http::TestHttpServer;
 
 /// The notes server's skill, as the files on disk hold it.
-const SKILL_MD: &str = include_str!("../../examples/skills/taking-notes/SKILL.md");
-const EXAMPLES_MD: &str = include_str!("../../examples/skills/taking-notes/references/EXAMPLES.md");
+const SKILL_MD: &str = include_str!("../../../examples/skills/taking-notes/SKILL.md");
+const EXAMPLES_MD: &str =
+    include_str!("../../../examples/skills/taking-notes/references/EXAMPLES.md");
 
 fn server() -> McpServer {
     McpServer::builder(server_info!())
-        .skills(include_skills!("../../examples/skills"))
+        .skills(include_skills!("../../../examples/skills"))
         .build()
         .unwrap()
 }
@@ -230,7 +231,7 @@ async fn a_skill_added_at_run_time_is_announced_and_listed() {
     let server = McpServer::builder(server_info!())
         .stateful()
         .resources_list_changed()
-        .skills(include_skills!("../../examples/skills"))
+        .skills(include_skills!("../../../examples/skills"))
         .build()
         .unwrap();
     let http = TestHttpServer::start(server.clone(), HttpOptions::default()).await;

@@ -347,8 +347,12 @@ fn a_new_crate_builds_and_passes_its_test() {
         .args(["test", "--quiet"])
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", root.join("target"))
-        // The workspace's debug-info level: the dependencies it built are reused as they are.
-        .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
+        // The workspace's debug-info level (CI's, when it sets one): the dependencies it built
+        // are reused as they are.
+        .env(
+            "CARGO_PROFILE_DEV_DEBUG",
+            std::env::var("CARGO_PROFILE_DEV_DEBUG").unwrap_or_else(|_| "line-tables-only".into()),
+        )
         .output()
         .expect("cargo runs");
     let report = String::from_utf8_lossy(&tested.stdout);
