@@ -3,6 +3,7 @@
 //! string), or one JSON object.
 
 use anyhow::{Context, bail};
+use mcp_runtime::protocol::schema::CompiledSchema;
 use serde_json::{Map, Value};
 
 /// The arguments `items` give for a tool whose input schema is `schema`: one JSON object
@@ -26,6 +27,25 @@ pub fn tool_arguments(items: &[String], schema: &Map<String, Value>) -> anyhow::
         arguments.insert(key.to_owned(), typed(key, text, kind)?);
     }
     Ok(Value::Object(arguments))
+}
+
+/// Checks the `arguments` of `tool` against its input `schema` before they are sent, so that a
+/// mistake (a missing argument, a value out of range) is said in one line. A schema this side
+/// cannot compile is left to the server to apply.
+pub fn check_tool_arguments(
+    tool: &str,
+    arguments: &Value,
+    schema: &Map<String, Value>,
+) -> anyhow::Result<()> {
+    let Ok(compiled) = CompiledSchema::compile(schema) else {
+        return Ok(());
+    };
+    compiled.validate(arguments).map_err(|violation| {
+        anyhow::anyhow!(
+            "the arguments of {tool} break its input schema: {violation} (mcp inspect shows the \
+             schema)"
+        )
+    })
 }
 
 /// The `key=value` pairs of a prompt's arguments (all strings).
@@ -52,6 +72,8 @@ fn typed(key: &str, text: &str, kind: Option<&str>) -> anyhow::Result<Value> {
             .parse::<i64>()
             .map(Value::from)
             .map_err(|_| wrong("an integer"))?,
+        // A whole number stays one (`11`, not `11.0`), as a client written by hand would send it.
+        Some("number") if text.parse::<i64>().is_ok() => Value::from(text.parse::<i64>()?),
         Some("number") => {
             let number: f64 = text.parse().map_err(|_| wrong("a number"))?;
             serde_json::Number::from_f64(number)
@@ -111,5 +133,43 @@ mod tests {
                 .to_string(),
             "\"oops\" is not an argument: write name=value, or one JSON object"
         );
+        // A whole number for a number stays whole.
+        assert_eq!(
+            tool_arguments(&strings(&["x=3"]), schema).unwrap(),
+            json!({"x": 3})
+        );
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema_before_they_are_sent() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"count": {"type": "integer", "maximum": 10}},
+            "required": ["count"]
+        });
+        let schema = schema.as_object().unwrap();
+        let check = |arguments: Value| {
+            check_tool_arguments("links", &arguments, schema).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(json!({"count": 3})), Ok(()));
+        assert_eq!(
+            check(json!({})),
+            Err(
+                "the arguments of links break its input schema: \"count\" is a required \
+                 property (mcp inspect shows the schema)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check(json!({"count": 11})),
+            Err(
+                "the arguments of links break its input schema: count: 11 is greater than the \
+                 maximum of 10 (mcp inspect shows the schema)"
+                    .into()
+            )
+        );
+        // A schema that does not compile here is the server's to apply.
+        let broken = json!({"type": 12});
+        assert!(check_tool_arguments("links", &json!({}), broken.as_object().unwrap()).is_ok());
     }
 }

@@ -17,7 +17,7 @@ use mcp_runtime::protocol::tools::{CallToolResult, Tool};
 use serde_json::{Value, json};
 
 use crate::Kind;
-use crate::arguments::{prompt_arguments, tool_arguments};
+use crate::arguments::{check_tool_arguments, prompt_arguments, tool_arguments};
 use crate::output;
 
 /// `mcp inspect`.
@@ -203,9 +203,15 @@ pub async fn call(
 ) -> anyhow::Result<()> {
     let definition = find_tool(client, tool).await?;
     let arguments = tool_arguments(items, &definition.input_schema)?;
+    check_tool_arguments(tool, &arguments, &definition.input_schema)?;
     let result = watched_call(client, tool, arguments, as_task)
         .await
         .with_context(|| format!("calling {tool} failed"))?;
+    if result.is_error() && !json {
+        // The error's text is the one line that says what went wrong.
+        let text: Vec<String> = result.content.iter().map(output::content).collect();
+        anyhow::bail!("the tool {tool} failed: {}", text.join(" "));
+    }
     if json {
         output::json(&result)?;
     } else {
@@ -225,8 +231,7 @@ pub async fn call(
         }
     }
     if result.is_error() {
-        let text: Vec<String> = result.content.iter().map(output::content).collect();
-        anyhow::bail!("the tool {tool} failed: {}", text.join(" "));
+        anyhow::bail!("the tool {tool} failed");
     }
     Ok(())
 }

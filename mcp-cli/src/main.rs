@@ -188,19 +188,45 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Complete(server) => (server, What::Complete),
     };
     let (target, rest) = Target::take(server.positionals, server.command)?;
-    // Checked before connecting: a mistyped command starts no server.
+    // Checked before connecting: a mistyped command starts no server. The usage shown is that
+    // of the target given: the URL first, or everything before the server's command.
+    let missing = |what: &str, command: &str, forms: &[&str]| {
+        let forms: Vec<String> = forms
+            .iter()
+            .map(|form| match &target {
+                Target::Http(_) => format!("mcp {command} URL {form}"),
+                Target::Stdio { .. } => format!("mcp {command} {form} -- COMMAND [ARGS ...]"),
+            })
+            .collect();
+        let hint = match &target {
+            Target::Http(_) => "",
+            Target::Stdio { .. } => " (everything after `--` is the server's command line)",
+        };
+        anyhow::anyhow!("{what}: {}{hint}", forms.join(", or "))
+    };
     let (name, extra) = match (&what, rest.split_first()) {
         (What::Call { .. }, None) => {
-            anyhow::bail!("name the tool to call: mcp call URL TOOL [name=value ...]")
+            return Err(missing(
+                "name the tool to call",
+                "call",
+                &["TOOL [name=value ...]"],
+            ));
         }
-        (What::Read, None) => anyhow::bail!("name the resource to read: mcp read URL URI"),
+        (What::Read, None) => return Err(missing("name the resource to read", "read", &["URI"])),
         (What::Prompt, None) => {
-            anyhow::bail!("name the prompt: mcp prompt URL NAME [name=value ...]")
+            return Err(missing(
+                "name the prompt",
+                "prompt",
+                &["NAME [name=value ...]"],
+            ));
         }
-        (What::Complete, None) => anyhow::bail!(
-            "say what to complete: mcp complete URL prompt NAME arg=partial, or mcp complete \
-             URL template URI variable=partial"
-        ),
+        (What::Complete, None) => {
+            return Err(missing(
+                "say what to complete",
+                "complete",
+                &["prompt NAME arg=partial", "template URI variable=partial"],
+            ));
+        }
         (What::Call { .. } | What::Read | What::Prompt | What::Complete, Some((name, extra))) => {
             (Some(name.clone()), extra.to_vec())
         }

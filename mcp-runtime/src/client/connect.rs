@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 
 use super::handlers::Handlers;
-use super::peer::Peer;
+use super::peer::{AfterClose, Peer};
 use super::tools::ToolCache;
 use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless};
 use crate::server::McpServer;
@@ -173,7 +173,8 @@ impl McpClientBuilder {
     /// Starts the server program `command` and connects to it over its stdin and stdout; its
     /// stderr is passed through, or kept (see [`capture_stderr`](Self::capture_stderr)). The
     /// program is killed when the last clone of the client is dropped;
-    /// [`McpClient::close`] ends it gracefully.
+    /// [`McpClient::close`] ends it gracefully, as the MCP specification describes: it closes
+    /// the program's stdin and waits for it to exit, then sends SIGTERM, then kills it.
     pub async fn connect_stdio(
         self,
         mut command: tokio::process::Command,
@@ -198,7 +199,7 @@ impl McpClientBuilder {
             tokio::spawn(keep_stderr(stderr, kept.clone()));
             kept
         });
-        let peer = Peer::start(stdout, stdin, self.handlers.clone());
+        let peer = Peer::start(stdout, stdin, self.handlers.clone(), AfterClose::Drain);
         let owned = Owned {
             child: Some(child),
             stderr: captured,
@@ -212,7 +213,7 @@ impl McpClientBuilder {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let peer = Peer::start(reader, writer, self.handlers.clone());
+        let peer = Peer::start(reader, writer, self.handlers.clone(), AfterClose::Stop);
         self.connect_with(peer, Owned::default(), Arc::default())
             .await
     }
@@ -450,4 +451,25 @@ async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String
             kept.drain(..cut);
         }
     }
+}
+
+/// How long [`McpClient::close`] waits for a server program to exit once its stdin is closed,
+/// and again after SIGTERM.
+pub const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// Waits for `child`, whose stdin is closed, to exit: then SIGTERM, then SIGKILL.
+pub(super) async fn end_child(child: &mut tokio::process::Child) -> std::io::Result<()> {
+    if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    if let Some(pid) = child.id().and_then(|id| libc::pid_t::try_from(id).ok()) {
+        // SAFETY: kill(2) takes no pointers. The process is this client's child and has not
+        // been waited for (`id()` is `None` once it has), so the id is still its own.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+            return Ok(());
+        }
+    }
+    child.kill().await
 }

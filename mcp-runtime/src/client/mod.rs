@@ -132,7 +132,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, McpClientBuilder};
+pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use options::RequestOptions;
@@ -686,7 +686,9 @@ impl McpClient {
     }
 
     /// Ends the connection. When this is the last clone, a server program started by the
-    /// client sees its stdin close and is waited for; an HTTP session is ended with `DELETE`.
+    /// client is ended as the MCP specification says: its stdin is closed and it is given
+    /// [`EXIT_GRACE`] to exit, then it is sent SIGTERM (on Unix) and given as long again, then
+    /// it is killed. An HTTP session is ended with `DELETE`.
     pub async fn close(self) -> Result<(), ClientError> {
         let Ok(inner) = Arc::try_unwrap(self.inner) else {
             return Ok(());
@@ -694,8 +696,7 @@ impl McpClient {
         let Inner { peer, child, .. } = inner;
         drop(peer);
         if let Some(mut child) = child.into_inner() {
-            child
-                .wait()
+            connect::end_child(&mut child)
                 .await
                 .map_err(|e| ClientError::Spawn(e.to_string()))?;
         }

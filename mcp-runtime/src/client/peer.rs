@@ -81,15 +81,22 @@ impl Drop for Authorizing {
 
 impl Peer {
     /// Starts the tasks that write to `writer` and read from `reader`; server requests go to
-    /// `handlers`.
-    pub(crate) fn start<R, W>(reader: R, writer: W, handlers: Handlers) -> Arc<Peer>
+    /// `handlers`. Once the peer is gone, `after` says whether the reader stops at once or
+    /// reads on to the end: a server program that writes after its client left must not meet a
+    /// closed pipe while it is given time to exit.
+    pub(crate) fn start<R, W>(
+        reader: R,
+        writer: W,
+        handlers: Handlers,
+        after: AfterClose,
+    ) -> Arc<Peer>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (peer, lines) = Peer::new(handlers);
         tokio::spawn(write_lines(writer, lines));
-        tokio::spawn(read_messages(reader, Arc::downgrade(&peer)));
+        tokio::spawn(read_messages(reader, Arc::downgrade(&peer), after));
         peer
     }
 
@@ -350,11 +357,28 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let _ = writer.shutdown().await;
 }
 
-async fn read_messages<R: AsyncRead + Unpin>(reader: R, peer: std::sync::Weak<Peer>) {
+/// What the reader of a connection does once its peer is gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AfterClose {
+    /// Stops reading (the other end is the caller's to close).
+    Stop,
+    /// Reads and drops everything up to the end of the stream (a child's stdout: the child is
+    /// ended, so the end comes).
+    Drain,
+}
+
+async fn read_messages<R: AsyncRead + Unpin>(
+    reader: R,
+    peer: std::sync::Weak<Peer>,
+    after: AfterClose,
+) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let Some(peer) = peer.upgrade() else { return };
-        peer.deliver(&line);
+        match peer.upgrade() {
+            Some(peer) => peer.deliver(&line),
+            None if after == AfterClose::Drain => {}
+            None => return,
+        }
     }
     if let Some(peer) = peer.upgrade() {
         peer.close();

@@ -172,6 +172,41 @@ fn failures_are_one_line_and_status_1() {
             Some(1)
         )
     );
+    // Arguments that break the input schema are refused before the call.
+    assert_eq!(
+        failure(&on_stdio(&["call", "add_note"])),
+        (
+            "mcp: the arguments of add_note break its input schema: \"title\" is a required \
+             property; \"body\" is a required property (mcp inspect shows the schema)\n"
+                .into(),
+            Some(1)
+        )
+    );
+    // An error result is its one line, not also printed as output.
+    assert_eq!(
+        failure(&on_stdio(&["call", "delete_note", "id=999"])),
+        (
+            "mcp: the tool delete_note failed: there is no note 999\n".into(),
+            Some(1)
+        )
+    );
+    // The usage follows the target: the URL first, or everything before the command.
+    assert_eq!(
+        failure(&on_stdio(&["call"])),
+        (
+            "mcp: name the tool to call: mcp call TOOL [name=value ...] -- COMMAND [ARGS ...] \
+             (everything after `--` is the server's command line)\n"
+                .into(),
+            Some(1)
+        )
+    );
+    assert_eq!(
+        failure(&mcp(&["read", "http://127.0.0.1:9/mcp"])),
+        (
+            "mcp: name the resource to read: mcp read URL URI\n".into(),
+            Some(1)
+        )
+    );
     assert_eq!(
         failure(&on_stdio(&["call", "nope"])),
         (

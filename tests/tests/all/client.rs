@@ -287,6 +287,66 @@ async fn the_client_starts_a_server_program_and_talks_over_stdio() {
     client.close().await.unwrap();
 }
 
+/// A stdio server (Python) that answers `initialize` and outlives its stdin: it writes its pid,
+/// then on SIGTERM writes `TERM` to the same file and exits, unless told to stay
+/// (`ignore-term`), when only SIGKILL ends it.
+const STUBBORN_SERVER: &str = r#"
+import json, os, signal, sys, time
+pid_file, mode = sys.argv[1], sys.argv[2]
+def on_term(*_):
+    with open(pid_file, "a") as f:
+        f.write(" TERM")
+    if mode != "ignore-term":
+        sys.exit(0)
+signal.signal(signal.SIGTERM, on_term)
+with open(pid_file, "w") as f:
+    f.write(str(os.getpid()))
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message.get("method") == "initialize":
+        answer = {"result": {"protocolVersion": "2025-11-25", "capabilities": {},
+                             "serverInfo": {"name": "stubborn", "version": "1"}}}
+    else:
+        answer = {"error": {"code": -32601, "message": "Method not found"}}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer}), flush=True)
+for _ in range(600):
+    time.sleep(0.1)
+"#;
+
+/// Starts [`STUBBORN_SERVER`] in `mode`, closes the client, and returns what the server wrote
+/// to its file, once it is gone.
+async fn close_a_stubborn_server(mode: &str) -> String {
+    let pid_file = std::env::temp_dir().join(format!("stubborn-{}-{mode}", std::process::id()));
+    let mut command = tokio::process::Command::new("python3");
+    command.args(["-c", STUBBORN_SERVER, pid_file.to_str().unwrap(), mode]);
+    let client = McpClient::builder(server_info!())
+        .connect_stdio(command)
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    client.close().await.unwrap();
+    let written = std::fs::read_to_string(&pid_file).unwrap();
+    let _ = std::fs::remove_file(&pid_file);
+    let pid = written.split_whitespace().next().unwrap();
+    // Waited for: not even a zombie is left.
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the server {pid} still runs"
+    );
+    written[pid.len()..].to_owned()
+}
+
+/// The MCP specification's shutdown of a stdio server: close its stdin, wait, SIGTERM, wait,
+/// SIGKILL. `close` returns in each case, with the program gone.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn close_ends_a_server_program_that_outlives_its_stdin() {
+    assert_eq!(close_a_stubborn_server("obey-term").await, " TERM");
+    assert_eq!(close_a_stubborn_server("ignore-term").await, " TERM");
+}
+
 #[tokio::test]
 async fn the_client_detects_a_2026_07_28_server_and_runs_the_input_rounds() {
     let server = server(Arc::default());
