@@ -273,6 +273,7 @@ fn new(
     let dir = path.unwrap_or_else(|| std::path::PathBuf::from(name));
     let files = scaffold::create(name, &dir, &sdk)?;
     if json {
+        workspace_note(name, &dir);
         return output::json(&serde_json::json!({
             "crate": name,
             "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
@@ -286,7 +287,22 @@ fn new(
         "next: cd {} && cargo test && mcp inspect -- cargo run -q",
         dir.display()
     );
+    workspace_note(name, &dir);
     Ok(())
+}
+
+/// Tells that Cargo will refuse to build the crate in `dir` until the workspace enclosing it
+/// lists it (on stderr: the output stays as it is).
+fn workspace_note(name: &str, dir: &std::path::Path) {
+    if let Some((workspace, member)) = scaffold::enclosing_workspace(dir) {
+        eprintln!(
+            "note: {} is a workspace, so Cargo builds {name} only as one of its members: add \
+             \"{}\" to `members` there, or an empty `[workspace]` table to {name}'s Cargo.toml \
+             to keep it apart",
+            workspace.display(),
+            member.display()
+        );
+    }
 }
 
 /// The command to run once connected.

@@ -76,6 +76,21 @@ pub fn create(name: &str, dir: &Path, sdk: &Sdk) -> anyhow::Result<Vec<PathBuf>>
     Ok(written)
 }
 
+/// The manifest of a Cargo workspace that encloses `dir`, if any, and the path of `dir` from
+/// the workspace's folder (what its `members` would list): Cargo refuses to build a package
+/// inside a workspace that does not list it.
+pub fn enclosing_workspace(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dir = dir.canonicalize().ok()?;
+    dir.ancestors().skip(1).find_map(|folder| {
+        let manifest = folder.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).ok()?;
+        let member = dir.strip_prefix(folder).ok()?.to_path_buf();
+        text.lines()
+            .any(|line| line.trim() == "[workspace]")
+            .then_some((manifest, member))
+    })
+}
+
 /// Refuses a name Cargo would refuse for a package.
 fn check_name(name: &str) -> anyhow::Result<()> {
     let valid = name
@@ -116,5 +131,22 @@ mod tests {
         assert!(test.contains("my_server::server()"));
         assert!(create("my-server", &dir, &Sdk::Git(String::new())).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_crate_inside_a_workspace_is_noticed() {
+        let root = std::env::temp_dir().join(format!("mcp-new-ws-{}", std::process::id()));
+        let inner = root.join("servers/one");
+        std::fs::create_dir_all(&inner).unwrap();
+        assert_eq!(enclosing_workspace(&inner), None);
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+        assert_eq!(
+            enclosing_workspace(&inner),
+            Some((
+                root.canonicalize().unwrap().join("Cargo.toml"),
+                PathBuf::from("servers/one")
+            ))
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }
