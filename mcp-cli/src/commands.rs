@@ -59,11 +59,13 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
         }));
     }
     match &info {
-        Some(info) => println!(
-            "{} {}",
-            output::heading(info["name"].as_str().unwrap_or("?")),
-            info["version"].as_str().unwrap_or("?")
-        ),
+        Some(info) => {
+            let name = output::heading(info["name"].as_str().unwrap_or("?"));
+            match info["version"].as_str().filter(|v| !v.is_empty()) {
+                Some(version) => println!("{name} {version}"),
+                None => println!("{name} (no version given)"),
+            }
+        }
         None => println!("(the server did not name itself)"),
     }
     println!("protocol {} ({})", version.as_str(), era(version));
