@@ -374,11 +374,14 @@ async fn read_messages<R: AsyncRead + Unpin>(
 ) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        match peer.upgrade() {
-            Some(peer) => peer.deliver(&line),
-            None if after == AfterClose::Drain => {}
-            None => return,
-        }
+        let Some(peer) = peer.upgrade() else {
+            if after == AfterClose::Drain {
+                // Bytes, not lines: what nobody reads is not gathered into memory.
+                let _ = tokio::io::copy(&mut lines.into_inner(), &mut tokio::io::sink()).await;
+            }
+            return;
+        };
+        peer.deliver(&line);
     }
     if let Some(peer) = peer.upgrade() {
         peer.close();
