@@ -73,13 +73,15 @@ fn typed(key: &str, text: &str, kind: Option<&str>) -> anyhow::Result<Value> {
             .map(Value::from)
             .map_err(|_| wrong("an integer"))?,
         // A whole number stays one (`11`, not `11.0`), as a client written by hand would send it.
-        Some("number") if text.parse::<i64>().is_ok() => Value::from(text.parse::<i64>()?),
-        Some("number") => {
-            let number: f64 = text.parse().map_err(|_| wrong("a number"))?;
-            serde_json::Number::from_f64(number)
-                .map(Value::Number)
-                .ok_or_else(|| wrong("a finite number"))?
-        }
+        Some("number") => match text.parse::<i64>() {
+            Ok(whole) => Value::from(whole),
+            Err(_) => {
+                let number: f64 = text.parse().map_err(|_| wrong("a number"))?;
+                serde_json::Number::from_f64(number)
+                    .map(Value::Number)
+                    .ok_or_else(|| wrong("a finite number"))?
+            }
+        },
         Some("boolean") => match text {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),

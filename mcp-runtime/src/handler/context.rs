@@ -512,12 +512,21 @@ impl RequestContext {
         if supported {
             return Ok(());
         }
-        // Without a session the client's capabilities are unknown, not missing.
-        if self.is_sessionless() {
-            return Err(ClientRequestError::NoSession { capability });
+        let error = self.undeclared(capability);
+        if let ClientRequestError::MissingCapability { .. } = error {
+            *self.inner.missing_capability.lock() = Some(capability);
         }
-        *self.inner.missing_capability.lock() = Some(capability);
-        Err(ClientRequestError::MissingCapability { capability })
+        Err(error)
+    }
+
+    /// Why the client cannot be asked for `capability`, which this request does not show it
+    /// declared: without a session its capabilities are unknown, not missing.
+    pub(crate) fn undeclared(&self, capability: &'static str) -> ClientRequestError {
+        if self.is_sessionless() {
+            ClientRequestError::NoSession { capability }
+        } else {
+            ClientRequestError::MissingCapability { capability }
+        }
     }
 
     /// The client capability the handler needed and the request did not declare, if any (as

@@ -57,17 +57,12 @@ pub(super) async fn call(
             }
             .into());
         }
-        let message = if ctx.is_sessionless() {
-            // The client may well support it: without a session it cannot be asked.
-            let why = ClientRequestError::NoSession {
-                capability: missing,
-            };
-            format!("Tool {name} {why}")
-        } else {
-            format!(
+        let message = match ctx.undeclared(missing) {
+            why @ ClientRequestError::NoSession { .. } => format!("Tool {name} {why}"),
+            _ => format!(
                 "Tool {name} needs the client capability `{missing}`, which this client did not \
                  declare"
-            )
+            ),
         };
         return Ok(CallToolResult::error(message).into());
     }
