@@ -289,7 +289,8 @@ async fn the_client_starts_a_server_program_and_talks_over_stdio() {
 
 /// A stdio server (Python) that answers `initialize` and outlives its stdin: it writes its pid,
 /// then on SIGTERM writes `TERM` to the same file and exits, unless told to stay
-/// (`ignore-term`), when only SIGKILL ends it.
+/// (`ignore-term`), when only SIGKILL ends it. `chatty` writes to its stdout after its stdin
+/// closed, which a closed pipe would end before SIGTERM.
 const STUBBORN_SERVER: &str = r#"
 import json, os, signal, sys, time
 pid_file, mode = sys.argv[1], sys.argv[2]
@@ -312,6 +313,8 @@ for line in sys.stdin:
         answer = {"error": {"code": -32601, "message": "Method not found"}}
     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer}), flush=True)
 for _ in range(600):
+    if mode == "chatty":
+        print('{"jsonrpc": "2.0", "method": "notifications/message"}', flush=True)
     time.sleep(0.1)
 "#;
 
@@ -345,6 +348,8 @@ async fn close_a_stubborn_server(mode: &str) -> String {
 async fn close_ends_a_server_program_that_outlives_its_stdin() {
     assert_eq!(close_a_stubborn_server("obey-term").await, " TERM");
     assert_eq!(close_a_stubborn_server("ignore-term").await, " TERM");
+    // Its stdout is read to the end meanwhile: the server lives to see SIGTERM.
+    assert_eq!(close_a_stubborn_server("chatty").await, " TERM");
 }
 
 #[tokio::test]
