@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Hostile clients against a release conformance-server, on 127.0.0.1: each attack of issue 16
-(never-read GET and listen streams, a stdio client that never reads, half-sent headers, stalled
-bodies, a session flood, a bind on every address), bounded in count and time. Prints what the
+"""Hostile clients against a release conformance-server, on 127.0.0.1: each attack of issues 16
+and 32 (never-read GET and listen streams, a stdio client that never reads, half-sent headers,
+stalled bodies, a session flood, sessions full of unanswered elicitations, a bind on every
+address), and `together`, the memory attacks at once; bounded in count and time. Prints what the
 server's memory did and whether a legitimate client was served throughout.
 
     cargo build --release -p examples --bin conformance-server
@@ -11,6 +12,7 @@ server's memory did and whether a legitimate client was served throughout.
 import asyncio
 import json
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -106,16 +108,23 @@ async def legit(server):
 async def sampled(server, work, label):
     """Runs `work`, sampling RSS and a legitimate client every half second."""
     before = server.rss()
-    peak, served, worst = before, 0, 0.0
+    peak, served, failed, worst = before, 0, 0, 0.0
     task = asyncio.ensure_future(work)
     while not task.done():
         await asyncio.sleep(0.5)
         peak = max(peak, server.rss())
-        worst = max(worst, await legit(server))
-        served += 1
+        try:
+            worst = max(worst, await legit(server))
+            served += 1
+        except Exception as error:  # refused under load: counted, not fatal
+            failed += 1
+            last_failure = error
     result = task.result()
-    print(f"{label}: RSS {before:.1f} MiB before, {peak:.1f} peak, {server.rss():.1f} after; "
-          f"a legitimate client served {served} times, slowest {worst:.2f} s; {result}")
+    print(f"{label}: RSS {before:.1f} MiB before, {peak:.1f} peak (+{peak - before:.1f}), "
+          f"{server.rss():.1f} after; a legitimate client served {served} times "
+          f"(slowest {worst:.2f} s), refused {failed} times; {result}")
+    if failed:
+        print(f"  the last refusal: {last_failure!r}"[:300])
 
 
 def quiet_socket(server):
@@ -136,7 +145,7 @@ async def triggers(server, count):
     return f"{reached} broadcasts"
 
 
-async def get_streams(server, streams=200, broadcasts=2000):
+async def get_streams(server, streams=100, broadcasts=10_000):
     sockets = []
     for _ in range(streams):
         session = await open_session(server)
@@ -144,12 +153,11 @@ async def get_streams(server, streams=200, broadcasts=2000):
         s.send(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
                f"Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n".encode())
         sockets.append(s)
-    result = await sampled(server, triggers(server, broadcasts), f"{streams} never-read GET streams")
+    result = await triggers(server, broadcasts)
     closed = sum(1 for s in sockets if peer_closed(s))
-    print(f"  the server closed {closed} of the {streams} never-read streams")
     for s in sockets:
         s.close()
-    return result
+    return f"{result} to {streams} never-read GET streams, {closed} of which the server closed"
 
 
 def peer_closed(s):
@@ -164,7 +172,7 @@ def peer_closed(s):
         return True
 
 
-async def listen_streams(server, streams=200, broadcasts=2000):
+async def listen_streams(server, streams=200, broadcasts=10_000):
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "hostile", "version": "1"},
             "io.modelcontextprotocol/clientCapabilities": {}}
@@ -176,9 +184,10 @@ async def listen_streams(server, streams=200, broadcasts=2000):
                 f"Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
                 f"Mcp-Method: subscriptions/listen\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
         sockets.append(s)
-    await sampled(server, triggers(server, broadcasts), f"{streams} never-read listen streams")
+    result = await triggers(server, broadcasts)
     for s in sockets:
         s.close()
+    return f"{result} to {streams} never-read listen streams"
 
 
 async def half_headers(server, connections=3000):
@@ -189,44 +198,105 @@ async def half_headers(server, connections=3000):
         s.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         s.setblocking(False)
         sockets.append(s)
-
-    async def wait():
-        await asyncio.sleep(HEADER_TIMEOUT + 5)
-        return f"{sum(1 for s in sockets if peer_closed(s))} of {connections} closed by the server"
-
-    await sampled(server, wait(), f"{connections} half-sent headers")
+    await asyncio.sleep(HEADER_TIMEOUT + 5)
+    closed = sum(1 for s in sockets if peer_closed(s))
     for s in sockets:
         s.close()
+    return f"{closed} of {connections} half-sent headers closed by the server"
 
 
-async def stalled_bodies(server, bodies=100, size=4_000_000):
+async def stalled_bodies(server, bodies=50, size=4_000_000):
     streams = []
     for _ in range(bodies):
         reader, writer = await request(server, "POST", {**ACCEPT, "Content-Type": "application/json",
                                                         "Content-Length": str(size)}, read=False)
         writer.write(b"{" + b" " * (size - 4096))
-        await writer.drain()
         streams.append((reader, writer))
+    await asyncio.gather(*(w.drain() for _, w in streams), return_exceptions=True)
 
-    async def wait():
-        answers = await asyncio.gather(*(asyncio.wait_for(r.read(), HEADER_TIMEOUT + 10) for r, _ in streams))
-        timed_out = sum(1 for a in answers if a.startswith(b"HTTP/1.1 408"))
-        return f"{timed_out} of {bodies} answered 408"
+    async def answer(reader):
+        try:
+            return await asyncio.wait_for(reader.read(), HEADER_TIMEOUT + 10)
+        except (ConnectionError, asyncio.TimeoutError):
+            return b"(reset)"
 
-    await sampled(server, wait(), f"{bodies} bodies stalled near {size // 1_000_000} MB")
+    answers = await asyncio.gather(*(answer(r) for r, _ in streams))
+    for _, writer in streams:
+        writer.close()
+    statuses = {}
+    for a in answers:
+        status = a.split(b"\r\n", 1)[0].decode(errors="replace")
+        statuses[status] = statuses.get(status, 0) + 1
+    return f"{bodies} bodies stalled near {size // 1_000_000} MB: " + ", ".join(
+        f"{n} {status}" for status, n in sorted(statuses.items()))
 
 
 async def session_flood(server, sessions=12_000):
-    async def flood():
-        opened = 0
-        init = message(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                         "clientInfo": {"name": "flood", "version": "1"}})
-        for _ in range(sessions // 50):
-            answers = await asyncio.gather(*(request(server, "POST", ACCEPT, init) for _ in range(50)))
-            opened += sum(1 for status, _, _ in answers if status == 200)
-        return f"{opened} of {sessions} initializes answered 200"
+    opened = 0
+    init = message(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "flood", "version": "1"}})
+    for _ in range(sessions // 50):
+        answers = await asyncio.gather(*(request(server, "POST", ACCEPT, init) for _ in range(50)))
+        opened += sum(1 for status, _, _ in answers if status == 200)
+    return f"{opened} of {sessions} initializes answered 200"
 
-    await sampled(server, flood(), f"a flood of {sessions} sessions")
+
+async def elicitations(server, sessions=200, per_session=1024, parallel=64):
+    """Sessions that each start `per_session` calls of a tool that asks the client a question,
+    and never answer: each call's connection is reset once the question (or the answer) came."""
+    init = message(0, "initialize", {"protocolVersion": "2025-11-25",
+                                     "capabilities": {"elicitation": {"form": {}}},
+                                     "clientInfo": {"name": "hostile", "version": "1"}})
+    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    outcomes = {"asked": 0, "refused": 0, "other": 0}
+    gate = asyncio.Semaphore(parallel)
+
+    async def one(session, id):
+        body = message(id, "tools/call", {"name": "test_elicitation", "arguments": {"message": "?"}})
+        async with gate:
+            reader, writer = await request(server, "POST", {**ACCEPT, "Mcp-Session-Id": session,
+                                                            "MCP-Protocol-Version": "2025-11-25"},
+                                           body, read=False)
+            seen = b""
+            try:
+                while b'"method":"elicitation/create"' not in seen and b'"result"' not in seen:
+                    chunk = await asyncio.wait_for(reader.read(65536), 10)
+                    if not chunk:
+                        break
+                    seen += chunk
+            except asyncio.TimeoutError:
+                pass
+            if b'"method":"elicitation/create"' in seen:
+                outcomes["asked"] += 1
+            elif b"retry" in seen or b"try again" in seen:
+                outcomes["refused"] += 1
+            else:
+                outcomes["other"] += 1
+            # A reset, so that no socket lingers in TIME_WAIT.
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.close()
+
+    unopened = 0
+    for _ in range(sessions):
+        status, headers, _ = await request(server, "POST", ACCEPT, init)
+        if status == 503:  # the memory budget is full: told to come back
+            unopened += 1
+            continue
+        assert status == 200, status
+        session = headers["mcp-session-id"]
+        await request(server, "POST", {**ACCEPT, "Mcp-Session-Id": session}, note)
+        await asyncio.gather(*(one(session, id) for id in range(1, per_session + 1)))
+    return (f"{sessions} sessions x {per_session} calls left unanswered ({unopened} sessions refused "
+            f"503): {outcomes['asked']} asked the client, {outcomes['refused']} refused (busy), "
+            f"{outcomes['other']} other")
+
+
+async def together(server):
+    """The attacks of issue 32 at once, against one server."""
+    results = await asyncio.gather(get_streams(server), listen_streams(server), stalled_bodies(server),
+                                   elicitations(server))
+    return "; ".join(results)
 
 
 def stdio(binary, lines=200_000):
@@ -269,6 +339,8 @@ ATTACKS = {
     "headers": half_headers,
     "bodies": stalled_bodies,
     "sessions": session_flood,
+    "elicitations": elicitations,
+    "together": together,
 }
 
 
@@ -284,7 +356,7 @@ async def main():
         else:
             server = Server(binary)
             try:
-                await ATTACKS[name](server)
+                await sampled(server, ATTACKS[name](server), name)
             finally:
                 server.stop()
 

@@ -29,6 +29,7 @@
 //! | [`connection`] | what the server keeps per peer, and the messages it sends to the peer |
 //! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, [`McpServer::admit`](server::McpServer::admit), bytes out |
 //! | [`sse`] | the `text/event-stream` encoder and decoder of Streamable HTTP |
+//! | [`memory`] | the memory budget: one ceiling on what peers can make a server hold |
 //! | [`store`] | what a deployment of several processes shares: the SSE event store |
 //! | [`auth`] | who may use the server: the `Host`/`Origin` policy, OAuth 2.1 bearer tokens and their scopes |
 //! | [`client`] | the MCP client |
@@ -42,6 +43,7 @@ pub mod auth;
 pub mod client;
 pub mod connection;
 pub mod handler;
+pub mod memory;
 pub mod server;
 #[cfg(any(feature = "http", feature = "client-http"))]
 pub mod sse;

@@ -13,23 +13,25 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
-use mcp_core::cancellation::CancelledNotificationParams;
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::implementation::Implementation;
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::{ErrorObject, ProtocolVersion};
 use parking_lot::Mutex;
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::store::SessionChange;
 
+mod asking;
 mod outbound;
+
+pub use asking::PeerRequestError;
+#[cfg(feature = "http")]
+pub(crate) use asking::RequestBudget;
+use asking::Waiter;
 
 pub use outbound::{MessageSink, Outbound, OutboundMessage, PeerGone, SendFuture, SharedSink};
 pub(crate) use outbound::{enqueue, try_enqueue};
@@ -59,13 +61,18 @@ pub struct ConnectionState {
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
     in_flight: Mutex<HashMap<RequestId, InFlight>>,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    pending: Mutex<HashMap<RequestId, Waiter>>,
     next_request_id: AtomicI64,
     /// Fires when the connection closes; every request's token is a child of it.
     closing: CancellationToken,
     /// Set on the connection of a session that several instances serve: what it must tell the
     /// others, until the transport takes it.
     shared: OnceLock<Mutex<Vec<SharedEvent>>>,
+    /// The share of the memory budget that this peer's requests in flight, and the answers they
+    /// wait for, draw from, shared with the server's other connections (none: only this
+    /// connection's [in-flight limit](crate::server::McpServerBuilder::max_requests_in_flight)
+    /// bounds them).
+    request_budget: OnceLock<Arc<asking::RequestBudget>>,
 }
 
 /// What the connection of a session that several instances serve must tell the others (see
@@ -97,6 +104,8 @@ pub(crate) enum Refusal {
         /// The cap.
         limit: usize,
     },
+    /// The requests in flight of every connection hold the memory budget's share.
+    Busy,
 }
 
 /// A request's place among the requests in flight of its connection: it gives the handler's
@@ -108,6 +117,8 @@ pub(crate) struct InFlightGuard {
     id: Option<RequestId>,
     token: CancellationToken,
     cancelled_by_peer: Arc<AtomicBool>,
+    /// Whether the request is weighed in the connection's request budget.
+    weighed: bool,
 }
 
 impl InFlightGuard {
@@ -128,6 +139,9 @@ impl Drop for InFlightGuard {
     fn drop(&mut self) {
         if let Some(id) = &self.id {
             self.connection.in_flight.lock().remove(id);
+        }
+        if self.weighed {
+            self.connection.unweigh_request();
         }
     }
 }
@@ -178,6 +192,7 @@ impl ConnectionState {
             next_request_id: AtomicI64::new(0),
             closing: CancellationToken::new(),
             shared: OnceLock::new(),
+            request_budget: OnceLock::new(),
         }
     }
 
@@ -338,14 +353,25 @@ impl ConnectionState {
         id: &RequestId,
         limit: usize,
     ) -> Result<InFlightGuard, Refusal> {
+        // Weighed first, without holding the requests in flight: making room may end a wait of
+        // another connection.
+        let weighed = self.weigh_request().ok_or(Refusal::Busy)?;
         let mut in_flight = self.in_flight.lock();
-        if in_flight.contains_key(id) {
-            return Err(Refusal::Duplicate);
-        }
-        if in_flight.len() >= limit {
-            return Err(Refusal::TooMany { limit });
+        let refused = if in_flight.contains_key(id) {
+            Some(Refusal::Duplicate)
+        } else if in_flight.len() >= limit {
+            Some(Refusal::TooMany { limit })
+        } else {
+            None
+        };
+        if let Some(refusal) = refused {
+            if weighed {
+                self.unweigh_request();
+            }
+            return Err(refusal);
         }
         let mut guard = self.untracked_request();
+        guard.weighed = weighed;
         in_flight.insert(
             id.clone(),
             InFlight {
@@ -366,6 +392,7 @@ impl ConnectionState {
             id: None,
             token: self.closing.child_token(),
             cancelled_by_peer: Arc::new(AtomicBool::new(false)),
+            weighed: false,
         }
     }
 
@@ -395,6 +422,7 @@ impl ConnectionState {
     pub fn close(&self) {
         self.closing.cancel();
         self.abandon_pending();
+        self.leave_budget();
     }
 
     /// Whether [`close`](Self::close) was called.
@@ -406,139 +434,6 @@ impl ConnectionState {
     pub fn requests_in_flight(&self) -> usize {
         self.in_flight.lock().len()
     }
-
-    /// Sends `request` through `sink` and waits for the peer's answer, until `cancel` fires or
-    /// `timeout` (if any) elapses. When the server stops waiting for any reason other than the
-    /// peer's answer or the connection closing (cancellation, timeout, the waiting future being
-    /// dropped), the peer is sent `notifications/cancelled` for the request.
-    pub(crate) async fn send_request(
-        &self,
-        sink: &SharedSink,
-        request: ServerRequest,
-        cancel: &CancellationToken,
-        timeout: Option<Duration>,
-    ) -> Result<Value, PeerRequestError> {
-        let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        self.pending.lock().insert(id.clone(), tx);
-        // Checked after registering: a `close` that comes later clears the entry, so the wait
-        // below ends either way.
-        if self.is_closed() {
-            self.pending.lock().remove(&id);
-            return Err(PeerRequestError::Disconnected);
-        }
-        let mut waiting = Waiting {
-            connection: self,
-            sink,
-            id: id.clone(),
-            reason: "the server no longer waits for the answer",
-        };
-        if sink
-            .send_when_ready(Outbound::Request(id.clone(), Box::new(request)))
-            .await
-            .is_err()
-        {
-            self.pending.lock().remove(&id);
-            return Err(PeerRequestError::Disconnected);
-        }
-        let expired = async {
-            match timeout {
-                Some(limit) => tokio::time::sleep(limit).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            answer = rx => match answer {
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(error)) => Err(PeerRequestError::Refused(error)),
-                Err(_) => Err(PeerRequestError::Disconnected),
-            },
-            () = cancel.cancelled() => {
-                // Closing the connection fires every request's token too; that is a disconnection.
-                if self.is_closed() {
-                    return Err(PeerRequestError::Disconnected);
-                }
-                waiting.reason = "the request that needed the answer was cancelled";
-                Err(PeerRequestError::Cancelled)
-            }
-            () = expired => {
-                waiting.reason = "no answer came in time";
-                Err(PeerRequestError::TimedOut)
-            }
-        }
-    }
-
-    /// Routes the peer's answer to the server request `id`; false when no such request waits
-    /// (on a shared session, the answer goes to the other instances, and it is true).
-    pub(crate) fn resolve(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
-        let waiter = self.pending.lock().remove(id);
-        match waiter {
-            Some(waiter) => waiter.send(answer).is_ok(),
-            None => self.tell_others(SharedEvent::Answer(id.clone(), answer)),
-        }
-    }
-
-    /// Routes the peer's answer to the server request `id` if it waits on this instance; false
-    /// when it does not.
-    #[cfg(feature = "http")]
-    pub(crate) fn resolve_here(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
-        match self.pending.lock().remove(id) {
-            Some(waiter) => waiter.send(answer).is_ok(),
-            None => false,
-        }
-    }
-
-    /// Fails every server request still waiting for an answer (the peer went away).
-    pub(crate) fn abandon_pending(&self) {
-        self.pending.lock().clear();
-    }
-}
-
-/// A server-to-client request being waited for. Dropped before the answer came (and before the
-/// connection closed), it withdraws the request and tells the peer with `notifications/cancelled`.
-struct Waiting<'a> {
-    connection: &'a ConnectionState,
-    sink: &'a SharedSink,
-    id: RequestId,
-    reason: &'static str,
-}
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        let withdrawn = self.connection.pending.lock().remove(&self.id).is_some();
-        // Nothing to tell when it was answered, or when the connection closed.
-        if !withdrawn || self.connection.is_closed() {
-            return;
-        }
-        let mut params = CancelledNotificationParams::new(self.id.clone());
-        params.reason = Some(self.reason.to_owned());
-        let notification = ServerNotification::Cancelled(params);
-        if self
-            .sink
-            .send(Outbound::Notification(notification))
-            .is_err()
-        {
-            tracing::debug!(id = %self.id, "could not withdraw a request: the client is gone");
-        }
-    }
-}
-
-/// A server-to-client request did not get a result.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PeerRequestError {
-    /// The peer answered with an error.
-    #[error("the client answered with an error: {0}")]
-    Refused(ErrorObject),
-    /// The connection closed before the answer came.
-    #[error("the client disconnected before answering")]
-    Disconnected,
-    /// The request the server was handling was cancelled meanwhile.
-    #[error("the request was cancelled")]
-    Cancelled,
-    /// No answer came within the timeout set on the server builder.
-    #[error("the client did not answer in time")]
-    TimedOut,
 }
 
 #[cfg(test)]
@@ -593,82 +488,5 @@ mod tests {
                 "closing is not the peer's cancellation"
             );
         }
-    }
-
-    #[tokio::test]
-    async fn server_requests_are_correlated_by_id() {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let sink: SharedSink = Arc::new(tx);
-        let conn = ConnectionState::persistent(Some(sink.clone()));
-        let cancel = CancellationToken::new();
-        let waiting = {
-            let conn = conn.clone();
-            let sink = sink.clone();
-            let cancel = cancel.clone();
-            tokio::spawn(async move {
-                conn.send_request(
-                    &sink,
-                    ServerRequest::Ping(Default::default()),
-                    &cancel,
-                    None,
-                )
-                .await
-            })
-        };
-        let Some(Outbound::Request(id, request)) = rx.recv().await else {
-            panic!("expected a request");
-        };
-        assert_eq!(request.method(), "ping");
-        assert!(!conn.resolve(&RequestId::Number(99), Ok(Value::Null)));
-        assert!(conn.resolve(&id, Ok(serde_json::json!({}))));
-        assert_eq!(waiting.await.unwrap(), Ok(serde_json::json!({})));
-    }
-
-    #[tokio::test]
-    async fn a_cancelled_wait_stops_waiting_and_withdraws_the_request() {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let sink: SharedSink = Arc::new(tx);
-        let conn = ConnectionState::persistent(None);
-        let cancel = CancellationToken::new();
-        cancel.cancel();
-        let result = conn
-            .send_request(
-                &sink,
-                ServerRequest::Ping(Default::default()),
-                &cancel,
-                None,
-            )
-            .await;
-        assert_eq!(result, Err(PeerRequestError::Cancelled));
-        let Some(Outbound::Request(id, _)) = rx.recv().await else {
-            panic!("expected the request");
-        };
-        let mut expected = CancelledNotificationParams::new(id);
-        expected.reason = Some("the request that needed the answer was cancelled".to_owned());
-        assert_eq!(
-            rx.recv().await,
-            Some(Outbound::Notification(ServerNotification::Cancelled(
-                expected
-            )))
-        );
-    }
-
-    #[tokio::test]
-    async fn a_closed_connection_sends_no_more_requests() {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let sink: SharedSink = Arc::new(tx);
-        let conn = ConnectionState::persistent(None);
-        conn.close();
-        let result = conn
-            .send_request(
-                &sink,
-                ServerRequest::Ping(Default::default()),
-                &CancellationToken::new(),
-                None,
-            )
-            .await;
-        assert_eq!(result, Err(PeerRequestError::Disconnected));
-        drop(sink);
-        assert_eq!(rx.recv().await, None, "nothing was sent");
     }
 }

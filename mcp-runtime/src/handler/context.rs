@@ -461,7 +461,9 @@ impl RequestContext {
     ) -> Result<T, ClientRequestError> {
         let method = request.method();
         if let Some(task) = self.task() {
-            let answer = task.ask(self, key, request).await?;
+            // Boxed: a task's way of asking is a large future, which every request's would
+            // otherwise carry (and every request waiting for an answer hold).
+            let answer = Box::pin(task.ask(self, key, request)).await?;
             return serde_json::from_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {
                 method,
                 detail: e.to_string(),

@@ -305,6 +305,7 @@ fn refused(version: ProtocolVersion, id: RequestId, refusal: Refusal) -> Reply {
             ))
             .with_data(serde_json::json!({ "duplicateId": id })),
         ),
+        Refusal::Busy => busy(version, Some(id)),
         Refusal::TooMany { limit } => Reply::error(
             version,
             Some(id),
@@ -316,6 +317,18 @@ fn refused(version: ProtocolVersion, id: RequestId, refusal: Refusal) -> Reply {
             ),
         ),
     }
+}
+
+/// The answer to a request refused because the sessions' requests in flight hold their share of
+/// the memory budget: a `-32603` error that says to retry (logged as a warning, for the operator).
+pub(crate) fn busy(version: ProtocolVersion, id: Option<RequestId>) -> Reply {
+    tracing::warn!(
+        "refused a request: the requests in flight of the sessions hold the share of the memory \
+         budget they may (raise HttpOptions::memory_budget if the load is honest)"
+    );
+    let message =
+        "the server is handling as many requests as its memory budget allows; retry in a second";
+    Reply::error(version, id, ErrorObject::internal_error(message))
 }
 
 /// The server error (`-32000`) for a request beyond the in-flight cap of its connection.

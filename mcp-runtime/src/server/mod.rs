@@ -93,6 +93,8 @@ pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use admission::{Admission, Answer, AnswerIter, Envelope, Running};
 pub use builder::{BuildError, McpServerBuilder};
 pub use dispatch::TOO_MANY_REQUESTS;
+#[cfg(feature = "http")]
+pub(crate) use dispatch::busy;
 pub use options::{
     DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT,
     DEFAULT_ROOTS_TIMEOUT, DEFAULT_SAMPLING_TIMEOUT,

@@ -149,6 +149,9 @@ impl Stored {
 }
 
 impl InMemoryEventStore {
+    /// How many bytes of events the default store keeps per session: 4 MiB.
+    pub const SESSION_BYTES: usize = 4 * 1024 * 1024;
+
     /// A store keeping at most `max_bytes` of events in all, and `max_session_bytes` per session.
     pub fn new(max_bytes: usize, max_session_bytes: usize) -> Self {
         InMemoryEventStore {
@@ -176,9 +179,11 @@ impl InMemoryEventStore {
 }
 
 impl Default for InMemoryEventStore {
-    /// 64 MiB in all, 4 MiB per session.
+    /// The share of the default [`MemoryBudget`](crate::memory::MemoryBudget), 16 MiB in all, and
+    /// [`SESSION_BYTES`](Self::SESSION_BYTES) per session.
     fn default() -> Self {
-        InMemoryEventStore::new(64 * 1024 * 1024, 4 * 1024 * 1024)
+        let budget = crate::memory::MemoryBudget::default();
+        InMemoryEventStore::new(budget.event_store(), Self::SESSION_BYTES)
     }
 }
 

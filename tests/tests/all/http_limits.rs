@@ -354,10 +354,12 @@ async fn a_server_on_every_address_needs_its_host_names() {
 
 #[tokio::test]
 async fn the_bodies_being_read_share_a_memory_budget() {
+    // The bodies' share of the budget (3/8 of 2,000 bytes) is less than the body limit: the
+    // bodies being read may hold one limit's worth, 1,000 bytes.
     let options = HttpOptions::default()
         .body_limit(1000)
-        .body_memory(1000)
-        .body_read_timeout(Duration::from_secs(2));
+        .memory_budget(2000)
+        .body_read_timeout(Duration::from_secs(5));
     let http = TestHttpServer::start(server(), options).await;
     // 900 bytes of a 1,000-byte body, then nothing.
     let mut stalled = TcpStream::connect(address(&http.url)).await.unwrap();
@@ -365,18 +367,34 @@ async fn the_bodies_being_read_share_a_memory_budget() {
                 Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n";
     stalled.write_all(head.as_bytes()).await.unwrap();
     stalled.write_all(&[b' '; 900]).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    // A small body waits for the memory the stalled one holds...
-    let request = post(&http.url, None, initialize("2025-11-25")).send();
-    let waiting = tokio::spawn(async move { request.await.map(|r| r.status()) });
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(!waiting.is_finished(), "a body was read beyond the budget");
-    // ... which the stalled one gives back when its deadline passes.
+    while http.transport.memory_use().request_bodies < 900 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(http.transport.memory_use().request_bodies, 900);
+    // A small body finds no memory left, waits a second for some, and is told to come back.
+    let refused = post(&http.url, None, initialize("2025-11-25"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "Service Unavailable: the server is reading as many request bodies as its memory budget \
+         allows; retry in a second"
+    );
+    // The stalled body gives its memory back when its deadline passes...
     let answer = until_closed(&mut stalled).await;
     assert!(
         answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
         "{answer}"
     );
-    let status = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
-    assert_eq!(status.unwrap(), StatusCode::OK);
+    assert_eq!(http.transport.memory_use().request_bodies, 0);
+    // ... and the retry is served.
+    let retried = post(&http.url, None, initialize("2025-11-25"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retried.status(), StatusCode::OK);
 }

@@ -6,9 +6,10 @@
 //! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
 //! | [`Authorized`] | the bearer token and the scopes the server requires, by the [`ResourceServer`](crate::auth::ResourceServer) (when there is one) | 401, 403, 503 |
 //! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
-//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time (within the memory all bodies being read may hold) and is JSON-RPC | 415, 413, 408, 400 |
+//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time, fits in the memory budget's share for bodies being read, and is JSON-RPC | 415, 413, 408, 503, 400 |
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
@@ -22,7 +23,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::HttpState;
 use super::headers::{accepts, header_str, header_version};
-use super::response::{error_reply, refuse};
+use super::response::{error_reply, refuse, retry_after};
 use crate::auth::resource_server::Refusal;
 use crate::auth::{AccessToken, ResourceServer};
 use crate::server::Reply;
@@ -151,11 +152,18 @@ enum BodyError {
     TooLarge,
     /// The connection failed before its end.
     Broken,
+    /// The bodies being read hold the memory budget's whole share, and none gave any back in
+    /// time.
+    NoMemory,
 }
 
-/// Reads a body of at most `limit` bytes, taking one permit of `memory` per byte as it arrives
-/// (and waiting for them while the bodies being read hold all): the permits are held with the
-/// bytes, and given back when they are dropped.
+/// How long a body waits for the bodies ahead of it to give memory back before it is refused.
+const MEMORY_WAIT: Duration = Duration::from_secs(1);
+
+/// Reads a body of at most `limit` bytes into a buffer that grows as the bytes arrive, taking
+/// one permit of `memory` per byte of the buffer's capacity (and waiting up to [`MEMORY_WAIT`]
+/// for them while the bodies being read hold all): the permits are held with the bytes, and
+/// given back when they are dropped.
 async fn read_body(
     body: Body,
     limit: usize,
@@ -166,19 +174,25 @@ async fn read_body(
     let mut held: Option<OwnedSemaphorePermit> = None;
     while let Some(chunk) = chunks.next().await {
         let chunk = chunk.map_err(|_| BodyError::Broken)?;
-        if bytes.len() + chunk.len() > limit {
+        let needed = bytes.len() + chunk.len();
+        if needed > limit {
             return Err(BodyError::TooLarge);
         }
-        // The limit fits the budget (see `HttpTransport::new`), so a chunk always can.
-        let size = u32::try_from(chunk.len()).map_err(|_| BodyError::TooLarge)?;
-        let permit = memory
-            .clone()
-            .acquire_many_owned(size)
-            .await
-            .map_err(|_| BodyError::Broken)?;
-        match &mut held {
-            Some(held) => held.merge(permit),
-            None => held = Some(permit),
+        if needed > bytes.capacity() {
+            // Grown as a vector grows (doubling, within the limit), and paid for in full.
+            let grown = needed.max(bytes.capacity() * 2).min(limit);
+            // The limit fits the budget (see `HttpTransport::new`), so a buffer always can.
+            let extra = u32::try_from(grown - bytes.capacity()).map_err(|_| BodyError::TooLarge)?;
+            let permit =
+                tokio::time::timeout(MEMORY_WAIT, memory.clone().acquire_many_owned(extra))
+                    .await
+                    .map_err(|_| BodyError::NoMemory)?
+                    .map_err(|_| BodyError::Broken)?;
+            match &mut held {
+                Some(held) => held.merge(permit),
+                None => held = Some(permit),
+            }
+            bytes.reserve_exact(grown - bytes.len());
         }
         bytes.extend_from_slice(&chunk);
     }
@@ -234,6 +248,16 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
                 return Err(refuse(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
+                ));
+            }
+            Ok(Err(BodyError::NoMemory)) => {
+                return Err(retry_after(
+                    refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Service Unavailable: the server is reading as many request bodies as its \
+                         memory budget allows; retry in a second",
+                    ),
+                    MEMORY_WAIT,
                 ));
             }
             Ok(Err(BodyError::Broken)) => {

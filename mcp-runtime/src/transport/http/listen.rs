@@ -9,6 +9,10 @@
 //! - A write that waits longer than the write timeout for the client to read fails, which closes
 //!   the connection: a client that stops reading a stream lets go of it.
 //!
+//! Each request carries the address of its client as axum's `ConnectInfo<SocketAddr>` (which
+//! the cap on sessions per client reads, and handlers may too, through
+//! [`HttpRequest::extension`](crate::extract::HttpRequest::extension)).
+//!
 //! The timers are tokio's (through hyper-util and tokio-io-timeout). The request body's deadline
 //! is the POST handler's ([`HttpOptions::body_read_timeout`](super::HttpOptions)), so that it
 //! holds wherever the router is mounted.
@@ -19,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -99,7 +104,10 @@ pub(crate) async fn serve_connections(
         stream.set_write_timeout(Some(limits.write_timeout));
         let connection = http.serve_connection(
             TokioIo::new(Box::pin(stream)),
-            TowerToHyperService::new(app.clone()),
+            TowerToHyperService::new(tower::Layer::layer(
+                &axum::Extension(ConnectInfo(peer)),
+                app.clone(),
+            )),
         );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

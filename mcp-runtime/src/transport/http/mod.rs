@@ -25,9 +25,13 @@
 //!   the request needs (`403`), and the protected resource metadata is served
 //!   ([`HttpTransport::metadata_router`]). Handlers read the verified token, and the HTTP request
 //!   with the extensions your own layers set, from their context.
-//! - A slow or silent client cannot hold the server's memory or connections: each stream buffers
-//!   a bounded number of events ([`HttpOptions::stream_buffer`]), a request body must arrive
-//!   within [`HttpOptions::body_read_timeout`], and [`serve_http`] and [`HttpTransport::serve`]
+//! - A slow, silent or hostile client cannot hold the server's memory or connections: what peers
+//!   can make the server hold (bodies being read, events queued for clients and kept for
+//!   resumption, requests waiting for a client's answer) is bounded by one
+//!   [`HttpOptions::memory_budget`]; each stream buffers a bounded number of events
+//!   ([`HttpOptions::stream_buffer`]); a request body must arrive within
+//!   [`HttpOptions::body_read_timeout`]; sessions are capped in all and, if you wish, per client
+//!   ([`HttpOptions::max_sessions_per_client`]); and [`serve_http`] and [`HttpTransport::serve`]
 //!   also bound the time to send a request's headers (which closes idle connections too), the
 //!   time a write may wait for the client to read, and the number of connections.
 //!
@@ -50,6 +54,7 @@ mod handlers;
 mod headers;
 mod listen;
 mod post;
+mod queue;
 mod response;
 mod sessions;
 mod shared;
@@ -70,8 +75,10 @@ pub use axum;
 pub use tower_http::cors;
 
 pub use crate::auth::{HostPolicy, ResourceServer};
+pub use crate::memory::{MemoryBudget, MemoryUse};
 pub use crate::store::{EventStore, InMemoryEventStore, SessionStore, StoreFuture};
 
+use crate::memory::Pool;
 use crate::server::{McpServer, PeerRequestError};
 use sessions::Sessions;
 use streams::Streams;
@@ -87,9 +94,11 @@ pub struct HttpOptions {
     /// `None`: the loopback policy, which a server on another address must replace.
     pub(crate) host_policy: Option<HostPolicy>,
     pub(crate) body_read_timeout: Duration,
-    pub(crate) body_memory: usize,
+    pub(crate) memory_budget: MemoryBudget,
+    pub(crate) max_sessions_per_client: Option<usize>,
     pub(crate) limits: listen::ConnectionLimits,
-    pub(crate) event_store: Arc<dyn EventStore>,
+    /// `None`: an [`InMemoryEventStore`] of the memory budget's share.
+    pub(crate) event_store: Option<Arc<dyn EventStore>>,
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     pub(crate) retry: Duration,
     pub(crate) cors: Option<CorsLayer>,
@@ -106,9 +115,10 @@ impl Default for HttpOptions {
             always_stream: false,
             host_policy: None,
             body_read_timeout: Duration::from_secs(30),
-            body_memory: 256 * 1024 * 1024,
+            memory_budget: MemoryBudget::default(),
+            max_sessions_per_client: None,
             limits: listen::ConnectionLimits::default(),
-            event_store: Arc::new(InMemoryEventStore::default()),
+            event_store: None,
             session_store: None,
             retry: Duration::from_millis(1000),
             cors: None,
@@ -139,13 +149,50 @@ impl HttpOptions {
         self
     }
 
+    /// The most sessions one client may have alive at once (no limit by default, but the
+    /// [`max_sessions`](Self::max_sessions) of all). A client is the caller an access token
+    /// speaks for (its issuer, subject and client id) under
+    /// [`authorization`](Self::authorization), and otherwise the address it connects from
+    /// (as the accept loop of [`serve_http`] tells it, or axum's `ConnectInfo<SocketAddr>` on a
+    /// server of your own; a request from an unknown address is not counted). Behind a proxy
+    /// every request comes from the proxy's address: cap per client there only with
+    /// authorization. At the cap, the client's `initialize` ends its own session idle the longest
+    /// (one with no request in flight and no client on its standalone stream); when every one
+    /// of its sessions is busy it gets `429 Too Many Requests`.
+    pub fn max_sessions_per_client(mut self, max: usize) -> Self {
+        self.max_sessions_per_client = Some(max.max(1));
+        self
+    }
+
+    /// How many bytes peers can make the server hold, in all ([`MemoryBudget`]: 64 MiB by
+    /// default), in four equal shares: the request bodies being read (at least the
+    /// [`body_limit`](Self::body_limit)), the events queued for clients that have not read them,
+    /// the events the default [`InMemoryEventStore`] keeps for resumption (a store set with
+    /// [`event_store`](Self::event_store) has its own bounds), and the requests in flight of
+    /// every session with the answers they wait for from their clients (at least one request
+    /// waiting for its answer).
+    ///
+    /// When a share is full: a body that cannot be read waits a second for memory, then gets
+    /// `503 Service Unavailable` with `Retry-After`; a client behind on a session's stream is
+    /// dropped from it (what was queued for it is dropped too, and it resumes from the event
+    /// store), and the writers of a stream that cannot be resumed wait for their client (a
+    /// stream with nothing queued always takes one event, so a client that reads keeps
+    /// getting them); the store forgets the oldest events of the session that holds the most;
+    /// a session's new request gets `503` with `Retry-After` (in a batch, a `-32603` error that
+    /// says to retry); a request to a client is not sent, and its handler gets
+    /// [`PeerRequestError::Busy`]. Each refusal is logged as a warning.
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.memory_budget = MemoryBudget::new(bytes);
+        self
+    }
+
     /// How many events a stream holds for a client that has not read them yet (1,024 by
-    /// default; at least 1). A client that falls this far behind on a session's stream is
-    /// dropped from it (the response ends, and the client resumes with `Last-Event-ID` from the
-    /// [`EventStore`]); on a stream that cannot be resumed (a stateless request's), the handlers
-    /// writing to it wait for the client instead. A session's unsolicited messages wait in a
-    /// queue of the same size for its standalone stream; broadcasts that find it full are
-    /// dropped.
+    /// default; at least 1), within the memory budget's share for queued events. A client that
+    /// falls this far behind on a session's stream is dropped from it (the response ends, and
+    /// the client resumes with `Last-Event-ID` from the [`EventStore`]); on a stream that
+    /// cannot be resumed (a stateless request's), the handlers writing to it wait for the
+    /// client instead. A session's unsolicited messages wait in a queue of the same size for
+    /// its standalone stream; broadcasts that find it full are dropped.
     pub fn stream_buffer(mut self, events: usize) -> Self {
         self.stream_buffer = events.max(1);
         self
@@ -168,15 +215,6 @@ impl HttpOptions {
     /// still incomplete then gets `408 Request Timeout`.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
-        self
-    }
-
-    /// How many bytes the request bodies being read may hold in all (256 MiB by default, and at
-    /// least the body limit). When they hold that much, the next bytes wait (within the body
-    /// read timeout) for the bodies ahead to be parsed or to time out: many clients sending
-    /// large bodies slowly cannot exhaust the server's memory.
-    pub fn body_memory(mut self, bytes: usize) -> Self {
-        self.body_memory = bytes;
         self
     }
 
@@ -213,10 +251,10 @@ impl HttpOptions {
         self.host_policy.as_ref().unwrap_or(&LOOPBACK)
     }
 
-    /// Where SSE events are kept for resumption ([`InMemoryEventStore::default`] by default:
-    /// 64 MiB in all, 4 MiB per session).
+    /// Where SSE events are kept for resumption (by default an [`InMemoryEventStore`] of the
+    /// [`memory_budget`](Self::memory_budget)'s share, 16 MiB, with at most 4 MiB per session).
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
-        self.event_store = store;
+        self.event_store = Some(store);
         self
     }
 
@@ -274,8 +312,12 @@ impl HttpOptions {
 pub(crate) struct HttpState {
     pub(crate) server: McpServer,
     pub(crate) options: HttpOptions,
-    /// The bytes the bodies being read may still take (see [`HttpOptions::body_memory`]).
+    /// The bytes the bodies being read may still take (see [`HttpOptions::memory_budget`]),
+    /// of `body_share`.
     pub(crate) body_memory: Arc<tokio::sync::Semaphore>,
+    body_share: usize,
+    /// The default event store, when the options set none.
+    default_store: Option<Arc<InMemoryEventStore>>,
     pub(crate) sessions: Sessions,
     pub(crate) streams: Streams,
     /// This instance's name among those that share sessions (random).
@@ -291,12 +333,30 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// The transport serving `server` with `options`.
     pub fn new(server: McpServer, options: HttpOptions) -> Self {
-        let sessions = Sessions::new(
-            options.session_idle_timeout,
-            options.max_sessions,
-            options.stream_buffer,
-            options.session_store.is_some(),
-        );
+        let budget = options.memory_budget;
+        let sessions = Sessions::new(sessions::SessionLimits {
+            idle_timeout: options.session_idle_timeout,
+            max_sessions: options.max_sessions,
+            per_client: options.max_sessions_per_client,
+            buffer: options.stream_buffer,
+            shared: options.session_store.is_some(),
+            // Room for one request waiting for its answer, however small the budget.
+            requests: crate::connection::RequestBudget::new(
+                budget
+                    .requests()
+                    .max(crate::memory::REQUEST_WEIGHT + crate::memory::ANSWER_WAIT_WEIGHT),
+            ),
+        });
+        let (event_store, default_store): (Arc<dyn EventStore>, _) = match &options.event_store {
+            Some(store) => (store.clone(), None),
+            None => {
+                let store = Arc::new(InMemoryEventStore::new(
+                    budget.event_store(),
+                    InMemoryEventStore::SESSION_BYTES,
+                ));
+                (store.clone(), Some(store))
+            }
+        };
         let shared = options
             .session_store
             .clone()
@@ -304,14 +364,21 @@ impl HttpTransport {
                 bus,
                 wakes: Default::default(),
             });
-        let streams = Streams::new(options.event_store.clone(), options.stream_buffer, shared);
-        let body_memory = options
-            .body_memory
+        let streams = Streams::new(
+            event_store,
+            options.stream_buffer,
+            Pool::new(budget.queued_events()),
+            shared,
+        );
+        let body_memory = budget
+            .request_bodies()
             .max(options.body_limit)
             .min(tokio::sync::Semaphore::MAX_PERMITS);
         let state = Arc::new(HttpState {
             server,
             body_memory: Arc::new(tokio::sync::Semaphore::new(body_memory)),
+            body_share: body_memory,
+            default_store,
             options,
             sessions,
             streams,
@@ -389,6 +456,19 @@ impl HttpTransport {
     /// The server behind the transport.
     pub fn server(&self) -> &McpServer {
         &self.state.server
+    }
+
+    /// What peers make the server hold now, by share of the
+    /// [memory budget](HttpOptions::memory_budget): for a dashboard, or to see what an attack
+    /// costs.
+    pub fn memory_use(&self) -> MemoryUse {
+        let state = &self.state;
+        MemoryUse {
+            request_bodies: state.body_share - state.body_memory.available_permits(),
+            queued_events: state.streams.pool().used(),
+            event_store: state.default_store.as_ref().map(|store| store.bytes()),
+            requests: state.sessions.requests().used(),
+        }
     }
 
     /// How many sessions are alive.

@@ -2,32 +2,35 @@
 //! body or as an SSE stream of what the handlers send and then their replies.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::join_all;
 use mcp_core::ProtocolVersion;
 use mcp_core::headers::SESSION_HEADER;
 use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
-use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
 use super::handlers::require_session;
 use super::headers::{Mirrored, header_str, header_version, is_stateless};
-use super::response::{error_reply, json_response, refusal_status, refuse, status_of, unavailable};
-use super::sessions::Session;
+use super::queue::{Queue, Reader, Weigh};
+use super::response::{
+    error_reply, json_response, refusal_status, refuse, retry_after, status_of, unavailable,
+};
+use super::sessions::{ClientKey, Session, TooManySessions};
 use super::shared;
 use super::streams::{StreamEntry, sse_response};
-use crate::connection::{enqueue, try_enqueue};
 use crate::handler::HttpRequest;
+use crate::memory::EVENT_OVERHEAD;
 use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
-    SendFuture, ServerMode, SharedSink, render_batch,
+    SendFuture, ServerMode, SharedSink, busy, render_batch,
 };
 
 /// The POST handler: one message or a batch, admitted by the server, answered as JSON or as a
@@ -62,16 +65,33 @@ pub(crate) async fn post(
         ),
         ServerMode::Stateful if initialize && header_str(headers, SESSION_HEADER).is_none() => {
             let principal = authorized.principal().map(str::to_owned);
+            let client = match &principal {
+                Some(principal) => Some(ClientKey::Principal(principal.clone())),
+                None => request
+                    .extensions
+                    .get::<ConnectInfo<SocketAddr>>()
+                    .map(|ConnectInfo(address)| ClientKey::Address(address.ip())),
+            };
             match http
                 .sessions
-                .create(&http.server, &http.streams, principal)
+                .create(&http.server, &http.streams, principal, client)
                 .await
             {
                 Ok(session) => (session.connection.clone(), Some(session), true),
-                Err(_) => {
+                Err(TooManySessions::InAll) => {
                     return refuse(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "Service Unavailable: too many sessions",
+                    );
+                }
+                Err(TooManySessions::ForClient(max)) => {
+                    return refuse(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!(
+                            "Too Many Requests: this client already has {max} sessions, each \
+                             with a request in flight or an open stream; end one (DELETE) or use \
+                             it, rather than opening another"
+                        ),
                     );
                 }
             }
@@ -87,8 +107,25 @@ pub(crate) async fn post(
             false,
         ),
     };
-    let (tx, events) = mpsc::channel(http.options.stream_buffer);
-    let sink: SharedSink = Arc::new(PostSink(tx));
+    // A session's request that the memory budget has no room for is refused before it is read
+    // further (a batch's requests are refused one by one, with an error).
+    if let Incoming::Message(JsonRpcMessage::Request(request)) = &incoming
+        && !connection.make_room_for_request()
+    {
+        if let Some(session) = session.filter(|_| new_session) {
+            http.sessions.end(&session.id, &http.streams).await;
+        }
+        let reply = busy(connection.version(), Some(request.id.clone()));
+        return retry_after(
+            error_reply(StatusCode::SERVICE_UNAVAILABLE, &reply),
+            Duration::from_secs(1),
+        );
+    }
+    let (queue, events) = Queue::new(http.options.stream_buffer, http.streams.pool().clone());
+    let sink: SharedSink = Arc::new(PostSink {
+        queue,
+        connection: connection.clone(),
+    });
     let mirrored = Mirrored(headers);
     let admission = {
         // Built in place: an envelope (which borrows the headers) must not live across an await.
@@ -156,24 +193,68 @@ pub(crate) async fn post(
 
 /// What the handlers of one POST send while they run.
 enum PostEvent {
-    Message(Box<Outbound>),
+    /// A message, rendered for the request's revision.
+    Message(Arc<str>),
     Close(Duration),
 }
 
-/// The sink of one POST: messages go to its response stream.
-struct PostSink(mpsc::Sender<PostEvent>);
+impl Weigh for PostEvent {
+    fn weight(&self) -> usize {
+        EVENT_OVERHEAD
+            + match self {
+                PostEvent::Message(text) => text.len(),
+                PostEvent::Close(_) => 0,
+            }
+    }
+}
+
+/// The sink of one POST: messages are rendered for the connection's revision as they are sent
+/// (so that they are weighed in the memory budget while they wait), and go to its response
+/// stream. The last handle dropped ends the queue: the handlers can send nothing more.
+struct PostSink {
+    queue: Arc<Queue<PostEvent>>,
+    connection: Arc<ConnectionState>,
+}
+
+impl PostSink {
+    /// `message` as the stream carries it; `None` (and a warning) when the revision cannot.
+    fn render(&self, message: &Outbound) -> Option<PostEvent> {
+        match message.render(self.connection.version()) {
+            Ok(text) => Some(PostEvent::Message(Arc::from(text))),
+            Err(error) => {
+                tracing::warn!("dropped a message the request cannot carry: {error}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for PostSink {
+    fn drop(&mut self) {
+        self.queue.close();
+    }
+}
 
 impl MessageSink for PostSink {
     fn send(&self, message: Outbound) -> Result<(), PeerGone> {
-        try_enqueue(&self.0, PostEvent::Message(Box::new(message)))
+        match self.render(&message) {
+            Some(event) => self.queue.try_push(event).map_err(|_| PeerGone),
+            None => Ok(()),
+        }
     }
 
     fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
-        enqueue(&self.0, PostEvent::Message(Box::new(message)))
+        let event = self.render(&message);
+        Box::pin(async move {
+            match event {
+                Some(event) => self.queue.push(event).await.map_err(|_| PeerGone),
+                None => Ok(()),
+            }
+        })
     }
 
     fn close_stream(&self, retry: Duration) -> bool {
-        self.0.try_send(PostEvent::Close(retry)).is_ok()
+        self.queue.try_push(PostEvent::Close(retry)).is_ok()
     }
 }
 
@@ -187,7 +268,7 @@ async fn respond(
     connection: Arc<ConnectionState>,
     session: Option<Arc<Session>>,
     admission: Admission,
-    mut events: mpsc::Receiver<PostEvent>,
+    mut events: Reader<PostEvent>,
     always_stream: bool,
 ) -> Response {
     let batch = admission.is_batch();
@@ -225,7 +306,7 @@ async fn respond(
     if !always_stream {
         let mut replies = tokio::select! {
             finished = &mut work => finished,
-            event = events.recv() => match event {
+            event = events.next() => match event {
                 Some(event) => {
                     return stream_replies(http, &connection, session, events, work, Some(event), ready).await;
                 }
@@ -233,13 +314,13 @@ async fn respond(
                 None => (&mut work).await,
             },
         };
-        return match events.try_recv() {
+        return match events.try_next() {
             // Nothing was sent: one JSON body.
-            Err(_) => {
+            None => {
                 replies.splice(0..0, ready);
                 json_replies(replies, batch)
             }
-            Ok(event) => {
+            Some(event) => {
                 let done: Replies = Box::pin(std::future::ready(replies));
                 stream_replies(http, &connection, session, events, done, Some(event), ready).await
             }
@@ -261,7 +342,7 @@ async fn stream_replies(
     http: &Arc<HttpState>,
     connection: &Arc<ConnectionState>,
     session: Option<Arc<Session>>,
-    events: mpsc::Receiver<PostEvent>,
+    events: Reader<PostEvent>,
     replies: Replies,
     first: Option<PostEvent>,
     ready: Vec<Reply>,
@@ -282,7 +363,7 @@ async fn stream_replies(
             );
         }
     };
-    tokio::spawn(pump(entry, events, replies, first, ready, version));
+    tokio::spawn(pump(entry, events, replies, first, ready));
     // Without a session, nothing can resume the stream: a client that closes it (the way a
     // 2026-07-28 client ends `subscriptions/listen`, or gives up on a call) cancels the requests.
     let on_close = session.is_none().then(|| {
@@ -295,18 +376,14 @@ async fn stream_replies(
 /// Moves what the handlers send, then their replies, into the stream.
 async fn pump(
     entry: Arc<StreamEntry>,
-    mut events: mpsc::Receiver<PostEvent>,
+    mut events: Reader<PostEvent>,
     mut replies: Replies,
     first: Option<PostEvent>,
     ready: Vec<Reply>,
-    version: ProtocolVersion,
 ) {
     let forward = |event: PostEvent, entry: Arc<StreamEntry>| async move {
         match event {
-            PostEvent::Message(message) => match message.render(version) {
-                Ok(text) => entry.push(Arc::from(text)).await,
-                Err(error) => tracing::warn!("dropped a message the request cannot carry: {error}"),
-            },
+            PostEvent::Message(text) => entry.push(text).await,
             PostEvent::Close(retry) => entry.detach(retry).await,
         }
     };
@@ -320,14 +397,14 @@ async fn pump(
     let finished = loop {
         tokio::select! {
             biased;
-            event = events.recv(), if open => match event {
+            event = events.next(), if open => match event {
                 Some(event) => forward(event, entry.clone()).await,
                 None => open = false,
             },
             finished = &mut replies => break finished,
         }
     };
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_next() {
         forward(event, entry.clone()).await;
     }
     for reply in finished {

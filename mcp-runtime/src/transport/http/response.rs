@@ -34,6 +34,15 @@ pub(crate) fn refuse(status: StatusCode, message: impl Into<String>) -> Response
     )
 }
 
+/// `response` with `Retry-After`: come back after `delay` (whole seconds, at least one).
+pub(crate) fn retry_after(mut response: Response, delay: std::time::Duration) -> Response {
+    let seconds = delay.as_secs().max(1);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    response
+}
+
 /// A request that needed the session store while it could not be reached: 503, and a JSON-RPC
 /// internal error saying so.
 pub(crate) fn unavailable(error: &crate::store::SessionStoreError) -> Response {

@@ -9,8 +9,11 @@
 //! At the session cap, a new `initialize` ends the session idle the longest among those with no
 //! request in flight and no client on their standalone stream, so that one client opening
 //! sessions cannot lock everyone else out; only when every session is busy is it refused (503).
+//! With a cap per client, a client at its cap makes room among its own sessions the same way,
+//! and is refused (429) when all of them are busy.
 
 use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -19,6 +22,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
+use crate::connection::RequestBudget;
 use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
 use crate::store::SessionRecord;
 
@@ -30,6 +34,8 @@ pub(crate) struct Session {
     pub(crate) id: String,
     /// Who the access token that opened the session speaks for; only they may use it.
     pub(crate) principal: Option<String>,
+    /// The client that opened it, for the cap per client.
+    client: Option<ClientKey>,
     pub(crate) connection: Arc<ConnectionState>,
     /// The stream of the standalone GET, which carries the session's unsolicited messages.
     pub(crate) standalone: Arc<StreamEntry>,
@@ -119,35 +125,56 @@ fn is_broadcast(message: &Outbound) -> bool {
     )
 }
 
-/// The session cap is reached.
-#[derive(Debug)]
-pub(crate) struct TooManySessions;
+/// Who a session's client is, for the cap per client: the caller its access token speaks for,
+/// or else the address it connects from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ClientKey {
+    /// The caller an access token speaks for.
+    Principal(String),
+    /// The address of a client without a token.
+    Address(IpAddr),
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TooManySessions {
+    /// The server's cap is reached, and every session is busy.
+    InAll,
+    /// The client's cap is reached, and every one of its sessions is busy.
+    ForClient(usize),
+}
+
+/// The tunables of the sessions.
+pub(crate) struct SessionLimits {
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_sessions: usize,
+    /// The most sessions of one client.
+    pub(crate) per_client: Option<usize>,
+    /// How many unsolicited messages wait for the standalone stream, at most.
+    pub(crate) buffer: usize,
+    /// Whether other instances serve the sessions too.
+    pub(crate) shared: bool,
+    /// The share of the memory budget that the sessions' requests in flight draw from.
+    pub(crate) requests: Arc<RequestBudget>,
+}
 
 /// The live sessions.
 pub(crate) struct Sessions {
     map: RwLock<HashMap<String, Arc<Session>>>,
-    idle_timeout: Duration,
-    max_sessions: usize,
-    /// How many unsolicited messages wait for the standalone stream, at most.
-    buffer: usize,
-    /// Whether other instances serve the sessions too.
-    shared: bool,
+    limits: SessionLimits,
 }
 
 impl Sessions {
-    pub(crate) fn new(
-        idle_timeout: Duration,
-        max_sessions: usize,
-        buffer: usize,
-        shared: bool,
-    ) -> Self {
+    pub(crate) fn new(limits: SessionLimits) -> Self {
         Sessions {
             map: RwLock::new(HashMap::new()),
-            idle_timeout,
-            max_sessions,
-            buffer,
-            shared,
+            limits,
         }
+    }
+
+    /// The share of the memory budget that the sessions' requests in flight draw from.
+    pub(crate) fn requests(&self) -> &Arc<RequestBudget> {
+        &self.limits.requests
     }
 
     /// How many sessions are live.
@@ -160,18 +187,35 @@ impl Sessions {
         self.map.read().keys().cloned().collect()
     }
 
-    /// Opens a session for `server`.
+    /// Opens a session for `server`, for the caller `principal` speaks for, whose client is
+    /// `client`.
     pub(crate) async fn create(
         &self,
         server: &McpServer,
         streams: &Streams,
         principal: Option<String>,
+        client: Option<ClientKey>,
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
-        if self.len() >= self.max_sessions && !self.make_room(streams).await {
-            return Err(TooManySessions);
+        if let (Some(max), Some(client)) = (self.limits.per_client, &client)
+            && self.count_of(client) >= max
+            && !self.make_room(streams, Some(client)).await
+        {
+            return Err(TooManySessions::ForClient(max));
         }
-        Ok(self.open(server, streams, random_id(16), principal))
+        if self.len() >= self.limits.max_sessions && !self.make_room(streams, None).await {
+            return Err(TooManySessions::InAll);
+        }
+        Ok(self.open(server, streams, random_id(16), principal, client))
+    }
+
+    /// How many sessions `client` has.
+    fn count_of(&self, client: &ClientKey) -> usize {
+        self.map
+            .read()
+            .values()
+            .filter(|session| session.client.as_ref() == Some(client))
+            .count()
     }
 
     /// A copy, on this instance, of the session `id` that another instance opened (see
@@ -184,23 +228,37 @@ impl Sessions {
         id: &str,
         record: SessionRecord,
     ) -> Arc<Session> {
-        if self.len() >= self.max_sessions {
-            self.make_room(streams).await;
+        if self.len() >= self.limits.max_sessions {
+            self.make_room(streams, None).await;
         }
-        let session = self.open(server, streams, id.to_owned(), record.principal.clone());
+        let session = self.open(
+            server,
+            streams,
+            id.to_owned(),
+            record.principal.clone(),
+            None,
+        );
         session.connection.adopt(&record);
         session
     }
 
-    /// Ends the session idle the longest among those that may be ended; false when none may.
-    async fn make_room(&self, streams: &Streams) -> bool {
-        let Some(idlest) = self.idlest_evictable() else {
+    /// Ends the session idle the longest among those that may be ended (of `client`'s, when
+    /// given); false when none may.
+    async fn make_room(&self, streams: &Streams, client: Option<&ClientKey>) -> bool {
+        let Some(idlest) = self.idlest_evictable(client) else {
             return false;
         };
-        tracing::info!(
-            "ended the session idle the longest to make room for a new one (the cap is {})",
-            self.max_sessions
-        );
+        match client {
+            Some(_) => tracing::info!(
+                "ended a client's session idle the longest to make room for its new one (the cap \
+                 per client is {})",
+                self.limits.per_client.unwrap_or_default()
+            ),
+            None => tracing::info!(
+                "ended the session idle the longest to make room for a new one (the cap is {})",
+                self.limits.max_sessions
+            ),
+        }
         self.end(&idlest, streams).await;
         true
     }
@@ -212,11 +270,13 @@ impl Sessions {
         streams: &Streams,
         id: String,
         principal: Option<String>,
+        client: Option<ClientKey>,
     ) -> Arc<Session> {
-        let shared = self.shared;
-        let (tx, rx) = mpsc::channel(self.buffer);
+        let shared = self.limits.shared;
+        let (tx, rx) = mpsc::channel(self.limits.buffer);
         let sink: SharedSink = Arc::new(tx);
         let connection = ConnectionState::persistent(Some(sink));
+        connection.weigh_requests_in(self.limits.requests.clone());
         if shared {
             connection.share();
         }
@@ -231,6 +291,7 @@ impl Sessions {
         let session = Arc::new(Session {
             id,
             principal,
+            client,
             connection,
             standalone,
             streams: Mutex::new(VecDeque::new()),
@@ -240,11 +301,13 @@ impl Sessions {
         session
     }
 
-    /// The id of the session idle the longest among those that may be ended to make room.
-    fn idlest_evictable(&self) -> Option<String> {
+    /// The id of the session idle the longest among those that may be ended to make room (of
+    /// `client`'s, when given).
+    fn idlest_evictable(&self, client: Option<&ClientKey>) -> Option<String> {
         self.map
             .read()
             .values()
+            .filter(|session| client.is_none_or(|client| session.client.as_ref() == Some(client)))
             .filter(|session| session.is_evictable())
             .max_by_key(|session| session.idle_for())
             .map(|session| session.id.clone())
@@ -261,7 +324,7 @@ impl Sessions {
     /// The live session `id`, marked active.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
         let session = self.map.read().get(id).cloned()?;
-        if session.idle_for() > self.idle_timeout {
+        if session.idle_for() > self.limits.idle_timeout {
             return None;
         }
         session.touch();
@@ -286,7 +349,7 @@ impl Sessions {
             let mut map = self.map.write();
             let ids: Vec<String> = map
                 .values()
-                .filter(|s| s.idle_for() > self.idle_timeout)
+                .filter(|s| s.idle_for() > self.limits.idle_timeout)
                 .map(|s| s.id.clone())
                 .collect();
             ids.iter().filter_map(|id| map.remove(id)).collect()

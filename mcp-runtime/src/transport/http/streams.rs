@@ -11,11 +11,12 @@
 //! the client to the event store, which numbers the events, and the response that carries the
 //! stream, on whichever instance, follows the store (woken when an instance says it appended).
 //!
-//! Between the entry and its response is a queue of at most
-//! [`HttpOptions::stream_buffer`](super::HttpOptions::stream_buffer) events. A client that lets it
-//! fill up is dropped from a resumable stream (the response ends; the client resumes from the
-//! event store with `Last-Event-ID`), and slows down the writers of a stream that cannot be
-//! resumed, which stores nothing.
+//! Between the entry and its response is a [`Queue`] of at most
+//! [`HttpOptions::stream_buffer`](super::HttpOptions::stream_buffer) events, weighed against the
+//! queued-events share of the memory budget. A client that lets it fill up is dropped from a
+//! resumable stream (what was queued for it is dropped, the response ends, and the client resumes
+//! from the event store with `Last-Event-ID`), and slows down the writers of a stream that cannot
+//! be resumed, which stores nothing.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -29,10 +30,11 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
-use tokio::sync::mpsc;
 
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::queue::{Queue, Reader, Refused, Weigh};
+use crate::memory::{EVENT_OVERHEAD, Pool};
 use crate::sse;
 use crate::store::{EventStore, SessionMessage, SessionStore, Wakes, Watch};
 
@@ -47,31 +49,45 @@ pub(crate) enum Frame {
     Retry(Duration),
 }
 
+impl Weigh for Frame {
+    fn weight(&self) -> usize {
+        EVENT_OVERHEAD
+            + match self {
+                Frame::Event { id, data } => id.len() + data.len(),
+                Frame::Unkept { data } => data.len(),
+                Frame::Retry(_) => 0,
+            }
+    }
+}
+
 /// A stream's mutable state.
 struct StreamState {
     next_seq: u64,
-    live: Option<mpsc::Sender<Frame>>,
+    live: Option<Arc<Queue<Frame>>>,
     finished: bool,
     /// The task that follows the store for the attached response (a shared stream): what
-    /// stops it, and its sender, which is the response's only one (so that the response ends
-    /// when the task does).
-    follower: Option<(CancellationToken, mpsc::WeakSender<Frame>)>,
+    /// stops it, and the response's queue, which the task alone writes (and closes when it
+    /// ends).
+    follower: Option<(CancellationToken, Arc<Queue<Frame>>)>,
 }
 
 impl StreamState {
     /// Whether a response reads the stream.
     fn is_attached(&self) -> bool {
-        let following = self.follower.as_ref().and_then(|(_, tx)| tx.upgrade());
-        self.live.as_ref().is_some_and(|live| !live.is_closed())
-            || following.is_some_and(|tx| !tx.is_closed())
+        self.live.as_ref().is_some_and(|live| live.is_open())
+            || self
+                .follower
+                .as_ref()
+                .is_some_and(|(_, queue)| queue.is_open())
     }
 
     /// Stops the task that follows the store, if one does, after it sends `last`.
     fn stop_following(&mut self, last: Option<Frame>) {
-        if let Some((stop, tx)) = self.follower.take() {
-            if let (Some(frame), Some(tx)) = (last, tx.upgrade()) {
-                let _ = tx.try_send(frame);
+        if let Some((stop, queue)) = self.follower.take() {
+            if let Some(frame) = last {
+                let _ = queue.try_push(frame);
             }
+            queue.close();
             stop.cancel();
         }
     }
@@ -92,6 +108,8 @@ pub(crate) struct StreamEntry {
     session: Option<String>,
     store: Arc<dyn EventStore>,
     buffer: usize,
+    /// The queued-events share of the memory budget.
+    pool: Arc<Pool>,
     state: tokio::sync::Mutex<StreamState>,
     /// Set on a session's standalone stream that several instances write.
     shared: Option<SharedStreams>,
@@ -101,7 +119,7 @@ pub(crate) struct StreamEntry {
 /// then those that come while it is attached.
 pub(crate) struct Frames {
     backlog: VecDeque<Frame>,
-    live: Option<mpsc::Receiver<Frame>>,
+    live: Option<Reader<Frame>>,
     /// Ends the stream when it fires (see [`until`](Self::until)).
     stop: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
 }
@@ -125,7 +143,7 @@ impl Frames {
             return Poll::Ready(Some(frame));
         }
         match &mut self.live {
-            Some(live) => live.poll_recv(cx),
+            Some(live) => live.poll_next(cx),
             None => Poll::Ready(None),
         }
     }
@@ -139,15 +157,15 @@ impl StreamEntry {
     fn new(
         id: String,
         session: Option<String>,
-        store: Arc<dyn EventStore>,
-        buffer: usize,
+        streams: &Streams,
         shared: Option<SharedStreams>,
     ) -> Self {
         StreamEntry {
             id,
             session,
-            store,
-            buffer,
+            store: streams.store.clone(),
+            buffer: streams.buffer,
+            pool: streams.pool.clone(),
             state: tokio::sync::Mutex::new(StreamState {
                 next_seq: 1,
                 live: None,
@@ -208,18 +226,19 @@ impl StreamEntry {
             Frame::Unkept { data }
         };
         let sent = match self.session {
-            Some(_) => match live.try_send(frame) {
-                Err(mpsc::error::TrySendError::Full(_)) => {
+            Some(_) => match live.try_push(frame) {
+                Err(Refused::Full) => {
                     tracing::debug!(
                         stream = %self.id,
-                        "dropped a client that fell {} events behind; it can resume the stream",
-                        self.buffer
+                        "dropped a client that fell behind (the stream's buffer, or the memory \
+                         budget's share for queued events, is full); it can resume the stream"
                     );
+                    live.discard();
                     false
                 }
                 sent => sent.is_ok(),
             },
-            None => live.send(frame).await.is_ok(),
+            None => live.push(frame).await.is_ok(),
         };
         if !sent {
             state.live = None;
@@ -237,7 +256,9 @@ impl StreamEntry {
     pub(crate) async fn finish(&self) {
         let mut state = self.state.lock().await;
         state.finished = true;
-        state.live = None;
+        if let Some(live) = state.live.take() {
+            live.close();
+        }
         state.stop_following(None);
     }
 
@@ -248,7 +269,8 @@ impl StreamEntry {
         if let Some(live) = state.live.take() {
             // The response may already be gone, or too far behind to be told; then it ends
             // without the field, and the client reconnects after its own delay.
-            let _ = live.try_send(Frame::Retry(retry));
+            let _ = live.try_push(Frame::Retry(retry));
+            live.close();
         }
         state.stop_following(Some(Frame::Retry(retry)));
     }
@@ -287,9 +309,9 @@ impl StreamEntry {
             }
         }
         let live = (!state.finished).then(|| {
-            let (tx, rx) = mpsc::channel(self.buffer);
-            state.live = Some(tx);
-            rx
+            let (queue, reader) = Queue::new(self.buffer, self.pool.clone());
+            state.live = Some(queue);
+            reader
         });
         Ok(Frames {
             backlog,
@@ -323,35 +345,35 @@ impl StreamEntry {
             });
             backlog.push_back(Frame::Retry(retry));
         }
-        let (tx, rx) = mpsc::channel(self.buffer);
+        let (queue, reader) = Queue::new(self.buffer, self.pool.clone());
         let stop = CancellationToken::new();
-        state.follower = Some((stop.clone(), tx.downgrade()));
+        state.follower = Some((stop.clone(), queue.clone()));
         tokio::spawn(follow_store(
             self.id.clone(),
             start,
             self.store.clone(),
             shared.wakes.watch(session),
-            tx,
+            queue,
             stop,
         ));
         Frames {
             backlog,
-            live: Some(rx),
+            live: Some(reader),
             stop: None,
         }
     }
 }
 
-/// Sends the events of `stream` after `last` to `tx` as the store has them, looking again
+/// Sends the events of `stream` after `last` to `queue` as the store has them, looking again
 /// whenever an instance says it appended one (and every [`FOLLOW_RECHECK`] in any case), until
-/// the response is gone, falls a whole buffer behind (it resumes with `Last-Event-ID`), or
-/// `stop` fires.
+/// the response is gone, falls behind (it is dropped, and resumes with `Last-Event-ID`), or
+/// `stop` fires; then the response ends.
 async fn follow_store(
     stream: String,
     mut last: u64,
     store: Arc<dyn EventStore>,
     watch: Watch,
-    tx: mpsc::Sender<Frame>,
+    queue: Arc<Queue<Frame>>,
     stop: CancellationToken,
 ) {
     loop {
@@ -363,7 +385,8 @@ async fn follow_store(
                 id: format!("{stream}:{seq}"),
                 data,
             };
-            if tx.try_send(frame).is_err() {
+            if queue.try_push(frame).is_err() {
+                queue.discard();
                 return;
             }
             last = seq;
@@ -371,8 +394,11 @@ async fn follow_store(
         tokio::select! {
             () = notified => {}
             () = tokio::time::sleep(FOLLOW_RECHECK) => {}
-            () = tx.closed() => return,
-            () = stop.cancelled() => return,
+            () = queue.reader_gone() => return,
+            () = stop.cancelled() => {
+                queue.close();
+                return;
+            }
         }
     }
 }
@@ -384,6 +410,8 @@ const FOLLOW_RECHECK: Duration = Duration::from_secs(1);
 pub(crate) struct Streams {
     store: Arc<dyn EventStore>,
     buffer: usize,
+    /// The queued-events share of the memory budget, which every stream's queue draws from.
+    pool: Arc<Pool>,
     entries: Mutex<HashMap<String, Arc<StreamEntry>>>,
     /// Set when several instances serve the sessions.
     shared: Option<SharedStreams>,
@@ -402,18 +430,25 @@ pub(crate) fn random_id(bytes: usize) -> String {
 
 impl Streams {
     /// The streams of a transport keeping events in `store`, each buffering at most `buffer`
-    /// events for its response.
+    /// events for its response, and all of them together what `pool` allows.
     pub(crate) fn new(
         store: Arc<dyn EventStore>,
         buffer: usize,
+        pool: Arc<Pool>,
         shared: Option<SharedStreams>,
     ) -> Self {
         Streams {
             store,
             buffer,
+            pool,
             entries: Mutex::new(HashMap::new()),
             shared,
         }
+    }
+
+    /// The queued-events share of the memory budget.
+    pub(crate) fn pool(&self) -> &Arc<Pool> {
+        &self.pool
     }
 
     /// What streams that several instances write share, when they do.
@@ -427,8 +462,7 @@ impl Streams {
         self.register(StreamEntry::new(
             random_id(8),
             session.map(str::to_owned),
-            self.store.clone(),
-            self.buffer,
+            self,
             None,
         ))
     }
@@ -440,8 +474,7 @@ impl Streams {
             Some(shared) => self.register(StreamEntry::new(
                 session.to_owned(),
                 Some(session.to_owned()),
-                self.store.clone(),
-                self.buffer,
+                self,
                 Some(shared.clone()),
             )),
             None => self.open(Some(session)),
@@ -594,7 +627,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_detached_stream_is_resumed_after_the_last_event() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8, None);
+        let streams = Streams::new(
+            Arc::new(InMemoryEventStore::default()),
+            8,
+            Pool::new(1 << 20),
+            None,
+        );
         let entry = streams.open(Some("session"));
         let id = entry.id().to_owned();
         let mut live = entry
@@ -633,7 +671,7 @@ mod tests {
     async fn an_event_the_store_could_not_keep_goes_out_without_an_id() {
         // A session keeps 200 bytes of events: a larger one is not kept.
         let store = Arc::new(InMemoryEventStore::new(10_000, 200));
-        let streams = Streams::new(store, 8, None);
+        let streams = Streams::new(store, 8, Pool::new(1 << 20), None);
         let entry = streams.open(Some("session"));
         let id = entry.id().to_owned();
         let mut live = entry.attach(None, None).await.unwrap();
@@ -656,7 +694,12 @@ mod tests {
 
     #[tokio::test]
     async fn one_reader_at_a_time() {
-        let streams = Streams::new(Arc::new(InMemoryEventStore::default()), 8, None);
+        let streams = Streams::new(
+            Arc::new(InMemoryEventStore::default()),
+            8,
+            Pool::new(1 << 20),
+            None,
+        );
         let entry = streams.open(Some("session"));
         let first = entry.attach(None, None).await.unwrap();
         assert!(entry.attach(None, None).await.is_err());
