@@ -19,6 +19,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
+use crate::auth::Principal;
 use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
 use crate::store::SessionRecord;
 
@@ -28,8 +29,9 @@ const STREAMS_PER_SESSION: usize = 256;
 /// One session.
 pub(crate) struct Session {
     pub(crate) id: String,
-    /// Who the access token that opened the session speaks for; only they may use it.
-    pub(crate) principal: Option<String>,
+    /// Who the access token that opened the session speaks for (its issuer, subject and
+    /// client); only a token of the same principal may use it.
+    pub(crate) principal: Option<Principal>,
     pub(crate) connection: Arc<ConnectionState>,
     /// The stream of the standalone GET, which carries the session's unsolicited messages.
     pub(crate) standalone: Arc<StreamEntry>,
@@ -165,7 +167,7 @@ impl Sessions {
         &self,
         server: &McpServer,
         streams: &Streams,
-        principal: Option<String>,
+        principal: Option<Principal>,
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
         if self.len() >= self.max_sessions && !self.make_room(streams).await {
@@ -211,7 +213,7 @@ impl Sessions {
         server: &McpServer,
         streams: &Streams,
         id: String,
-        principal: Option<String>,
+        principal: Option<Principal>,
     ) -> Arc<Session> {
         let shared = self.shared;
         let (tx, rx) = mpsc::channel(self.buffer);
