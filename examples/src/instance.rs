@@ -1,7 +1,6 @@
 //! The options of a server that runs as one of several instances behind a load balancer, shared
 //! by `notes-server` and `conformance-server`.
 
-use base64::Engine;
 use mcp_runtime::request_state::RequestStateCodec;
 use mcp_runtime::server::{McpServerBuilder, TaskOptions};
 use mcp_runtime::store::{RedisOptions, RedisStore};
@@ -22,7 +21,7 @@ pub struct InstanceArgs {
     )]
     pub redis: Option<String>,
     /// The key that seals `requestState` (base64 of at least 32 random bytes), the same on every
-    /// instance; required with --redis.
+    /// instance, as `RequestStateCodec::from_base64` reads it; required with --redis.
     #[arg(
         long,
         value_name = "KEY",
@@ -59,7 +58,12 @@ impl InstanceArgs {
         tasks: Option<TaskOptions>,
     ) -> anyhow::Result<(McpServerBuilder, HttpOptions)> {
         if let Some(key) = &self.request_state_key {
-            builder = builder.request_state_codec(codec(key)?);
+            let codec = RequestStateCodec::from_base64(key).map_err(|e| {
+                anyhow::anyhow!(
+                    "--request-state-key (or MCP_REQUEST_STATE_KEY) cannot be used: {e}"
+                )
+            })?;
+            builder = builder.request_state_codec(codec);
         }
         let Some(url) = self.redis else {
             if let Some(tasks) = tasks {
@@ -91,18 +95,6 @@ impl InstanceArgs {
     }
 }
 
-/// The codec of the key `key` (base64, standard or URL-safe, padded or not).
-fn codec(key: &str) -> anyhow::Result<RequestStateCodec> {
-    let trimmed = key.trim().trim_end_matches('=');
-    let secret = base64::engine::general_purpose::STANDARD_NO_PAD
-        .decode(trimmed)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(trimmed))
-        .map_err(|_| anyhow::anyhow!("the request-state key is not base64"))?;
-    RequestStateCodec::new("shared", secret).map_err(|e| {
-        anyhow::anyhow!("the request-state key cannot be used ({e}); make one with `head -c 32 /dev/urandom | base64`")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +109,29 @@ mod tests {
         assert_eq!(
             format!("{args:?}"),
             r#"InstanceArgs { redis: "(set)", request_state_key: "(set)", redis_ca: None }"#
+        );
+    }
+
+    #[tokio::test]
+    async fn a_key_that_cannot_be_used_is_refused_saying_why_without_showing_it() {
+        let args = InstanceArgs {
+            request_state_key: Some("c2hvcnQta2V5".into()),
+            ..InstanceArgs::default()
+        };
+        let builder = mcp_runtime::server::McpServer::from_module(
+            mcp_runtime::server_info!(),
+            module_path!(),
+        );
+        let error = args
+            .apply(builder, HttpOptions::default(), None)
+            .await
+            .err()
+            .expect("a 9-byte key is refused");
+        assert_eq!(
+            error.to_string(),
+            "--request-state-key (or MCP_REQUEST_STATE_KEY) cannot be used: the requestState key \
+             holds 9 bytes, fewer than 32: a requestState key is the base64 of at least 32 random \
+             bytes, the same on every instance (make one with `head -c 32 /dev/urandom | base64`)"
         );
     }
 }

@@ -91,6 +91,35 @@ impl RedisServer {
         }
     }
 
+    /// Runs the command `args` (`["HSET", key, field, value]`) and returns the first line of the
+    /// answer (`:1`, `+OK`): for a test that writes what another program would have written.
+    pub fn command(&self, args: &[&str]) -> String {
+        let encode = |args: &[&str]| {
+            let mut request = format!("*{}\r\n", args.len());
+            for arg in args {
+                request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+            }
+            request
+        };
+        let mut request = String::new();
+        if let Some(password) = &self.password {
+            request.push_str(&encode(&["AUTH", password]));
+        }
+        request.push_str(&encode(args));
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", self.port)).expect("redis-server answers");
+        stream.write_all(request.as_bytes()).unwrap();
+        let lines = if self.password.is_some() { 2 } else { 1 };
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while answer.iter().filter(|b| **b == b'\n').count() < lines {
+            stream.read_exact(&mut byte).expect("redis-server answers");
+            answer.push(byte[0]);
+        }
+        let answer = String::from_utf8(answer).expect("a text answer");
+        answer.lines().last().unwrap_or_default().to_owned()
+    }
+
     /// Kills the server, as a crash would.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -45,5 +45,5 @@ pub use jwt::{Algorithm, JwtVerifier};
 #[cfg(feature = "http")]
 pub use resource_server::{InvalidUri, ResourceServer};
 pub(crate) use scopes::{grants_all, joined, scope_list};
-pub use token::AccessToken;
+pub use token::{AccessToken, Principal};
 pub use verify::{TokenError, TokenVerifier, VerifyFuture};

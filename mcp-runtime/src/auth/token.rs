@@ -4,10 +4,14 @@
 //! `AccessToken`; handlers read it from their [`RequestContext`](crate::RequestContext)
 //! ([`access_token`](crate::RequestContext::access_token), or a `#[ctx] token: AccessToken`
 //! parameter). It keeps the claims the token carried, never the token itself.
+//!
+//! What the server binds to a caller (a session, a `requestState`, a task) it binds to the
+//! token's [`Principal`]: its issuer, its subject and its client.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// A verified access token: who is calling (the subject, the client), what they may do (the
@@ -121,6 +125,12 @@ impl AccessToken {
         self
     }
 
+    /// The token issued by `issuer`.
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
     /// The token with `scopes` added to its scopes.
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes.extend(scopes.into_iter().map(Into::into));
@@ -149,10 +159,18 @@ impl AccessToken {
         self.client_id.as_deref()
     }
 
-    /// Who the token speaks for: the subject, or the client when the token names no subject.
-    /// Sessions and `requestState` are bound to it.
-    pub fn principal(&self) -> Option<&str> {
-        self.subject().or(self.client_id())
+    /// Who the token speaks for, as the server binds sessions, `requestState` and tasks to it:
+    /// its issuer, subject and client (see [`Principal`]); `None` when the token names neither
+    /// a subject nor a client.
+    pub fn principal(&self) -> Option<Principal> {
+        if self.subject.is_none() && self.client_id.is_none() {
+            return None;
+        }
+        Some(Principal {
+            issuer: self.issuer.clone(),
+            subject: self.subject.clone(),
+            client_id: self.client_id.clone(),
+        })
     }
 
     /// The scopes granted, in order.
@@ -200,6 +218,80 @@ impl AccessToken {
     }
 }
 
+/// Who an access token speaks for: the issuer, the subject and the client of the token, each as
+/// far as the token says ([`AccessToken::principal`]).
+///
+/// The server binds to it what a caller leaves behind: a session (only a token of the same
+/// principal may use it), the `requestState` of 2026-07-28 input-required rounds (only a retry
+/// by the same principal opens it), and a task (only the same principal sees it). Two tokens
+/// have the same principal when their issuers, subjects and clients are all equal (absent in
+/// both counts as equal): a refreshed token of the same user and client does, while the same
+/// `sub` from another issuer, or the same user through another client, does not.
+///
+/// It is a key ([`Eq`] and [`Hash`]) and has a canonical text, [`key`](Self::key), for stores.
+///
+/// ```
+/// use mcp_runtime::auth::AccessToken;
+///
+/// let token = |issuer: &str, client: &str| {
+///     AccessToken::new().with_issuer(issuer).with_subject("alice").with_client_id(client)
+/// };
+/// let alice = token("https://idp.example.com", "cli").principal().unwrap();
+/// assert_eq!(alice.key(), r#"["https://idp.example.com","alice","cli"]"#);
+/// assert_eq!(token("https://idp.example.com", "cli").principal(), Some(alice.clone()));
+/// assert_ne!(token("https://other.example.com", "cli").principal(), Some(alice.clone()));
+/// assert_ne!(token("https://idp.example.com", "ide").principal(), Some(alice));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal {
+    issuer: Option<String>,
+    subject: Option<String>,
+    client_id: Option<String>,
+}
+
+impl Principal {
+    /// The issuer (`iss`) of the token.
+    pub fn issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
+    }
+
+    /// The subject (`sub`) of the token.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+
+    /// The client the token was issued to.
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The canonical text of the principal: the JSON array `[issuer, subject, client]`, with
+    /// `null` for what the token does not say. Two principals are equal exactly when their keys
+    /// are, whatever characters the values hold.
+    pub fn key(&self) -> String {
+        serde_json::to_string(self).expect("strings always serialize")
+    }
+}
+
+/// Written as its [`key`](Principal::key), the array `[issuer, subject, client]`.
+impl Serialize for Principal {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.issuer, &self.subject, &self.client_id).serialize(serializer)
+    }
+}
+
+/// Read from the array `[issuer, subject, client]` its [`key`](Principal::key) is.
+impl<'de> Deserialize<'de> for Principal {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (issuer, subject, client_id) = Deserialize::deserialize(deserializer)?;
+        Ok(Principal {
+            issuer,
+            subject,
+            client_id,
+        })
+    }
+}
+
 /// A time given in seconds since the epoch (a JSON number, possibly fractional).
 fn seconds_since_epoch(value: &Value) -> Option<SystemTime> {
     let seconds = value.as_f64().filter(|s| s.is_finite() && *s >= 0.0)?;
@@ -242,7 +334,10 @@ mod tests {
         assert_eq!(token.issuer(), Some("https://idp.example.com"));
         assert_eq!(token.audiences(), ["https://mcp.example.com/mcp", "other"]);
         assert_eq!(token.claim::<String>("tenant").as_deref(), Some("acme"));
-        assert_eq!(token.principal(), Some("alice"));
+        assert_eq!(
+            token.principal().map(|p| p.key()).as_deref(),
+            Some(r#"["https://idp.example.com","alice","cli"]"#)
+        );
     }
 
     #[test]
@@ -253,7 +348,10 @@ mod tests {
             "aud": "api://mcp",
         })));
         assert_eq!(token.client_id(), Some("keycloak-client"));
-        assert_eq!(token.principal(), Some("keycloak-client"));
+        assert_eq!(
+            token.principal().map(|p| p.key()).as_deref(),
+            Some(r#"[null,null,"keycloak-client"]"#)
+        );
         assert_eq!(
             token.scopes().collect::<Vec<_>>(),
             ["files.read", "files.write"]
@@ -270,5 +368,39 @@ mod tests {
         let shown = format!("{token:?}");
         assert!(shown.contains("alice"), "{shown}");
         assert!(!shown.contains("alice@example.com"), "{shown}");
+    }
+
+    #[test]
+    fn principals_tell_issuers_subjects_and_clients_apart_whatever_they_hold() {
+        let principal = |issuer: Option<&str>, subject: Option<&str>, client: Option<&str>| {
+            let mut token = AccessToken::new();
+            token.issuer = issuer.map(str::to_owned);
+            token.subject = subject.map(str::to_owned);
+            token.client_id = client.map(str::to_owned);
+            token.principal()
+        };
+        // Values that would run together if they were joined with a separator stay apart.
+        let a = principal(Some("https://idp|x"), Some("alice"), None).unwrap();
+        let b = principal(Some("https://idp"), Some("x|alice"), None).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.key(), r#"["https://idp|x","alice",null]"#);
+        assert_eq!(b.key(), r#"["https://idp","x|alice",null]"#);
+        // A subject is not a client of the same name.
+        assert_ne!(
+            principal(None, Some("svc"), None),
+            principal(None, None, Some("svc"))
+        );
+        let quoted = principal(Some("i\"ss"), Some("sub,\"]"), Some("c")).unwrap();
+        assert_eq!(quoted.key(), r#"["i\"ss","sub,\"]","c"]"#);
+        assert_eq!(
+            serde_json::from_str::<Principal>(&quoted.key()).unwrap(),
+            quoted
+        );
+        assert_eq!(
+            (quoted.issuer(), quoted.subject(), quoted.client_id()),
+            (Some("i\"ss"), Some("sub,\"]"), Some("c"))
+        );
+        // A token naming neither a subject nor a client speaks for no one in particular.
+        assert_eq!(principal(Some("https://idp"), None, None), None);
     }
 }

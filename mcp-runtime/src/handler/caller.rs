@@ -40,20 +40,34 @@ use mcp_core::ErrorObject;
 
 use super::RequestContext;
 use super::extract::FromRequestContext;
-use crate::auth::AccessToken;
+use crate::auth::{AccessToken, Principal};
 
 /// What a transport knows of who sent a request: its verified access token and the HTTP request
 /// that carried it.
 #[derive(Clone, Default)]
 pub(crate) struct Caller {
-    pub(crate) token: Option<Arc<AccessToken>>,
+    token: Option<Arc<AccessToken>>,
+    /// Who the token speaks for, decided once when the token is set.
+    principal: Option<Principal>,
     pub(crate) http: Option<HttpRequest>,
 }
 
 impl Caller {
-    /// Who the caller's token speaks for (see [`AccessToken::principal`]).
-    pub(crate) fn principal(&self) -> Option<&str> {
-        self.token.as_deref().and_then(AccessToken::principal)
+    /// The caller presented `token`.
+    pub(crate) fn authorize(&mut self, token: Arc<AccessToken>) {
+        self.principal = token.principal();
+        self.token = Some(token);
+    }
+
+    /// The caller's verified access token, if it presented one.
+    pub(crate) fn token(&self) -> Option<&AccessToken> {
+        self.token.as_deref()
+    }
+
+    /// Who the caller's token speaks for (see [`AccessToken::principal`]): what its sessions,
+    /// `requestState` and tasks are bound to.
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
     }
 }
 

@@ -52,7 +52,7 @@ use super::caller::{Caller, HttpRequest};
 use super::elicit::{Elicit, ElicitOutcome};
 use super::rounds::Rounds;
 use super::task::{TaskLink, TaskPlan};
-use crate::auth::AccessToken;
+use crate::auth::{AccessToken, Principal};
 use crate::connection::{ConnectionState, PeerRequestError};
 use crate::connection::{Outbound, SharedSink};
 
@@ -173,11 +173,11 @@ impl RequestContext {
     /// ([`HttpOptions::authorization`](crate::transport::http::HttpOptions::authorization));
     /// `None` elsewhere.
     pub fn access_token(&self) -> Option<&AccessToken> {
-        self.inner.caller.token.as_deref()
+        self.inner.caller.token()
     }
 
     /// Who the caller's token speaks for, when it has one.
-    pub(crate) fn caller_principal(&self) -> Option<&str> {
+    pub(crate) fn caller_principal(&self) -> Option<&Principal> {
         self.inner.caller.principal()
     }
 

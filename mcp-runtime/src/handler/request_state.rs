@@ -7,10 +7,14 @@
 //!
 //! - the handler's data (any JSON);
 //! - an expiry (ten minutes after sealing by default);
-//! - the authenticated subject the state was issued to (when the transport knows one);
+//! - the [`Principal`] the state was issued to: the issuer, subject and client of the request's
+//!   access token (when the transport verified one), so that neither another user, nor the same
+//!   `sub` of another issuer, nor the same user through another client can open it;
 //! - a SHA-256 digest of the original request (method and params, without `_meta`,
 //!   `inputResponses` and `requestState`), so that state issued for one call cannot be replayed
 //!   on another;
+//! - 128 random bits, so that no two tokens are alike, even those sealed in the same second for
+//!   the same request with the same data (two clients starting the same call at once);
 //!
 //! and an HMAC-SHA256 over all of it, under a key named in the token, so that keys can be
 //! rotated: a codec seals with its current key and opens tokens of its current and previous keys.
@@ -24,19 +28,29 @@
 //! the identical request until it expires.
 //!
 //! ```
+//! use mcp_runtime::auth::AccessToken;
 //! use mcp_runtime::request_state::{RequestBinding, RequestStateCodec};
 //! use serde_json::json;
 //!
 //! let codec = RequestStateCodec::new("k1", [7u8; 32]).unwrap();
+//! let alice = AccessToken::new().with_issuer("https://idp.example.com").with_subject("alice");
 //! let params = json!({"name": "deploy", "arguments": {"env": "prod"}});
-//! let binding = RequestBinding::new(Some("alice"), "tools/call", &params);
+//! let binding = RequestBinding::new(alice.principal().as_ref(), "tools/call", &params);
 //! let token = codec.seal(&binding, &json!({"step": 2}));
 //! assert_eq!(codec.open(&token, &binding).unwrap(), json!({"step": 2}));
 //!
-//! // The same token on another call, or for another subject, is refused.
-//! let other = RequestBinding::new(Some("alice"), "tools/call", &json!({"name": "deploy"}));
+//! // The same token on another call, or for another principal, is refused.
+//! let other = json!({"name": "deploy"});
+//! let other = RequestBinding::new(alice.principal().as_ref(), "tools/call", &other);
 //! assert!(codec.open(&token, &other).is_err());
 //! ```
+//!
+//! Every instance of a deployment must seal with the same key. The guide and the examples give it
+//! as the base64 of at least 32 random bytes (`head -c 32 /dev/urandom | base64`), in an
+//! environment variable ([`RequestStateCodec::from_env`]) or as text
+//! ([`RequestStateCodec::from_base64`]): the key is then named after a digest of itself
+//! ([`key_id`]), so that the instances agree on its name without being told, and a new key gets a
+//! new name. [`RequestStateCodec::new`] takes raw bytes under a name of yours.
 //!
 //! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
@@ -45,7 +59,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{
+    STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD, URL_SAFE_PAD_INDIFFERENT,
+};
 use hmac::{Hmac, KeyInit, Mac};
 use mcp_core::ErrorObject;
 use mcp_core::jsonrpc::Params;
@@ -54,10 +70,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::auth::Principal;
+
 /// The version tag that starts every token.
 const VERSION: &str = "v1";
 /// The shortest secret a key may have, in bytes.
 const MIN_SECRET: usize = 32;
+/// How many random bytes make a token unique.
+const NONCE: usize = 16;
 /// How many opened tokens a codec remembers, at most, to refuse them again.
 pub const SPENT_TOKENS: usize = 100_000;
 
@@ -77,7 +97,7 @@ pub enum RequestStateError {
     /// The token is past its expiry.
     #[error("requestState has expired")]
     Expired,
-    /// The token was issued to another subject.
+    /// The token was issued to another [`Principal`] (another issuer, subject or client).
     #[error("requestState was issued to another client")]
     ForeignSubject,
     /// The token was issued for another request.
@@ -104,12 +124,12 @@ impl From<RequestStateError> for ErrorObject {
     }
 }
 
-/// What a token is bound to: the subject it was issued to and the request it belongs to.
+/// What a token is bound to: the principal it was issued to and the request it belongs to.
 ///
-/// Two bindings are equal when their subjects, methods and canonical params are.
+/// Two bindings are equal when their principals, methods and canonical params are.
 #[derive(Clone, Debug)]
 pub struct RequestBinding {
-    subject: Option<String>,
+    principal: Option<Principal>,
     method: String,
     /// Made canonical and hashed only when a token is sealed or opened, which most requests
     /// never need.
@@ -117,18 +137,23 @@ pub struct RequestBinding {
 }
 
 impl RequestBinding {
-    /// The binding of a request of `method` with `params`, made by `subject` (the authenticated
-    /// principal, if the transport has one). The params' `_meta`, `inputResponses` and
-    /// `requestState` are left out, and objects are compared whatever their key order, so that
-    /// the original request and its retries have the same binding.
-    pub fn new(subject: Option<&str>, method: &str, params: &Value) -> Self {
-        Self::from_params(subject, method, Some(Params::from_value(params)))
+    /// The binding of a request of `method` with `params`, made by `principal` (that of the
+    /// request's access token, [`AccessToken::principal`](crate::auth::AccessToken::principal),
+    /// if the transport verified one). The params' `_meta`, `inputResponses` and `requestState`
+    /// are left out, and objects are compared whatever their key order, so that the original
+    /// request and its retries have the same binding.
+    pub fn new(principal: Option<&Principal>, method: &str, params: &Value) -> Self {
+        Self::from_params(principal, method, Some(Params::from_value(params)))
     }
 
     /// Like [`new`](Self::new), for params as received.
-    pub fn from_params(subject: Option<&str>, method: &str, params: Option<Params>) -> Self {
+    pub fn from_params(
+        principal: Option<&Principal>,
+        method: &str,
+        params: Option<Params>,
+    ) -> Self {
         RequestBinding {
-            subject: subject.map(str::to_owned),
+            principal: principal.cloned(),
             method: method.to_owned(),
             params,
         }
@@ -156,7 +181,7 @@ impl RequestBinding {
 
 impl PartialEq for RequestBinding {
     fn eq(&self, other: &Self) -> bool {
-        self.subject == other.subject && self.canonical() == other.canonical()
+        self.principal == other.principal && self.canonical() == other.canonical()
     }
 }
 
@@ -231,6 +256,27 @@ impl StateKey {
         })
     }
 
+    /// The key whose secret `text` gives in base64 (standard or URL-safe, padded or not, with
+    /// any whitespace), named after it ([`key_id`]); `origin` names where the text came from, for
+    /// the errors.
+    fn from_base64(origin: &str, text: &str) -> Result<Self, KeyError> {
+        let compact: String = text.split_ascii_whitespace().collect();
+        let secret = STANDARD_PAD_INDIFFERENT
+            .decode(&compact)
+            .or_else(|_| URL_SAFE_PAD_INDIFFERENT.decode(&compact))
+            .map_err(|_| KeyError::NotBase64(origin.to_owned()))?;
+        if secret.len() < MIN_SECRET {
+            return Err(KeyError::Short {
+                origin: origin.to_owned(),
+                bytes: secret.len(),
+            });
+        }
+        Ok(StateKey {
+            id: key_id(&secret),
+            secret,
+        })
+    }
+
     fn mac(&self, signed: &str) -> Hmac<Sha256> {
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.secret)
             .expect("HMAC takes any key size");
@@ -239,13 +285,54 @@ impl StateKey {
     }
 }
 
+/// The name of the key of `secret` given as text ([`RequestStateCodec::from_base64`],
+/// [`RequestStateCodec::from_env`]): the first 6 bytes of the SHA-256 of
+/// `"mcp requestState key\0"` followed by the secret, in base64url (8 characters). Every instance
+/// given the same secret names it alike; the name reveals nothing usable of the secret.
+pub fn key_id(secret: &[u8]) -> String {
+    let digest = Sha256::new()
+        .chain_update(b"mcp requestState key\0")
+        .chain_update(secret)
+        .finalize();
+    URL_SAFE_NO_PAD.encode(&digest[..6])
+}
+
+/// What to do about a key given as text that cannot be used.
+const MAKE_ONE: &str = "a requestState key is the base64 of at least 32 random bytes, the same on \
+                        every instance (make one with `head -c 32 /dev/urandom | base64`)";
+
+/// Why a `requestState` key given as text ([`RequestStateCodec::from_env`],
+/// [`RequestStateCodec::from_base64`]) cannot be used. The messages name where the key came
+/// from, never the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The environment variable it names is not set.
+    #[error("the environment variable {0} is not set: {MAKE_ONE}")]
+    Unset(String),
+    /// The key (from where it names) is not base64.
+    #[error("{0} is not base64: {MAKE_ONE}")]
+    NotBase64(String),
+    /// The key (from `origin`) has fewer than 32 bytes.
+    #[error("{origin} holds {bytes} bytes, fewer than {MIN_SECRET}: {MAKE_ONE}")]
+    Short {
+        /// Where the key came from.
+        origin: String,
+        /// How many bytes it holds.
+        bytes: usize,
+    },
+}
+
 /// What a token carries.
 #[derive(Serialize, Deserialize)]
 struct Payload {
     /// Expiry, in seconds since the Unix epoch.
     exp: u64,
+    /// Random bytes, base64url: what makes the token unlike any other.
+    nonce: String,
+    /// The principal the token was issued to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    sub: Option<String>,
+    prn: Option<Principal>,
     /// The request digest, base64url.
     req: String,
     data: Value,
@@ -299,18 +386,74 @@ impl Spent {
 impl RequestStateCodec {
     /// A codec sealing with the key `id` (a short name written into each token) of `secret`
     /// (at least 32 bytes, from a secure random source; share it between the instances of a
-    /// deployment so that any of them can open a token).
+    /// deployment so that any of them can open a token). A key kept as text (base64, in an
+    /// environment variable) is read by [`from_env`](Self::from_env) or
+    /// [`from_base64`](Self::from_base64), which name it themselves.
     pub fn new(
         id: impl Into<String>,
         secret: impl Into<Vec<u8>>,
     ) -> Result<Self, RequestStateError> {
-        Ok(RequestStateCodec {
-            current: StateKey::new(id, secret)?,
+        Ok(Self::with_key(StateKey::new(id, secret)?))
+    }
+
+    /// A codec sealing with the key that `text` gives: the base64 (standard or URL-safe, padded
+    /// or not; whitespace is ignored) of at least 32 random bytes, the same on every instance.
+    /// The key is named after itself ([`key_id`]).
+    ///
+    /// ```
+    /// use mcp_runtime::request_state::{KeyError, RequestStateCodec};
+    ///
+    /// // 32 bytes, as `head -c 32 /dev/urandom | base64` writes them.
+    /// let codec = RequestStateCodec::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
+    /// assert!(codec.is_ok());
+    /// assert_eq!(
+    ///     RequestStateCodec::from_base64("c2hvcnQ=").unwrap_err(),
+    ///     KeyError::Short { origin: "the requestState key".into(), bytes: 5 }
+    /// );
+    /// ```
+    pub fn from_base64(text: &str) -> Result<Self, KeyError> {
+        Ok(Self::with_key(StateKey::from_base64(
+            "the requestState key",
+            text,
+        )?))
+    }
+
+    /// A codec sealing with the key in the environment variable `variable` (the deployments of
+    /// the guide and the examples use `MCP_REQUEST_STATE_KEY`), given as
+    /// [`from_base64`](Self::from_base64) takes it. The errors name the variable, never its value.
+    pub fn from_env(variable: &str) -> Result<Self, KeyError> {
+        Self::from_variable(variable, std::env::var(variable))
+    }
+
+    /// The codec of the key that the environment variable `variable` holds (`value`).
+    fn from_variable(
+        variable: &str,
+        value: Result<String, std::env::VarError>,
+    ) -> Result<Self, KeyError> {
+        match value {
+            Ok(text) => Ok(Self::with_key(StateKey::from_base64(variable, &text)?)),
+            Err(std::env::VarError::NotPresent) => Err(KeyError::Unset(variable.to_owned())),
+            Err(std::env::VarError::NotUnicode(_)) => Err(KeyError::NotBase64(variable.to_owned())),
+        }
+    }
+
+    /// Opens tokens of the retired key that `text` gives, as
+    /// [`from_base64`](Self::from_base64) takes it (for instances that start after a rotation:
+    /// `RequestStateCodec::from_env("NEW")?.accept_base64(&old)?`).
+    pub fn accept_base64(mut self, text: &str) -> Result<Self, KeyError> {
+        self.previous
+            .push(StateKey::from_base64("the retired requestState key", text)?);
+        Ok(self)
+    }
+
+    fn with_key(current: StateKey) -> Self {
+        RequestStateCodec {
+            current,
             previous: Vec::new(),
             lifetime: Duration::from_secs(600),
             spent: Some(Arc::default()),
             random: false,
-        })
+        }
     }
 
     /// Lets a token open on every retry of the identical request until it expires, instead of
@@ -378,9 +521,12 @@ impl RequestStateCodec {
     }
 
     fn seal_at(&self, binding: &RequestBinding, data: &Value, now: SystemTime) -> String {
+        let mut nonce = [0u8; NONCE];
+        getrandom::fill(&mut nonce).expect("the operating system provides random bytes");
         let payload = Payload {
             exp: unix_seconds(now + self.lifetime),
-            sub: binding.subject.clone(),
+            nonce: URL_SAFE_NO_PAD.encode(nonce),
+            prn: binding.principal.clone(),
             req: URL_SAFE_NO_PAD.encode(binding.digest()),
             data: data.clone(),
         };
@@ -425,7 +571,7 @@ impl RequestStateCodec {
         if unix_seconds(now) >= payload.exp {
             return Err(RequestStateError::Expired);
         }
-        if payload.sub != binding.subject {
+        if payload.prn != binding.principal {
             return Err(RequestStateError::ForeignSubject);
         }
         if payload.req != URL_SAFE_NO_PAD.encode(binding.digest()) {
@@ -447,10 +593,176 @@ fn unix_seconds(time: SystemTime) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::AccessToken;
     use serde_json::json;
 
     fn codec() -> RequestStateCodec {
         RequestStateCodec::new("k1", [1u8; 32]).unwrap()
+    }
+
+    /// The principal of a token of `subject` from the issuer of the tests, through its client.
+    fn principal(subject: &str) -> Principal {
+        AccessToken::new()
+            .with_issuer("https://idp.example.com")
+            .with_subject(subject)
+            .with_client_id("cli")
+            .principal()
+            .unwrap()
+    }
+
+    #[test]
+    fn tokens_sealed_in_the_same_second_for_the_same_call_are_unlike_and_each_opens_once() {
+        // Two clients starting the same call with the same data at once.
+        let codec = codec();
+        let now = SystemTime::now();
+        let first = codec.seal_at(&binding(), &json!({"step": 1}), now);
+        let second = codec.seal_at(&binding(), &json!({"step": 1}), now);
+        assert_ne!(first, second);
+        assert_eq!(codec.open(&first, &binding()), Ok(json!({"step": 1})));
+        assert_eq!(codec.open(&second, &binding()), Ok(json!({"step": 1})));
+        assert_eq!(
+            codec.open(&second, &binding()),
+            Err(RequestStateError::Replayed)
+        );
+    }
+
+    #[test]
+    fn the_same_subject_of_another_issuer_or_client_is_another_principal() {
+        let token = codec().seal(&binding(), &json!(1));
+        let params = json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}});
+        let alice = |issuer: &str, client: &str| {
+            AccessToken::new()
+                .with_issuer(issuer)
+                .with_subject("alice")
+                .with_client_id(client)
+                .principal()
+        };
+        for other in [
+            alice("https://other.example.com", "cli"),
+            alice("https://idp.example.com", "other-cli"),
+            AccessToken::new().with_subject("alice").principal(),
+            None,
+        ] {
+            let binding = RequestBinding::new(other.as_ref(), "tools/call", &params);
+            assert_eq!(
+                codec().open(&token, &binding),
+                Err(RequestStateError::ForeignSubject),
+                "{other:?}"
+            );
+        }
+        let same = alice("https://idp.example.com", "cli");
+        let binding = RequestBinding::new(same.as_ref(), "tools/call", &params);
+        assert_eq!(codec().open(&token, &binding), Ok(json!(1)));
+    }
+
+    #[test]
+    fn a_key_given_as_base64_is_named_after_itself_and_read_in_any_spelling() {
+        // 32 bytes 0x00..0x1f, as `base64` writes them, and in the other spellings.
+        let secret: Vec<u8> = (0u8..32).collect();
+        let standard = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+        assert_eq!(STANDARD_PAD_INDIFFERENT.encode(&secret), standard);
+        assert_eq!(key_id(&secret), "UccaGuRx");
+        let sealed = RequestStateCodec::from_base64(standard)
+            .unwrap()
+            .seal(&binding(), &json!("x"));
+        assert!(sealed.starts_with("v1.UccaGuRx."), "{sealed}");
+        for spelling in [
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+            "  AAECAwQFBgcICQoLDA0ODxAREhMU\nFRYXGBkaGxwdHh8=\n",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        ] {
+            let codec = RequestStateCodec::from_base64(spelling).unwrap();
+            assert_eq!(
+                codec.open(&sealed, &binding()),
+                Ok(json!("x")),
+                "{spelling}"
+            );
+        }
+        // URL-safe: 0xfb 0xff... spells `-_` where the standard alphabet has `+/`.
+        let url_safe = vec![0xfb_u8; 33];
+        let text = URL_SAFE_NO_PAD.encode(&url_safe);
+        assert!(text.contains('-') || text.contains('_'), "{text}");
+        let codec = RequestStateCodec::from_base64(&text).unwrap();
+        assert_eq!(codec.current.secret, url_safe);
+        // Another instance given the same key opens what this one sealed; a retired key is
+        // accepted in the same spelling.
+        let rotated = RequestStateCodec::from_base64(&text)
+            .unwrap()
+            .accept_base64(standard)
+            .unwrap();
+        assert_eq!(rotated.open(&sealed, &binding()), Ok(json!("x")));
+    }
+
+    #[test]
+    fn a_key_given_as_text_that_cannot_be_used_says_why_and_never_shows_itself() {
+        let make_one = "a requestState key is the base64 of at least 32 random bytes, the same \
+                        on every instance (make one with `head -c 32 /dev/urandom | base64`)";
+        let refused = |text: &str| RequestStateCodec::from_base64(text).unwrap_err();
+        assert_eq!(
+            refused("not base64 at all!"),
+            KeyError::NotBase64("the requestState key".into())
+        );
+        assert_eq!(
+            refused("not base64 at all!").to_string(),
+            format!("the requestState key is not base64: {make_one}")
+        );
+        // 31 bytes.
+        let short = STANDARD_PAD_INDIFFERENT.encode([9u8; 31]);
+        assert_eq!(
+            refused(&short).to_string(),
+            format!("the requestState key holds 31 bytes, fewer than 32: {make_one}")
+        );
+        assert_eq!(
+            refused(""),
+            KeyError::Short {
+                origin: "the requestState key".into(),
+                bytes: 0
+            }
+        );
+        assert_eq!(
+            codec().accept_base64(&short).unwrap_err().to_string(),
+            format!("the retired requestState key holds 31 bytes, fewer than 32: {make_one}")
+        );
+    }
+
+    #[test]
+    fn a_key_from_the_environment_names_the_variable() {
+        let make_one = "a requestState key is the base64 of at least 32 random bytes, the same \
+                        on every instance (make one with `head -c 32 /dev/urandom | base64`)";
+        // A variable no one sets, read from the environment.
+        let unset = "MCP_RUNTIME_TEST_REQUEST_STATE_KEY_NEVER_SET";
+        assert_eq!(
+            RequestStateCodec::from_env(unset).unwrap_err(),
+            KeyError::Unset(unset.into())
+        );
+        assert_eq!(
+            RequestStateCodec::from_env(unset).unwrap_err().to_string(),
+            format!("the environment variable {unset} is not set: {make_one}")
+        );
+        // The values the environment may give (not set here: other tests' threads read it).
+        let var = "MCP_REQUEST_STATE_KEY";
+        let cases = [
+            (
+                "c2hvcnQ=",
+                "MCP_REQUEST_STATE_KEY holds 5 bytes, fewer than 32",
+            ),
+            ("s3cr3t!!", "MCP_REQUEST_STATE_KEY is not base64"),
+        ];
+        for (value, message) in cases {
+            let error = RequestStateCodec::from_variable(var, Ok(value.into()))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(error, format!("{message}: {make_one}"));
+            assert!(!error.contains(value), "{error}");
+        }
+        let not_unicode = std::env::VarError::NotUnicode(std::ffi::OsString::from("x"));
+        assert_eq!(
+            RequestStateCodec::from_variable(var, Err(not_unicode)).unwrap_err(),
+            KeyError::NotBase64(var.into())
+        );
+        let good = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n";
+        let codec = RequestStateCodec::from_variable(var, Ok(good.into())).unwrap();
+        assert_eq!(codec.current.id, "UccaGuRx");
     }
 
     #[test]
@@ -486,7 +798,7 @@ mod tests {
 
     fn binding() -> RequestBinding {
         RequestBinding::new(
-            Some("alice"),
+            Some(&principal("alice")),
             "tools/call",
             &json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}}),
         )
@@ -520,7 +832,7 @@ mod tests {
         assert!(token.starts_with("v1.k1."), "{token}");
         // The retry adds inputResponses, requestState and _meta, and may order keys otherwise.
         let retry = RequestBinding::new(
-            Some("alice"),
+            Some(&principal("alice")),
             "tools/call",
             &json!({"arguments": {"n": 1, "env": "prod"}, "name": "deploy",
                 "inputResponses": {"x": {}}, "requestState": token, "_meta": {"a": 1}}),
@@ -560,7 +872,7 @@ mod tests {
             Err(RequestStateError::Expired)
         );
         let bob = RequestBinding::new(
-            Some("bob"),
+            Some(&principal("bob")),
             "tools/call",
             &json!({"name": "deploy", "arguments": {"env": "prod", "n": 1}}),
         );
@@ -569,7 +881,7 @@ mod tests {
             Err(RequestStateError::ForeignSubject)
         );
         let other_call = RequestBinding::new(
-            Some("alice"),
+            Some(&principal("alice")),
             "tools/call",
             &json!({"name": "deploy", "arguments": {"env": "dev", "n": 1}}),
         );
@@ -628,7 +940,11 @@ mod tests {
         let anonymous = RequestBinding::new(None, "prompts/get", &json!({"name": "p"}));
         let token = codec().seal(&anonymous, &json!(true));
         assert_eq!(codec().open(&token, &anonymous), Ok(json!(true)));
-        let named = RequestBinding::new(Some("alice"), "prompts/get", &json!({"name": "p"}));
+        let named = RequestBinding::new(
+            Some(&principal("alice")),
+            "prompts/get",
+            &json!({"name": "p"}),
+        );
         assert_eq!(
             codec().open(&token, &named),
             Err(RequestStateError::ForeignSubject)

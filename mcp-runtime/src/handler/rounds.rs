@@ -8,10 +8,10 @@
 //!
 //! The answers of earlier rounds, and any state the handler keeps, travel in `requestState`,
 //! sealed by the server's [`RequestStateCodec`] so that a client cannot forge it, nor use it on
-//! another request, for another subject or after it expires: a handler that asks for one thing
-//! per round still sees every answer of the rounds before. A sealed state opens once: sent again,
-//! it is refused, unless the codec is [`reusable`](RequestStateCodec::reusable) (see
-//! [`request_state`](super::request_state)).
+//! another request, for another principal (issuer, subject and client of the access token) or
+//! after it expires: a handler that asks for one thing per round still sees every answer of the
+//! rounds before. A sealed state opens once: sent again, it is refused, unless the codec is
+//! [`reusable`](RequestStateCodec::reusable) (see [`request_state`](super::request_state)).
 
 use std::collections::HashMap;
 

@@ -75,9 +75,10 @@ impl<'a> Envelope<'a> {
     /// The message came with the caller's verified access `token`: admission refuses the
     /// requests whose targets need scopes it lacks ([`Admission::insufficient_scope`]), the
     /// handlers read it ([`RequestContext::access_token`](crate::handler::RequestContext::access_token)),
-    /// and the 2026-07-28 `requestState` the server seals is bound to its subject.
+    /// and the 2026-07-28 `requestState` the server seals and the tasks it creates are bound to
+    /// its [`principal`](AccessToken::principal).
     pub fn authorized(mut self, token: Arc<AccessToken>) -> Self {
-        self.caller.token = Some(token);
+        self.caller.authorize(token);
         self
     }
 
@@ -284,7 +285,7 @@ pub(super) fn admit(
     sink: Option<SharedSink>,
     envelope: Envelope<'_>,
 ) -> Admission {
-    if let Some(token) = &envelope.caller.token
+    if let Some(token) = envelope.caller.token()
         && let Some(denied) = authorization::check(server, &incoming, token)
     {
         return forbidden(connection.version(), denied);

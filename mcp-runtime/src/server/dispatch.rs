@@ -65,7 +65,7 @@ pub(super) fn start(
         }
     };
     // The input-required rounds are bound to the request as first sent (its method and params)
-    // and to the caller's subject.
+    // and to the caller's principal (the issuer, subject and client of its token).
     let binding = (version.era() == Era::Stateless
         && matches!(
             method.as_str(),

@@ -21,8 +21,9 @@
 //! that offers no tasks and on a revision before 2025-11-25; on 2026-07-28 each of them needs the
 //! extension declared (`-32021` otherwise).
 //!
-//! A task belongs to the authenticated subject that created it, else to its session; one created
-//! by an anonymous 2026-07-28 request belongs to no one, and its id (128 random bits) is what
+//! A task belongs to the principal of the access token that created it (its issuer, subject and
+//! client, see [`Principal`](crate::auth::Principal)), else to its session; one created by an
+//! anonymous 2026-07-28 request belongs to no one, and its id (128 random bits) is what
 //! guards it. Whoever it does not belong to is told it does not exist.
 //!
 //! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
@@ -96,7 +97,7 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
 pub const MAX_TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// The poll interval suggested to clients.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
-/// The most tasks one session or subject runs at once.
+/// The most tasks one session or principal runs at once.
 pub const DEFAULT_MAX_TASKS_PER_OWNER: usize = 100;
 /// The most tasks a server keeps, ended or not.
 pub const DEFAULT_MAX_TASKS: usize = 10_000;
@@ -116,7 +117,7 @@ impl Default for TaskOptions {
 
 impl TaskOptions {
     /// The defaults: in memory, an hour's TTL (a day at most), polls every 500 ms, 100 running
-    /// tasks per session or subject and 10 000 kept in all.
+    /// tasks per session or principal and 10 000 kept in all.
     pub fn new() -> Self {
         Self::default()
     }
@@ -145,7 +146,7 @@ impl TaskOptions {
         self
     }
 
-    /// The most tasks one session or authenticated subject runs at once (tasks that have not
+    /// The most tasks one session or authenticated principal runs at once (tasks that have not
     /// ended); beyond it, a new one is refused until one ends or is cancelled.
     pub fn max_tasks_per_owner(mut self, limit: usize) -> Self {
         self.limits.per_owner = limit.max(1);
@@ -497,12 +498,13 @@ fn task_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Who the task of a call of `ctx` belongs to: its authenticated subject, else its session (a
-/// 2025 connection that keeps state), else no one: an anonymous 2026-07-28 request has no
-/// session, whatever its transport, and neither has a request to a stateless 2025 server.
+/// Who the task of a call of `ctx` belongs to: the principal of its access token (its issuer,
+/// subject and client, see [`Principal`](crate::auth::Principal)), else its session (a 2025
+/// connection that keeps state), else no one: an anonymous 2026-07-28 request has no session,
+/// whatever its transport, and neither has a request to a stateless 2025 server.
 fn owner(ctx: &RequestContext) -> String {
     match ctx.caller_principal() {
-        Some(principal) => format!("subject:{principal}"),
+        Some(principal) => format!("principal:{}", principal.key()),
         None if ctx.protocol_version().era() == Era::Handshake
             && ctx.connection().is_persistent() =>
         {

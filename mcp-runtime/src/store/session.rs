@@ -23,14 +23,17 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::StoreFuture;
+use crate::auth::Principal;
 use crate::connection::Handshake;
 
 /// What a session holds, as every instance must know it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SessionRecord {
-    /// Who the access token that opened the session speaks for; only they may use it.
-    pub principal: Option<String>,
+    /// Who the access token that opened the session speaks for (its issuer, subject and
+    /// client); only a token of the same principal may use it. `None` for a session opened
+    /// without a token (or with one naming neither a subject nor a client).
+    pub principal: Option<Principal>,
     /// What `initialize` settled.
     pub handshake: Handshake,
     /// Whether the client sent `notifications/initialized`.
@@ -43,7 +46,7 @@ pub struct SessionRecord {
 
 impl SessionRecord {
     /// The record of a session whose `initialize` settled `handshake`, opened by `principal`.
-    pub fn new(principal: Option<String>, handshake: Handshake) -> Self {
+    pub fn new(principal: Option<Principal>, handshake: Handshake) -> Self {
         SessionRecord {
             principal,
             handshake,
@@ -57,7 +60,7 @@ impl SessionRecord {
     /// succeeded.
     #[cfg(feature = "http")]
     pub(crate) fn of(
-        principal: Option<String>,
+        principal: Option<Principal>,
         connection: &crate::connection::ConnectionState,
     ) -> Option<Self> {
         let mut record = SessionRecord::new(principal, connection.handshake()?.clone());

@@ -8,10 +8,10 @@
 //!
 //! A store applies each change ([`TaskChange`]) atomically and enforces the lifecycle: a task
 //! that ended (`completed`, `failed`, `cancelled`) never changes again. It is bounded: each owner
-//! (a session or an authenticated subject) runs at most [`TaskLimits::per_owner`] tasks that have
-//! not ended, and the store keeps at most [`TaskLimits::total`] tasks; beyond either, a new task
-//! is refused. A task is forgotten once its TTL has passed since its creation, and never before:
-//! the TTL a task states is a promise, so no task is evicted to make room.
+//! (a session or an authenticated principal) runs at most [`TaskLimits::per_owner`] tasks that
+//! have not ended, and the store keeps at most [`TaskLimits::total`] tasks; beyond either, a new
+//! task is refused. A task is forgotten once its TTL has passed since its creation, and never
+//! before: the TTL a task states is a promise, so no task is evicted to make room.
 //!
 //! [`InMemoryTaskStore`] is the default.
 
@@ -36,7 +36,7 @@ use super::StoreFuture;
 pub struct TaskRecord {
     /// The task as the protocol shows it.
     pub task: Task,
-    /// Who may see it: a session or an authenticated subject (see [`TaskRecord::owner`]).
+    /// Who may see it: a session or an authenticated principal (see [`TaskRecord::owner`]).
     pub owner: String,
     /// The revision of the request that created it, which its outcome is rendered for.
     pub version: ProtocolVersion,

@@ -2,7 +2,8 @@
 //! tokens: the challenges of `401` and `403` (status, `WWW-Authenticate` and body exactly), the
 //! protected resource metadata, scopes per tool, prompt and resource, lists that hide what a token
 //! may not use, the caller and the HTTP request in handlers, and sessions and `requestState`
-//! bound to the token's subject. `auth_jwt.rs` runs the token kinds of a real issuer through it.
+//! bound to the token's principal (issuer, subject and client). `auth_jwt.rs` runs the token
+//! kinds of a real issuer through it.
 
 use mcp_runtime::auth::{ResourceServer, TokenError};
 use mcp_runtime::prelude::*;
@@ -98,17 +99,22 @@ async fn two_letters(ctx: RequestContext) -> Result<String, ToolError> {
     Ok(format!("{}{}", letter(first), letter(second)))
 }
 
-/// The verifier of the tests: fixed tokens.
+/// The verifier of the tests: fixed tokens, of two issuers the server trusts.
 async fn verify(token: String) -> Result<AccessToken, TokenError> {
     let user = |sub: &str, scopes: &[&str]| {
         Ok(AccessToken::new()
+            .with_issuer("https://idp.test")
             .with_subject(sub)
             .with_client_id("test-client")
             .with_scopes(scopes.iter().copied()))
     };
+    let alice = || user("alice", &["notes:read", "notes:write"]);
     match token.as_str() {
         "alice-read" => user("alice", &["notes:read"]),
-        "alice-write" => user("alice", &["notes:read", "notes:write"]),
+        "alice-write" => alice(),
+        // Alice's `sub` from the other issuer, and alice through another client.
+        "alice-elsewhere" => alice().map(|t| t.with_issuer("https://other-idp.test")),
+        "alice-other-app" => alice().map(|t| t.with_client_id("other-app")),
         "bob-write" => user("bob", &["notes:read", "notes:write"]),
         "admin" => user("carol", &["notes:admin"]),
         "plain" => user("dave", &[]),
@@ -702,7 +708,7 @@ async fn handlers_see_the_caller_and_the_http_request_with_its_extensions() {
 }
 
 #[tokio::test]
-async fn a_session_belongs_to_the_subject_that_opened_it() {
+async fn a_session_belongs_to_the_principal_that_opened_it() {
     let http = start(|rs| rs).await;
     let url = &http.url;
     let session = open_session(url, "alice-read").await;
@@ -736,6 +742,31 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     assert_eq!(delete.status(), StatusCode::NOT_FOUND);
     assert_eq!(http.transport.session_count(), 1);
 
+    // So is alice's `sub` from another issuer, or alice through another client.
+    for other in ["alice-elsewhere", "alice-other-app"] {
+        let (status, _, body) = exchange(post(
+            url,
+            Some(other),
+            Some(&session),
+            &call(1, "read_notes", json!({})),
+        ))
+        .await;
+        assert_eq!(
+            (status, body),
+            (StatusCode::NOT_FOUND, not_found.clone()),
+            "{other}"
+        );
+        let delete = reqwest::Client::new()
+            .delete(url)
+            .bearer_auth(other)
+            .header("mcp-session-id", &session)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(delete.status(), StatusCode::NOT_FOUND, "{other}");
+    }
+    assert_eq!(http.transport.session_count(), 1);
+
     // Another token of the same subject (a refreshed one, with more scopes) may use it.
     let (status, answer) = call_text(
         url,
@@ -762,7 +793,7 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
 }
 
 #[tokio::test]
-async fn a_request_state_minted_for_one_subject_is_refused_to_another() {
+async fn a_request_state_minted_for_one_principal_is_refused_to_another() {
     let http = start(|rs| rs).await;
     let url = &http.url;
     let stateless = |id: i64, extra: Value| {
@@ -804,17 +835,21 @@ async fn a_request_state_minted_for_one_subject_is_refused_to_another() {
     let last =
         json!({"requestState": state, "inputResponses": {"elicitation/create#2": accept("b")}});
 
-    // Bob cannot complete alice's call with her state.
-    let answer: Value = send("bob-write", stateless(3, last.clone()))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        answer["error"],
-        json!({"code": -32602, "message": "requestState was issued to another client"})
-    );
+    // Bob cannot complete alice's call with her state, nor can alice's `sub` from another
+    // issuer, nor alice through another client.
+    for other in ["bob-write", "alice-elsewhere", "alice-other-app"] {
+        let answer: Value = send(other, stateless(3, last.clone()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            answer["error"],
+            json!({"code": -32602, "message": "requestState was issued to another client"}),
+            "{other}"
+        );
+    }
     // Alice can, with another token of hers.
     let answer: Value = send("alice-write", stateless(4, last))
         .await

@@ -1,14 +1,19 @@
 //! Every kind of token of a real issuer, through the whole HTTP stack: the test authorization
 //! server (keys generated at start, RFC 8414 metadata, JWKS, introspection) issues them, and a
 //! server with `ResourceServer::jwt` (or an `IntrospectionVerifier`) answers each with the exact
-//! status, `WWW-Authenticate` and body.
+//! status, `WWW-Authenticate` and body; a server trusting two issuers keeps the sessions of the
+//! same `sub` of each apart.
 
-use mcp_runtime::auth::{Algorithm, IntrospectionVerifier, ResourceServer};
+use std::sync::Arc;
+
+use mcp_runtime::auth::{
+    Algorithm, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenVerifier,
+};
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::authorization_server::AuthorizationServer;
+use tests::authorization_server::{AuthorizationServer, TOKEN_CLIENT};
 use tests::http::{TestHttpServer, status_challenge_body};
 
 /// Reads the notes.
@@ -236,4 +241,94 @@ async fn opaque_tokens_are_introspected() {
             )
         )
     );
+}
+
+/// A POST of `body` with `token`, in `session` if given; its status and body.
+async fn post_in_session(
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> (StatusCode, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(token)
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let response = request.send().await.unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let (status, _, body) = status_challenge_body(response).await;
+    (status, session, body)
+}
+
+#[tokio::test]
+async fn the_same_sub_of_two_trusted_issuers_or_two_clients_shares_no_session() {
+    let (first, second) = (
+        AuthorizationServer::start().await,
+        AuthorizationServer::start().await,
+    );
+    let issuers = [first.issuer().to_owned(), second.issuer().to_owned()];
+    let server = McpServer::from_module(server_info!(), module_path!())
+        .stateful()
+        .build()
+        .unwrap();
+    let http = TestHttpServer::start_with(server, |url| {
+        // A token of either issuer is good.
+        let verifiers = Arc::new(issuers.map(|issuer| JwtVerifier::new(issuer, url)));
+        let either = move |token: String| {
+            let verifiers = verifiers.clone();
+            async move {
+                match verifiers[0].verify(&token).await {
+                    Ok(verified) => Ok(verified),
+                    Err(_) => verifiers[1].verify(&token).await,
+                }
+            }
+        };
+        HttpOptions::default().authorization(ResourceServer::new(url, either))
+    })
+    .await;
+    let url = &http.url;
+    let alice = |issuer: &AuthorizationServer, client: &str| {
+        issuer
+            .token()
+            .audience(url.as_str())
+            .scope("notes:read")
+            .client_id(client)
+            .sign()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "auth-test", "version": "1"}}});
+    let (status, session, _) =
+        post_in_session(url, &alice(&first, TOKEN_CLIENT), None, &initialize).await;
+    assert_eq!(status, StatusCode::OK);
+    let session = session.expect("a session id");
+
+    // Alice of the other issuer, and alice through another client, are told it does not exist.
+    let not_found = json!({"jsonrpc": "2.0", "error": {"code": -32600,
+        "message": "Session not found: start a new one with initialize"}});
+    for other in [alice(&second, TOKEN_CLIENT), alice(&first, "other-app")] {
+        let (status, _, body) =
+            post_in_session(url, &other, Some(&session), &call("read_notes")).await;
+        assert_eq!((status, body), (StatusCode::NOT_FOUND, not_found.clone()));
+    }
+    // Another token of hers from the same issuer and client uses it.
+    let (status, _, body) = post_in_session(
+        url,
+        &alice(&first, TOKEN_CLIENT),
+        Some(&session),
+        &call("read_notes"),
+    )
+    .await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "notes of alice"));
+    assert_eq!(http.transport.session_count(), 1);
 }

@@ -10,7 +10,11 @@
 //!   2026-07-28 (`server/discover`, per-request `_meta`, input-required rounds for the same
 //!   elicitation and sampling tools the handshake era gets requests from);
 //! - `conformance_client.*` against `conformance-server`: every fixture of the official
-//!   conformance suite, with the exact values its checks do not look at.
+//!   conformance suite, with the exact values its checks do not look at;
+//! - `multi_round_2026.py` against `conformance-server`: the Python client 2.x runs the same
+//!   multi-round call twice within a second, by hand and then through its automatic driver, and
+//!   both complete (the server seals a `requestState` unlike any other each time, so that the
+//!   second call's state is not taken for the first one's, already used).
 //!
 //! Node, the clients and Python are installed by `scripts/install-interop.sh`.
 
@@ -60,6 +64,14 @@ const CONFORMANCE: Scenario = Scenario {
     http_args: &["http", "127.0.0.1:0"],
     script: "conformance_client",
     expected: "conformance-transcript.json",
+};
+
+const MULTI_ROUND_2026: Scenario = Scenario {
+    example: "conformance-server",
+    stdio_args: &["stdio"],
+    http_args: &["http", "127.0.0.1:0"],
+    script: "multi_round_2026",
+    expected: "multi-round-transcript-2026.json",
 };
 
 /// What serves a scenario over HTTP: held, never read, until the scenario ends.
@@ -245,4 +257,9 @@ fn typescript_client_drives_three_conformance_servers_behind_haproxy() {
 #[test]
 fn python_client_drives_three_conformance_servers_behind_haproxy() {
     CONFORMANCE.run(Client::Python, Transport::Balanced);
+}
+
+#[test]
+fn python_client_2_runs_one_multi_round_call_twice_in_a_second_by_hand_then_by_its_driver() {
+    MULTI_ROUND_2026.run(Client::Python2026, Transport::Http);
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::auth::{ResourceServer, TokenError};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::server::TaskOptions;
@@ -607,4 +608,65 @@ async fn a_listen_stream_on_one_instance_hears_of_a_task_running_on_the_other() 
             other => panic!("{other:?}"),
         }
     }
+}
+
+/// The verifier of the principal test: alice's `sub` from either of two issuers.
+async fn two_issuers(token: String) -> Result<AccessToken, TokenError> {
+    let alice = |issuer: &str| {
+        AccessToken::new()
+            .with_issuer(issuer)
+            .with_subject("alice")
+            .with_client_id("agent")
+    };
+    match token.as_str() {
+        "alice" => Ok(alice("https://idp.test")),
+        "alice-elsewhere" => Ok(alice("https://other-idp.test")),
+        _ => Err(TokenError::invalid("unknown token")),
+    }
+}
+
+#[tokio::test]
+async fn a_session_is_bound_to_its_principal_on_every_instance_and_an_older_record_has_ended() {
+    let redis = RedisServer::start();
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect(&redis.url()).await.unwrap();
+        let server = McpServer::from_module(server_info!(), module_path!())
+            .stateful()
+            .state(Arc::new(Notify::new()))
+            .build()
+            .unwrap();
+        let http = TestHttpServer::start_with(server, |url| {
+            HttpOptions::default()
+                .redis(&store)
+                .authorization(ResourceServer::new(url, two_issuers))
+        })
+        .await;
+        instances.push(http);
+    }
+    let (a, b) = (instances[0].url.as_str(), instances[1].url.as_str());
+    let initialize = post(a, None, &initialize_body("2025-11-25")).bearer_auth("alice");
+    let response = initialize.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let status = async |url: &str, token: &str| {
+        let request = post(url, Some(&session), &list).bearer_auth(token);
+        request.send().await.unwrap().status()
+    };
+    // Alice's `sub` from the other issuer finds it on neither instance; alice finds it on both.
+    assert_eq!(status(b, "alice-elsewhere").await, StatusCode::NOT_FOUND);
+    assert_eq!(status(a, "alice-elsewhere").await, StatusCode::NOT_FOUND);
+    assert_eq!(status(b, "alice").await, StatusCode::OK);
+    assert_eq!(status(a, "alice").await, StatusCode::OK);
+
+    // A record an earlier version kept (its principal the bare subject) is not read: the
+    // session is over for every instance that loads it, and its client starts a new one.
+    let key = format!("mcp:session:{session}");
+    assert_eq!(redis.command(&["HSET", &key, "principal", "alice"]), ":0");
+    assert_eq!(status(b, "alice").await, StatusCode::NOT_FOUND);
+    assert_eq!(status(a, "alice").await, StatusCode::NOT_FOUND);
 }

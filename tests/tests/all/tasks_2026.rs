@@ -2,8 +2,8 @@
 //! each rule: server-directed tasks for clients that declare it (`-32021` for the others), the
 //! immediate-result shortcut, explicit starts after input-required rounds, the detailed
 //! `tasks/get`, `tasks/update`, `tasks/cancel`'s acknowledgement, the methods it removed, and over
-//! HTTP the `Mcp-Name` header and tasks bound to the token's subject. The server and its clients
-//! are in `tests::tasks`.
+//! HTTP the `Mcp-Name` header and tasks bound to the token's principal (issuer, subject, client).
+//! The server and its clients are in `tests::tasks`.
 
 use mcp_runtime::auth::{ResourceServer, TokenError};
 use mcp_runtime::prelude::*;
@@ -309,16 +309,26 @@ async fn over_http_mcp_name_must_repeat_the_task_id() {
     assert_eq!(got["result"]["status"], "working");
 }
 
-/// The verifier of the subject test: a token per subject.
+/// The verifier of the principal test: a token per principal, of two issuers the server trusts.
 async fn verify(token: String) -> Result<AccessToken, TokenError> {
+    let of = |issuer: &str, subject: &str| {
+        AccessToken::new()
+            .with_issuer(issuer)
+            .with_subject(subject)
+            .with_client_id("agent")
+    };
     match token.as_str() {
-        "alice" | "bob" => Ok(AccessToken::new().with_subject(token.as_str())),
+        "alice" => Ok(of("https://idp.test", "alice")),
+        "bob" => Ok(of("https://idp.test", "bob")),
+        // Alice's `sub` from the other issuer, and alice through another client.
+        "alice-elsewhere" => Ok(of("https://other-idp.test", "alice")),
+        "alice-other-app" => Ok(of("https://idp.test", "alice").with_client_id("other-app")),
         _ => Err(TokenError::invalid("unknown token")),
     }
 }
 
 #[tokio::test]
-async fn a_task_belongs_to_the_subject_whose_token_created_it() {
+async fn a_task_belongs_to_the_principal_whose_token_created_it() {
     let (server, _fixture) = server();
     let http = TestHttpServer::start_with(server, |url| {
         HttpOptions::default().authorization(ResourceServer::new(url, verify))
@@ -329,9 +339,11 @@ async fn a_task_belongs_to_the_subject_whose_token_created_it() {
     let params = json!({"taskId": id});
     let not_found = json!({"code": -32602,
         "message": format!("Failed to retrieve task: Task not found ({id})")});
-    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
-        let (_, answer) = post_2026(url, Some("bob"), method, Some(&id), params.clone()).await;
-        assert_eq!(answer["error"], not_found, "{method}");
+    for other in ["bob", "alice-elsewhere", "alice-other-app"] {
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let (_, answer) = post_2026(url, Some(other), method, Some(&id), params.clone()).await;
+            assert_eq!(answer["error"], not_found, "{other} {method}");
+        }
     }
     let (_, got) = post_2026(url, Some("alice"), "tasks/get", Some(&id), params).await;
     assert_eq!(got["result"]["status"], "working");

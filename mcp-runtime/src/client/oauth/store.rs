@@ -194,9 +194,7 @@ impl FileTokenStore {
                 .await
                 .map_err(|error| self.failed("create the directory of", &error))?;
         }
-        let mut temporary = self.path.clone().into_os_string();
-        temporary.push(format!(".{}.tmp", std::process::id()));
-        let temporary = PathBuf::from(temporary);
+        let temporary = temporary_path(&self.path);
         let written = tokio::task::spawn_blocking({
             let temporary = temporary.clone();
             move || write_private(&temporary, &bytes)
@@ -214,6 +212,15 @@ impl FileTokenStore {
             detail: format!("cannot {what} {}: {error}", self.path.display()),
         }
     }
+}
+
+/// The temporary file a save of `path` writes before renaming it over `path`: next to it, named
+/// with 256 random bits, so that no two saves write the same one, whether they are of this
+/// process (two stores of one file) or of others (on this host or another sharing the folder).
+fn temporary_path(path: &Path) -> PathBuf {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", super::random_token()));
+    PathBuf::from(temporary)
 }
 
 /// Writes `bytes` to a new file at `path` that only its owner may read and write.
@@ -270,5 +277,64 @@ impl TokenStore for FileTokenStore {
             }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_stores_of_one_file_saving_at_once_each_write_a_temporary_file_of_their_own() {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-token-store-{}", super::super::random_token()));
+        let path = dir.join("tokens.json");
+        assert_ne!(temporary_path(&path), temporary_path(&path));
+        let stores = [
+            Arc::new(FileTokenStore::new(&path)),
+            Arc::new(FileTokenStore::new(&path)),
+        ];
+        let record = |n: usize| StoredAuthorization {
+            issuer: format!("https://idp-{n}.example.com"),
+            client: RegisteredClient {
+                client_id: format!("client-{n}"),
+                client_secret: None,
+                token_endpoint_auth_method: None,
+            },
+            tokens: None,
+            dpop_key: None,
+        };
+        // Two clients of one agent, each with its own store of the same file, saving at once.
+        let saves: Vec<_> = (0..64)
+            .map(|n| {
+                let store = stores[n % 2].clone();
+                tokio::spawn(async move {
+                    store
+                        .save(&format!("https://mcp-{n}.example.com/mcp"), &record(n))
+                        .await
+                })
+            })
+            .collect();
+        for save in saves {
+            assert_eq!(save.await.unwrap(), Ok(()));
+        }
+        // The file is whole, and no temporary file is left.
+        let records = stores[0].read_all().await.unwrap();
+        assert!(!records.is_empty());
+        for (resource, stored) in &records {
+            let n: usize = resource
+                .trim_start_matches("https://mcp-")
+                .trim_end_matches(".example.com/mcp")
+                .parse()
+                .unwrap();
+            assert_eq!(stored, &record(n));
+        }
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["tokens.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,7 +1,8 @@
 //! [`SessionStore`] in Redis: any instance serves any session.
 //!
-//! A session is a hash `PREFIX:session:ID` (its principal, handshake, `initialized` and log
-//! level) and a set `PREFIX:session-subs:ID` (its subscriptions), both expiring after the idle
+//! A session is a hash `PREFIX:session:ID` (its principal, as its canonical text
+//! [`Principal::key`](crate::auth::Principal::key), its handshake, `initialized` and log level)
+//! and a set `PREFIX:session-subs:ID` (its subscriptions), both expiring after the idle
 //! timeout, which every load restarts. The instances exchange [`SessionMessage`]s as JSON on the
 //! channel `PREFIX:sessions`.
 
@@ -76,7 +77,7 @@ impl RedisSessionStore {
             .hset(&hash, "handshake", handshake.to_string())
             .hset(&hash, "initialized", u8::from(record.initialized));
         if let Some(principal) = &record.principal {
-            pipe.hset(&hash, "principal", principal);
+            pipe.hset(&hash, "principal", principal.key());
         }
         if let Some(level) = record.log_level {
             pipe.hset(&hash, "log_level", level_name(level));
@@ -112,6 +113,18 @@ impl RedisSessionStore {
                 .map_err(failed("read a session"))?;
         let Some(handshake) = handshake else {
             return Ok(None);
+        };
+        let principal = match principal.map(|key| serde_json::from_str(&key)).transpose() {
+            Ok(principal) => principal,
+            Err(_) => {
+                // A session kept by an earlier version of the SDK, which bound it to the bare
+                // subject: it is over, and its client starts a new one.
+                tracing::debug!(
+                    session = id,
+                    "a session kept in an earlier format has ended"
+                );
+                return Ok(None);
+            }
         };
         let unreadable = |e: serde_json::Error| {
             SessionStoreError(format!("a session kept in Redis could not be read: {e}"))

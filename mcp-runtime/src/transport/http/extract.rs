@@ -25,7 +25,7 @@ use super::HttpState;
 use super::headers::{accepts, header_str, header_version};
 use super::response::{error_reply, refuse, retry_after};
 use crate::auth::resource_server::Refusal;
-use crate::auth::{AccessToken, ResourceServer};
+use crate::auth::{AccessToken, Principal, ResourceServer};
 use crate::server::Reply;
 use crate::server::authorization::declared_scopes;
 
@@ -46,14 +46,11 @@ impl FromRequestParts<Arc<HttpState>> for AllowedHost {
     }
 }
 
-/// The caller's verified access token when the transport has authorization (`None` without).
-pub(crate) struct Authorized(pub(crate) Option<Arc<AccessToken>>);
-
-impl Authorized {
-    /// Who the token speaks for (see [`AccessToken::principal`]).
-    pub(crate) fn principal(&self) -> Option<&str> {
-        self.0.as_deref().and_then(AccessToken::principal)
-    }
+/// The caller's verified access token when the transport has authorization (`None` without),
+/// and who it speaks for ([`AccessToken::principal`]), which the caller's session is bound to.
+pub(crate) struct Authorized {
+    pub(crate) token: Option<Arc<AccessToken>>,
+    pub(crate) principal: Option<Principal>,
 }
 
 impl FromRequestParts<Arc<HttpState>> for Authorized {
@@ -64,10 +61,16 @@ impl FromRequestParts<Arc<HttpState>> for Authorized {
         http: &Arc<HttpState>,
     ) -> Result<Self, Response> {
         let Some(authorization) = &http.options.authorization else {
-            return Ok(Authorized(None));
+            return Ok(Authorized {
+                token: None,
+                principal: None,
+            });
         };
         match authorization.authenticate(parts).await {
-            Ok(token) => Ok(Authorized(Some(Arc::new(token)))),
+            Ok(token) => Ok(Authorized {
+                principal: token.principal(),
+                token: Some(Arc::new(token)),
+            }),
             Err(refusal) => Err(unauthorized(http, authorization, &refusal)),
         }
     }

@@ -16,6 +16,7 @@ use super::response::{json_response, refuse, unavailable};
 use super::sessions::Session;
 use super::shared;
 use super::streams::{Streams, sse_response};
+use crate::auth::Principal;
 use crate::server::ServerMode;
 use crate::server::authorization::declared_scopes;
 use crate::store::SessionStoreError;
@@ -37,13 +38,14 @@ impl IntoResponse for Refused {
 }
 
 /// The session a request names: 400 without the header, 404 for an unknown or ended session,
-/// or for one that another caller opened (sessions are bound to the `principal` of the access
-/// token that opened them: a session id presented by someone else is as good as unknown). When
-/// the instances share sessions, the store says whether it lives (503 when it cannot be reached).
+/// or for one that another caller opened (sessions are bound to the [`Principal`] of the access
+/// token that opened them, its issuer, subject and client: a session id presented by anyone else
+/// is as good as unknown). When the instances share sessions, the store says whether it lives
+/// (503 when it cannot be reached).
 pub(crate) async fn require_session(
     http: &HttpState,
     headers: &HeaderMap,
-    principal: Option<&str>,
+    principal: Option<&Principal>,
 ) -> Result<Arc<Session>, Refused> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
         return Err(Refused::Status(
@@ -58,7 +60,7 @@ pub(crate) async fn require_session(
             .map_err(Refused::Unavailable)?,
     };
     match found {
-        Some(session) if session.principal.as_deref() == principal => Ok(session),
+        Some(session) if session.principal.as_ref() == principal => Ok(session),
         Some(_) => {
             tracing::warn!("refused a session id presented by a caller other than its own");
             Err(Refused::Status(StatusCode::NOT_FOUND, SESSION_NOT_FOUND))
@@ -84,7 +86,7 @@ pub(crate) async fn get(
     if http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no standalone stream");
     }
-    let session = match require_session(&http, &headers, authorized.principal()).await {
+    let session = match require_session(&http, &headers, authorized.principal.as_ref()).await {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -139,7 +141,7 @@ pub(crate) async fn delete(
     if is_stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
-    let session = match require_session(&http, &headers, authorized.principal()).await {
+    let session = match require_session(&http, &headers, authorized.principal.as_ref()).await {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };

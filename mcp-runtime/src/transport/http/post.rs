@@ -64,7 +64,7 @@ pub(crate) async fn post(
             false,
         ),
         ServerMode::Stateful if initialize && header_str(headers, SESSION_HEADER).is_none() => {
-            let principal = authorized.principal().map(str::to_owned);
+            let principal = authorized.principal.clone();
             let client = match &principal {
                 Some(principal) => Some(ClientKey::Principal(principal.clone())),
                 None => request
@@ -96,11 +96,12 @@ pub(crate) async fn post(
                 }
             }
         }
-        ServerMode::Stateful => match require_session(&http, headers, authorized.principal()).await
-        {
-            Ok(session) => (session.connection.clone(), Some(session), false),
-            Err(refused) => return refused.into_response(),
-        },
+        ServerMode::Stateful => {
+            match require_session(&http, headers, authorized.principal.as_ref()).await {
+                Ok(session) => (session.connection.clone(), Some(session), false),
+                Err(refused) => return refused.into_response(),
+            }
+        }
         _ => (
             ConnectionState::transient(header_version.unwrap_or(ProtocolVersion::V2025_03_26)),
             None,
@@ -135,7 +136,7 @@ pub(crate) async fn post(
             Envelope::bare()
         }
         .with_http_request(request.clone());
-        let envelope = match authorized.0 {
+        let envelope = match authorized.token {
             Some(token) => envelope.authorized(token),
             None => envelope,
         };

@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
 use crate::connection::RequestBudget;
+use crate::auth::Principal;
 use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
 use crate::store::SessionRecord;
 
@@ -32,8 +33,9 @@ const STREAMS_PER_SESSION: usize = 256;
 /// One session.
 pub(crate) struct Session {
     pub(crate) id: String,
-    /// Who the access token that opened the session speaks for; only they may use it.
-    pub(crate) principal: Option<String>,
+    /// Who the access token that opened the session speaks for (its issuer, subject and
+    /// client); only a token of the same principal may use it.
+    pub(crate) principal: Option<Principal>,
     /// The client that opened it, for the cap per client.
     client: Option<ClientKey>,
     pub(crate) connection: Arc<ConnectionState>,
@@ -130,7 +132,7 @@ fn is_broadcast(message: &Outbound) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum ClientKey {
     /// The caller an access token speaks for.
-    Principal(String),
+    Principal(Principal),
     /// The address of a client without a token.
     Address(IpAddr),
 }
@@ -193,7 +195,7 @@ impl Sessions {
         &self,
         server: &McpServer,
         streams: &Streams,
-        principal: Option<String>,
+        principal: Option<Principal>,
         client: Option<ClientKey>,
     ) -> Result<Arc<Session>, TooManySessions> {
         self.expire(streams).await;
@@ -269,7 +271,7 @@ impl Sessions {
         server: &McpServer,
         streams: &Streams,
         id: String,
-        principal: Option<String>,
+        principal: Option<Principal>,
         client: Option<ClientKey>,
     ) -> Arc<Session> {
         let shared = self.limits.shared;
