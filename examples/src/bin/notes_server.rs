@@ -21,7 +21,10 @@
 //! the `--resource` URI, and the tools and resources that read notes need the scope `notes:read`,
 //! those that write them `notes:write`. With `--introspection-client ID` (and the client's secret
 //! in `NOTES_INTROSPECTION_SECRET`), opaque tokens are accepted too, as the issuer's
-//! introspection endpoint judges them.
+//! introspection endpoint judges them. `--leeway SECONDS` sets how far the clocks of the issuer
+//! and the server may disagree (60 by default), and `--max-key-age SECONDS` how long the issuer's
+//! keys are used before they are fetched again (600 by default): how long a key the issuer
+//! withdrew is still trusted.
 //!
 //! With `--redis URL` (or `MCP_REDIS_URL`), sessions, SSE events and tasks are kept in that Redis,
 //! so that several instances behind a load balancer serve one deployment; every instance then
@@ -29,6 +32,7 @@
 //! in each instance's memory.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::Parser;
 use examples::instance::InstanceArgs;
@@ -60,6 +64,14 @@ struct Args {
     /// NOTES_INTROSPECTION_SECRET.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     introspection_client: Option<String>,
+    /// How far a token's expiry (exp) and start of validity (nbf) may be off, for clocks that
+    /// disagree [default: 60].
+    #[arg(long, value_name = "SECONDS", requires = "auth_issuer")]
+    leeway: Option<u64>,
+    /// How long the issuer's keys are used before they are fetched again, and so how long a key
+    /// the issuer withdrew is still trusted [default: 600].
+    #[arg(long, value_name = "SECONDS", requires = "auth_issuer")]
+    max_key_age: Option<u64>,
     #[command(flatten)]
     instance: InstanceArgs,
 }
@@ -89,7 +101,13 @@ async fn main() -> anyhow::Result<()> {
         let resource = args
             .resource
             .unwrap_or_else(|| format!("http://{local}/mcp"));
-        let jwt = JwtVerifier::try_new(issuer.clone(), resource.clone())?;
+        let mut jwt = JwtVerifier::try_new(issuer.clone(), resource.clone())?;
+        if let Some(seconds) = args.leeway {
+            jwt = jwt.leeway(Duration::from_secs(seconds));
+        }
+        if let Some(seconds) = args.max_key_age {
+            jwt = jwt.max_key_age(Duration::from_secs(seconds));
+        }
         let authorization = match args.introspection_client {
             None => ResourceServer::try_new(resource.clone(), jwt)?,
             Some(client) => {

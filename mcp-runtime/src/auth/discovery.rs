@@ -8,6 +8,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use reqwest::header::ACCEPT;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -20,6 +22,10 @@ pub(crate) const MAX_DOCUMENT: usize = 1024 * 1024;
 
 /// How long a request to the authorization server may take, the answer read in full.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the verifiers of a resource server wait for the authorization server, by default:
+/// less than [`REQUEST_TIMEOUT`], since a client's request waits with them.
+pub(crate) const VERIFIER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The metadata of an OAuth 2.0 authorization server (RFC 8414 §2), or of an OpenID provider,
 /// as far as a resource server reads it. Every other member is kept in
@@ -65,7 +71,7 @@ pub struct AuthorizationServerMetadata {
 
 impl AuthorizationServerMetadata {
     /// Finds and reads the metadata of the authorization server whose issuer identifier is
-    /// `issuer`, trying in turn the places where the issuers in use put it:
+    /// `issuer`, in the places where the issuers in use put it:
     ///
     /// 1. `{origin}/.well-known/oauth-authorization-server{path}`, RFC 8414's place;
     /// 2. `{origin}/.well-known/openid-configuration{path}`, the same insertion for OpenID
@@ -73,42 +79,67 @@ impl AuthorizationServerMetadata {
     /// 3. `{issuer}/.well-known/openid-configuration`, OpenID Connect Discovery's append, where
     ///    Keycloak (`https://host/realms/acme`) and most OpenID providers publish it.
     ///
-    /// A document is used only when its `issuer` is exactly `issuer` (RFC 8414 §3.3): otherwise
-    /// anyone able to serve a document on one of those paths could point the server at keys of
-    /// their choosing.
+    /// They are asked at once, and the first document that arrives naming `issuer` exactly is
+    /// used (RFC 8414 §3.3): a document naming another issuer is not, since anyone able to serve
+    /// a document on one of those paths could otherwise point the server at keys of their
+    /// choosing.
     ///
-    /// Each fetch is bounded (10 seconds, 1 MiB). When no place holds a usable document, the
-    /// error is [`TokenError::Unavailable`] and names every URL tried and what each answered.
+    /// Each fetch is bounded (10 seconds, 1 MiB), and so is the discovery, the places being
+    /// asked together. When no place holds a usable document, the error is
+    /// [`TokenError::Unavailable`] and names every URL tried and what each answered.
     pub async fn discover(client: &reqwest::Client, issuer: &str) -> Result<Self, TokenError> {
-        let urls = discovery_urls(issuer).map_err(|reason| {
-            TokenError::unavailable(format!(
-                "cannot discover the metadata of the authorization server {issuer:?}: {reason}"
-            ))
-        })?;
-        let mut failures = Vec::with_capacity(urls.len());
-        for url in &urls {
-            let body = match fetch(client, url, "application/json").await {
-                Ok(body) => body,
-                Err(failure) => {
-                    failures.push(failure.to_string());
-                    continue;
-                }
-            };
-            match serde_json::from_slice::<AuthorizationServerMetadata>(&body) {
-                Ok(metadata) if metadata.issuer == issuer => return Ok(metadata),
-                Ok(metadata) => failures.push(format!(
-                    "{url} describes the issuer {}, not {issuer}",
-                    shown(&metadata.issuer)
-                )),
-                Err(_) => failures.push(format!(
-                    "{url} answered with something other than authorization server metadata"
-                )),
-            }
+        find(client, issuer, REQUEST_TIMEOUT)
+            .await
+            .map_err(TokenError::unavailable)
+    }
+}
+
+/// [`AuthorizationServerMetadata::discover`] with each fetch bounded to `timeout`: the metadata,
+/// or why none was found (naming every URL tried and what each answered).
+pub(crate) async fn find(
+    client: &reqwest::Client,
+    issuer: &str,
+    timeout: Duration,
+) -> Result<AuthorizationServerMetadata, String> {
+    let urls = discovery_urls(issuer).map_err(|reason| {
+        format!("cannot discover the metadata of the authorization server {issuer:?}: {reason}")
+    })?;
+    let reads = urls.iter().enumerate().map(|(place, url)| async move {
+        (place, read_metadata(client, url, issuer, timeout).await)
+    });
+    let mut pending: FuturesUnordered<_> = reads.collect();
+    let mut failures = vec![String::new(); urls.len()];
+    while let Some((place, read)) = pending.next().await {
+        match read {
+            Ok(metadata) => return Ok(metadata),
+            Err(failure) => failures[place] = failure,
         }
-        Err(TokenError::unavailable(format!(
-            "found no metadata of the authorization server {issuer}: {}",
-            failures.join("; ")
-        )))
+    }
+    Err(format!(
+        "found no metadata of the authorization server {issuer}: {}",
+        failures.join("; ")
+    ))
+}
+
+/// The metadata of `issuer` at `url`, or what `url` answered instead.
+async fn read_metadata(
+    client: &reqwest::Client,
+    url: &str,
+    issuer: &str,
+    timeout: Duration,
+) -> Result<AuthorizationServerMetadata, String> {
+    let body = fetch_within(client, url, "application/json", timeout)
+        .await
+        .map_err(|failure| failure.to_string())?;
+    match serde_json::from_slice::<AuthorizationServerMetadata>(&body) {
+        Ok(metadata) if metadata.issuer == issuer => Ok(metadata),
+        Ok(metadata) => Err(format!(
+            "{url} describes the issuer {}, not {issuer}",
+            shown(&metadata.issuer)
+        )),
+        Err(_) => Err(format!(
+            "{url} answered with something other than authorization server metadata"
+        )),
     }
 }
 
@@ -177,12 +208,31 @@ pub(crate) async fn fetch(
     url: &str,
     accept: &str,
 ) -> Result<Bytes, FetchError> {
-    send(client.get(url).header(ACCEPT, accept), url).await
+    fetch_within(client, url, accept, REQUEST_TIMEOUT).await
+}
+
+/// [`fetch`], read within `timeout`.
+pub(crate) async fn fetch_within(
+    client: &reqwest::Client,
+    url: &str,
+    accept: &str,
+    timeout: Duration,
+) -> Result<Bytes, FetchError> {
+    send_within(client.get(url).header(ACCEPT, accept), url, timeout).await
 }
 
 /// Sends `request` (to `url`, named in errors): the body of a successful answer, read within
 /// [`REQUEST_TIMEOUT`] and [`MAX_DOCUMENT`].
 pub(crate) async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<Bytes, FetchError> {
+    send_within(request, url, REQUEST_TIMEOUT).await
+}
+
+/// [`send`], the answer read within `timeout`.
+pub(crate) async fn send_within(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    timeout: Duration,
+) -> Result<Bytes, FetchError> {
     let exchange = async {
         let mut response = request.send().await.map_err(|error| {
             FetchError::Unreachable(format!("{url} could not be reached: {}", reason(&error)))
@@ -211,12 +261,12 @@ pub(crate) async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<
         }
         Ok(Bytes::from(body))
     };
-    tokio::time::timeout(REQUEST_TIMEOUT, exchange)
+    tokio::time::timeout(timeout, exchange)
         .await
         .unwrap_or_else(|_| {
             Err(FetchError::Unreachable(format!(
                 "{url} did not answer within {} seconds",
-                REQUEST_TIMEOUT.as_secs()
+                timeout.as_secs_f64()
             )))
         })
 }

@@ -13,8 +13,9 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
 use serde_json::{Map, Value};
 
 use super::cache::{CacheKey, TokenCache};
-use super::discovery::{self, AuthorizationServerMetadata, shown};
+use super::discovery::{self, shown};
 use super::jwt::seconds_now;
+use super::resource_server::RETRY_AFTER;
 use super::{AccessToken, TokenError, TokenVerifier, VerifyFuture};
 
 /// How the server authenticates to the introspection endpoint (RFC 6749 §2.3.1).
@@ -64,6 +65,13 @@ pub enum ClientAuthentication {
 /// client making many requests does not cost an introspection each. The price: a token revoked
 /// at the issuer is still accepted until its cache entry expires. A `cache_ttl` of zero makes
 /// revocation take effect at once.
+///
+/// When the authorization server cannot be reached, tokens get [`TokenError::Unavailable`]
+/// (`503`): each request to it waits [`request_timeout`](IntrospectionVerifier::request_timeout)
+/// at most (requests arriving while the endpoint is discovered share that discovery), and once
+/// one has failed, tokens that are not in the cache get that failure for 5 seconds before the
+/// authorization server is asked again, so that a burst of requests during an outage is answered
+/// at once.
 pub struct IntrospectionVerifier {
     endpoint: Endpoint,
     client_id: String,
@@ -73,9 +81,13 @@ pub struct IntrospectionVerifier {
     allow_missing_audience: bool,
     authentication: ClientAuthentication,
     client: reqwest::Client,
+    request_timeout: Duration,
     cache_ttl: Duration,
     /// Active answers.
     cache: TokenCache,
+    /// When the authorization server last failed to answer, and why: it is not asked again for
+    /// [`RETRY_AFTER`].
+    outage: parking_lot::Mutex<Option<(Instant, String)>>,
 }
 
 /// Where tokens are introspected.
@@ -87,13 +99,8 @@ enum Endpoint {
         /// The issuer whose metadata names the endpoint.
         issuer: String,
         found: tokio::sync::OnceCell<String>,
-        /// When discovery last failed, and why: discovery is not tried again for a second.
-        failed: parking_lot::Mutex<Option<(Instant, String)>>,
     },
 }
-
-/// How long after a failed discovery it is tried again.
-const DISCOVERY_RETRY: Duration = Duration::from_secs(1);
 
 impl IntrospectionVerifier {
     /// A verifier posting tokens to `endpoint`, authenticated as `client_id` with
@@ -114,14 +121,16 @@ impl IntrospectionVerifier {
             allow_missing_audience: false,
             authentication: ClientAuthentication::Basic,
             client: reqwest::Client::new(),
+            request_timeout: discovery::VERIFIER_TIMEOUT,
             cache_ttl: Duration::from_secs(60),
             cache: TokenCache::new(10_000),
+            outage: parking_lot::Mutex::new(None),
         }
     }
 
     /// Like [`new`](Self::new), with the endpoint of `issuer`'s metadata (found on first use;
-    /// see [`AuthorizationServerMetadata::discover`]), and an answer's `iss`, when it has one,
-    /// required to be `issuer`.
+    /// see [`AuthorizationServerMetadata::discover`](super::AuthorizationServerMetadata::discover)),
+    /// and an answer's `iss`, when it has one, required to be `issuer`.
     pub fn discover(
         issuer: impl Into<String>,
         client_id: impl Into<String>,
@@ -133,7 +142,6 @@ impl IntrospectionVerifier {
         verifier.endpoint = Endpoint::Discovered {
             issuer: issuer.clone(),
             found: tokio::sync::OnceCell::new(),
-            failed: parking_lot::Mutex::new(None),
         };
         verifier.issuer = Some(issuer);
         verifier
@@ -180,10 +188,19 @@ impl IntrospectionVerifier {
         self
     }
 
-    /// Introspects (and discovers the endpoint) with `client`. Every request is bounded to 10
-    /// seconds and a 1 MiB answer whatever the client's settings.
+    /// Introspects (and discovers the endpoint) with `client`. Every request is bounded to the
+    /// [`request_timeout`](Self::request_timeout) and a 1 MiB answer whatever the client's
+    /// settings.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.client = client;
+        self
+    }
+
+    /// How long a request to the authorization server (an introspection, or a fetch of its
+    /// metadata) may take, the answer read in full (default 5 seconds). A token the
+    /// authorization server did not judge in time gets `503`.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
         self
     }
 
@@ -198,69 +215,69 @@ impl IntrospectionVerifier {
         if let Some(known) = self.cache.get(&key, 0) {
             return Ok(known);
         }
+        if let Some(error) = self.recent_outage() {
+            return Err(error);
+        }
         let endpoint = self.endpoint().await?;
-        let answer = self.introspect(&endpoint, token).await?;
+        let answer = self
+            .introspect(&endpoint, token)
+            .await
+            .map_err(|reason| self.failed(reason))?;
         let access = self.judge(answer)?;
         self.remember(key, &access);
         Ok(access)
     }
 
-    /// The introspection endpoint, discovered if need be.
+    /// The introspection endpoint, discovered if need be: callers arriving while it is
+    /// discovered share that discovery.
     async fn endpoint(&self) -> Result<String, TokenError> {
-        let (issuer, found, failed) = match &self.endpoint {
+        let (issuer, found) = match &self.endpoint {
             Endpoint::Given(endpoint) => return Ok(endpoint.clone()),
-            Endpoint::Discovered {
-                issuer,
-                found,
-                failed,
-            } => (issuer.as_str(), found, failed),
+            Endpoint::Discovered { issuer, found } => (issuer.as_str(), found),
         };
-        if let Some(endpoint) = found.get() {
-            return Ok(endpoint.clone());
-        }
-        let recent_failure = || match &*failed.lock() {
-            Some((at, reason)) if at.elapsed() < DISCOVERY_RETRY => {
-                Some(TokenError::unavailable(reason.clone()))
-            }
-            _ => None,
-        };
-        if let Some(error) = recent_failure() {
-            return Err(error);
-        }
         let endpoint = found
             .get_or_try_init(|| async {
                 // Callers that queued behind a failed discovery take its outcome.
-                if let Some(error) = recent_failure() {
+                if let Some(error) = self.recent_outage() {
                     return Err(error);
                 }
-                let discovered =
-                    match AuthorizationServerMetadata::discover(&self.client, issuer).await {
-                        Ok(metadata) => metadata.introspection_endpoint.ok_or_else(|| {
+                let discovered = discovery::find(&self.client, issuer, self.request_timeout)
+                    .await
+                    .and_then(|metadata| {
+                        metadata.introspection_endpoint.ok_or_else(|| {
                             format!(
                                 "the metadata of the authorization server {issuer} names no \
-                             introspection_endpoint"
+                                 introspection_endpoint"
                             )
-                        }),
-                        Err(TokenError::Invalid(reason) | TokenError::Unavailable(reason)) => {
-                            Err(reason)
-                        }
-                    };
-                discovered.map_err(|reason| {
-                    tracing::warn!(issuer, "the introspection endpoint was not found: {reason}");
-                    *failed.lock() = Some((Instant::now(), reason.clone()));
-                    TokenError::unavailable(reason)
-                })
+                        })
+                    });
+                discovered.map_err(|reason| self.failed(reason))
             })
             .await?;
         Ok(endpoint.clone())
     }
 
-    /// Posts `token` to `endpoint`: the answer, as a JSON object.
-    async fn introspect(
-        &self,
-        endpoint: &str,
-        token: &str,
-    ) -> Result<Map<String, Value>, TokenError> {
+    /// The failure of the authorization server remembered, if it is less than [`RETRY_AFTER`]
+    /// old.
+    fn recent_outage(&self) -> Option<TokenError> {
+        match &*self.outage.lock() {
+            Some((at, reason)) if at.elapsed() < RETRY_AFTER => {
+                Some(TokenError::unavailable(reason.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Logs and remembers that the authorization server failed for `reason`, and returns the
+    /// error.
+    fn failed(&self, reason: String) -> TokenError {
+        tracing::warn!(issuer = self.issuer.as_deref(), "{reason}");
+        *self.outage.lock() = Some((Instant::now(), reason.clone()));
+        TokenError::unavailable(reason)
+    }
+
+    /// Posts `token` to `endpoint`: the answer, as a JSON object, or why there is none.
+    async fn introspect(&self, endpoint: &str, token: &str) -> Result<Map<String, Value>, String> {
         let mut form = vec![("token", token), ("token_type_hint", "access_token")];
         let mut request = self
             .client
@@ -275,9 +292,7 @@ impl IntrospectionVerifier {
                 );
                 let mut value =
                     HeaderValue::from_str(&format!("Basic {}", STANDARD.encode(credentials)))
-                        .map_err(|_| {
-                            TokenError::unavailable("the client credentials cannot be sent")
-                        })?;
+                        .map_err(|_| "the client credentials cannot be sent".to_owned())?;
                 value.set_sensitive(true);
                 request = request.header(AUTHORIZATION, value);
             }
@@ -286,22 +301,20 @@ impl IntrospectionVerifier {
                 form.push(("client_secret", &self.client_secret));
             }
         }
-        let body = discovery::send(request.form(&form), endpoint)
+        let body = discovery::send_within(request.form(&form), endpoint, self.request_timeout)
             .await
             .map_err(|error| {
                 if error.status() == Some(StatusCode::UNAUTHORIZED) {
-                    TokenError::unavailable(
-                        "the introspection endpoint refused this server's client credentials",
-                    )
+                    "the introspection endpoint refused this server's client credentials".to_owned()
                 } else {
-                    TokenError::unavailable(format!("the token could not be introspected: {error}"))
+                    format!("the token could not be introspected: {error}")
                 }
             })?;
         serde_json::from_slice(&body).map_err(|_| {
-            TokenError::unavailable(format!(
+            format!(
                 "the introspection endpoint {endpoint} answered with something other than a JSON \
                  object"
-            ))
+            )
         })
     }
 

@@ -18,7 +18,8 @@ use jsonwebtoken::{AlgorithmFamily, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::cache::TokenCache;
-use super::discovery::{self, AuthorizationServerMetadata, shown};
+use super::discovery::{self, shown};
+use super::resource_server::RETRY_AFTER;
 use super::{AccessToken, InvalidUri, TokenError, TokenVerifier, VerifyFuture};
 
 /// A JWS signing algorithm (re-exported from `jsonwebtoken`), for
@@ -78,7 +79,15 @@ const ACCESS_TOKEN_TYPES: [&str; 3] = ["at+jwt", "application/at+jwt", "jwt"];
 /// [`max_key_age`](JwtVerifier::max_key_age), and again when a token names a key the cache does
 /// not hold (the issuer rotated its keys). Those refetches are rate-limited
 /// ([`min_refetch_interval`](JwtVerifier::min_refetch_interval)): tokens naming made-up keys
-/// cannot make the server hammer the issuer.
+/// cannot make the server hammer the issuer, nor wait. A key withdrawn from the issuer's key set
+/// is trusted until the keys are fetched again: for `max_key_age` at most (10 minutes by
+/// default) while the issuer can be reached.
+///
+/// When the issuer cannot be reached, the tokens that need its keys get
+/// [`TokenError::Unavailable`] (`503`): a fetch waits for it
+/// [`request_timeout`](JwtVerifier::request_timeout) at most, the requests arriving meanwhile
+/// share that fetch, and its failure is the answer for 5 seconds before the issuer is asked
+/// again. Keys in hand stay in use while they are fetched anew, and when that fails.
 ///
 /// A token accepted once is not verified again on the requests that follow (a client sends the
 /// same token with each): its verdict is cached under its hash until its `exp` (give or take the
@@ -96,6 +105,7 @@ pub struct JwtVerifier {
     client: reqwest::Client,
     min_refetch_interval: Duration,
     max_key_age: Duration,
+    request_timeout: Duration,
     /// The keys in use.
     keys: parking_lot::RwLock<Arc<KeySet>>,
     /// Held while the keys are fetched: one fetch at a time.
@@ -246,6 +256,18 @@ struct Refresh {
     last_error: Option<String>,
 }
 
+impl Refresh {
+    /// Whether the next fetch must wait: the last one ended less than `interval` ago, or less
+    /// than [`RETRY_AFTER`] ago when it failed.
+    fn too_soon(&self, interval: Duration) -> bool {
+        let wait = match self.last_error {
+            Some(_) => interval.max(RETRY_AFTER),
+            None => interval,
+        };
+        self.last_attempt.is_some_and(|last| last.elapsed() < wait)
+    }
+}
+
 /// What the header of a token says.
 struct Header {
     alg: Algorithm,
@@ -257,9 +279,9 @@ impl JwtVerifier {
     /// server (its MCP endpoint's URL, as in its protected resource metadata).
     ///
     /// The keys are found through the issuer's metadata (see
-    /// [`AuthorizationServerMetadata::discover`]); give them with
-    /// [`jwks_uri`](Self::jwks_uri) or [`jwks`](Self::jwks) instead when the issuer publishes
-    /// none.
+    /// [`AuthorizationServerMetadata::discover`](super::AuthorizationServerMetadata::discover));
+    /// give them with [`jwks_uri`](Self::jwks_uri) or [`jwks`](Self::jwks) instead when the
+    /// issuer publishes none.
     pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> Self {
         JwtVerifier {
             issuer: issuer.into(),
@@ -270,6 +292,7 @@ impl JwtVerifier {
             client: reqwest::Client::new(),
             min_refetch_interval: Duration::from_secs(1),
             max_key_age: Duration::from_secs(600),
+            request_timeout: discovery::VERIFIER_TIMEOUT,
             keys: parking_lot::RwLock::new(Arc::new(KeySet::default())),
             refresh: tokio::sync::Mutex::new(Refresh::default()),
             attempts: AtomicU64::new(0),
@@ -354,22 +377,37 @@ impl JwtVerifier {
     }
 
     /// Fetches the metadata and the keys with `client` (for a proxy, or custom TLS roots).
-    /// Every fetch is bounded to 10 seconds and 1 MiB whatever the client's settings.
+    /// Every fetch is bounded to the [`request_timeout`](Self::request_timeout) and 1 MiB
+    /// whatever the client's settings.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.client = client;
         self
     }
 
-    /// The least time between two fetches of the keys (default 1 second). A token naming a
-    /// key the cache does not hold waits for this interval to have passed since the last fetch,
-    /// then fetches again; tokens arriving meanwhile share that fetch.
+    /// How long a fetch of the issuer's metadata or keys may take, the answer read in full
+    /// (default 5 seconds). The places the metadata may be are asked at once, so that finding
+    /// the keys the first time takes twice this at most. A token that needs keys the issuer did
+    /// not give in time gets `503`.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The least time between two fetches of the keys (default 1 second; 5 seconds at least
+    /// after a fetch that failed). A token naming a key the cache does not hold makes the
+    /// verifier fetch the keys again when this interval has passed since the last fetch, and
+    /// tokens arriving meanwhile share that fetch; within the interval, it is refused at once,
+    /// since the keys were just fetched. A key the issuer rotated in is thus picked up by the
+    /// first token naming it once the interval has passed.
     pub fn min_refetch_interval(mut self, interval: Duration) -> Self {
         self.min_refetch_interval = interval;
         self
     }
 
-    /// How long fetched keys are used before they are fetched again (default 10 minutes). When
-    /// that fetch fails, the keys in hand stay in use.
+    /// How long fetched keys are used before they are fetched again (default 10 minutes): how
+    /// long a key the issuer withdrew from its key set is still trusted, at most, unless a token
+    /// naming an unknown key made the verifier fetch them earlier. When that fetch fails, the
+    /// keys in hand stay in use.
     pub fn max_key_age(mut self, age: Duration) -> Self {
         self.max_key_age = age;
         self
@@ -532,13 +570,13 @@ impl JwtVerifier {
     }
 
     /// The keys fetched again because `keys` lack one a token names (the issuer may have
-    /// rotated them); `keys` themselves when they were given, or when the fetch fails and they
-    /// hold any.
+    /// rotated them), or the keys last fetched when that was less than `min_refetch_interval`
+    /// ago; `keys` themselves when they were given, or when the fetch fails and they hold any.
     async fn refetched(&self, keys: Arc<KeySet>) -> Result<Arc<KeySet>, TokenError> {
         if matches!(self.source, KeySource::Static) {
             return Ok(keys);
         }
-        match self.refresh(true).await {
+        match self.refresh().await {
             Ok(fresh) => Ok(fresh),
             Err(error) if keys.keys.is_empty() => Err(error),
             Err(_) => Ok(keys),
@@ -560,32 +598,39 @@ impl JwtVerifier {
         if self.fresh(&keys) {
             return Ok(keys);
         }
-        match self.refresh(false).await {
-            Ok(keys) => Ok(keys),
-            // Stale keys beat none: they stay in use until a fetch succeeds.
-            Err(_) if keys.fetched.is_some() => Ok(keys),
-            Err(error) => Err(error),
+        if keys.fetched.is_none() {
+            return self.refresh().await;
+        }
+        // Stale keys beat none, and beat waiting for a fetch in progress: they stay in use
+        // until a fetch succeeds.
+        let seen = self.attempts.load(Ordering::Acquire);
+        match self.refresh.try_lock() {
+            Ok(state) => Ok(self.refresh_locked(seen, state).await.unwrap_or(keys)),
+            Err(_) => Ok(keys),
         }
     }
 
-    /// Fetches the keys, one fetch at a time and at most one per `min_refetch_interval`. A
-    /// call that waited while another fetched takes that fetch's outcome. Within the interval
-    /// after the last fetch, a call that may `wait` sleeps until it has passed and fetches;
-    /// one that may not takes the last outcome.
-    async fn refresh(&self, wait: bool) -> Result<Arc<KeySet>, TokenError> {
+    /// Fetches the keys, one fetch at a time and at most one per `min_refetch_interval` (per
+    /// [`RETRY_AFTER`] after a failure). A call that waited while another fetched takes that
+    /// fetch's outcome; so does a call within the interval after the last fetch, which never
+    /// waits for the interval to pass.
+    async fn refresh(&self) -> Result<Arc<KeySet>, TokenError> {
         let seen = self.attempts.load(Ordering::Acquire);
-        let mut state = self.refresh.lock().await;
-        if self.attempts.load(Ordering::Acquire) != seen {
+        let state = self.refresh.lock().await;
+        self.refresh_locked(seen, state).await
+    }
+
+    /// [`refresh`](Self::refresh) once its lock is held; `seen` is the count of attempts before
+    /// the lock was asked for.
+    async fn refresh_locked(
+        &self,
+        seen: u64,
+        mut state: tokio::sync::MutexGuard<'_, Refresh>,
+    ) -> Result<Arc<KeySet>, TokenError> {
+        if self.attempts.load(Ordering::Acquire) != seen
+            || state.too_soon(self.min_refetch_interval)
+        {
             return self.last_outcome(&state);
-        }
-        if let Some(last) = state.last_attempt {
-            let next = last + self.min_refetch_interval;
-            if Instant::now() < next {
-                if !wait {
-                    return self.last_outcome(&state);
-                }
-                tokio::time::sleep_until(next.into()).await;
-            }
         }
         let fetched = self.fetch_keys(&mut state).await;
         state.last_attempt = Some(Instant::now());
@@ -618,11 +663,8 @@ impl JwtVerifier {
         let uri = match (&self.source, &state.jwks_uri) {
             (KeySource::Uri(uri), _) | (KeySource::Discovery, Some(uri)) => uri.clone(),
             (KeySource::Discovery, None) => {
-                let metadata = AuthorizationServerMetadata::discover(&self.client, &self.issuer)
-                    .await
-                    .map_err(
-                        |(TokenError::Invalid(reason) | TokenError::Unavailable(reason))| reason,
-                    )?;
+                let metadata =
+                    discovery::find(&self.client, &self.issuer, self.request_timeout).await?;
                 let uri = metadata.jwks_uri.ok_or_else(|| {
                     format!(
                         "the metadata of the authorization server {} names no jwks_uri",
@@ -636,10 +678,11 @@ impl JwtVerifier {
                 return Err("this verifier uses the keys it was given, and fetches none".into());
             }
         };
-        let body = discovery::fetch(
+        let body = discovery::fetch_within(
             &self.client,
             &uri,
             "application/jwk-set+json, application/json",
+            self.request_timeout,
         )
         .await
         .map_err(|error| format!("the issuer's keys could not be fetched: {error}"))?;
@@ -802,10 +845,15 @@ mod tests {
     const TEST_PUBLIC_KEY: &str = "PQur-gffp4mJwEt37xNXfwBJrSX2lds1vfLI8Je9YLc";
 
     fn signed(claims: Value) -> String {
+        signed_as("k1", claims)
+    }
+
+    /// `claims` signed with the test key, the header naming `kid`.
+    fn signed_as(kid: &str, claims: Value) -> String {
         use base64::engine::general_purpose::STANDARD;
         let der = STANDARD.decode(TEST_KEY).expect("base64");
         let mut header = jsonwebtoken::Header::new(Algorithm::EdDSA);
-        header.kid = Some("k1".into());
+        header.kid = Some(kid.into());
         let key = jsonwebtoken::EncodingKey::from_ed_der(&der);
         jsonwebtoken::encode(&header, &claims, &key).expect("signed")
     }
@@ -816,6 +864,69 @@ mod tests {
             keys: vec![serde_json::from_value(jwk).expect("a JWK")],
         };
         JwtVerifier::new("https://idp.example.com", "https://mcp.example.com/mcp").jwks(jwks)
+    }
+
+    /// A verifier that fetches its keys from a port of 127.0.0.1 nothing listens on, and holds
+    /// the test key as if it had fetched it just now.
+    fn verifier_just_refreshed() -> JwtVerifier {
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+            listener.local_addr().expect("bound").port()
+        };
+        let v = verifier_of_the_test_key().jwks_uri(format!("http://127.0.0.1:{port}/jwks"));
+        let keys = v.keys.read().keys.clone();
+        *v.keys.write() = Arc::new(KeySet::new(keys, Some(Instant::now())));
+        v.refresh.try_lock().expect("free").last_attempt = Some(Instant::now());
+        v
+    }
+
+    fn valid_claims() -> Value {
+        json!({"iss": "https://idp.example.com", "sub": "alice",
+            "aud": "https://mcp.example.com/mcp", "exp": seconds_now() + 100.0})
+    }
+
+    #[tokio::test]
+    async fn an_unknown_kid_right_after_a_fetch_is_refused_without_another() {
+        let v = verifier_just_refreshed();
+        for i in 0..50 {
+            let kid = format!("made-up-{i}");
+            assert_eq!(
+                v.verify(&signed_as(&kid, valid_claims())).await,
+                Err(TokenError::invalid(format!(
+                    "no key of the issuer has kid \"{kid}\""
+                )))
+            );
+        }
+        // The refetch slot is still closed: no fetch was tried.
+        assert_eq!(v.attempts.load(Ordering::Acquire), 0);
+        // The keys in hand still serve.
+        let token = signed(valid_claims());
+        assert_eq!(
+            v.verify(&token)
+                .await
+                .map(|t| t.subject().map(str::to_owned)),
+            Ok(Some("alice".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_kid_once_the_slot_is_open_fetches_and_a_failure_is_held() {
+        let v = verifier_just_refreshed().min_refetch_interval(Duration::ZERO);
+        let unknown = signed_as("new", valid_claims());
+        let refused = Err(TokenError::invalid("no key of the issuer has kid \"new\""));
+        assert_eq!(v.verify(&unknown).await, refused);
+        assert_eq!(v.attempts.load(Ordering::Acquire), 1);
+        let failure = v.refresh.try_lock().expect("free").last_error.clone();
+        assert!(
+            failure
+                .as_deref()
+                .is_some_and(|reason| reason.starts_with("the issuer's keys could not be fetched")),
+            "{failure:?}"
+        );
+        // The fetch failed: the next one waits RETRY_AFTER, whatever the interval, and the keys
+        // in hand serve meanwhile.
+        assert_eq!(v.verify(&unknown).await, refused);
+        assert_eq!(v.attempts.load(Ordering::Acquire), 1);
     }
 
     #[tokio::test]

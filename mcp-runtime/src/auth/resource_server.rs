@@ -2,15 +2,25 @@
 //! challenges.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use serde_json::{Value, json};
 
 use super::{AccessToken, TokenError, TokenVerifier, joined, scope_list};
 
 /// Where the protected resource metadata lives, before the endpoint's path (RFC 9728 §3).
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// How long a client is asked to wait after a `503` (its `Retry-After`), and how long the SDK's
+/// verifiers answer with a failure to reach the authorization server before they try it again.
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// What a `503` tells the client: nothing of the authorization server's URLs or errors, which go
+/// to the server's log.
+const UNAVAILABLE: &str = "Service Unavailable: the authorization server is unavailable, so the \
+                           access token could not be verified; retry later";
 
 /// The server as an OAuth 2.1 protected resource: its canonical URI, how tokens are verified,
 /// the authorization servers that issue them, and the scopes it requires.
@@ -31,7 +41,10 @@ const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 ///   was wrong;
 /// - a token that lacks a scope the server requires, or that the tool, prompt or resource called
 ///   requires, gets `403` with `error="insufficient_scope"` and every scope the request needs,
-///   so that the client can ask for them (step-up authorization).
+///   so that the client can ask for them (step-up authorization);
+/// - a token the verifier cannot judge ([`TokenError::Unavailable`]: the authorization server
+///   cannot be reached) gets `503` with `Retry-After: 5` and a message that says only that; what
+///   went wrong goes to the server's log (`tracing`, at the `warn` level).
 ///
 /// The token's audience must be this server: the verifier checks it against the canonical URI
 /// given here (RFC 8707), so a token minted for another resource is refused, never passed on.
@@ -86,7 +99,8 @@ pub(crate) enum Refusal {
     TokenInQuery,
     /// A token the server does not accept: `401`, `error="invalid_token"`.
     InvalidToken(String),
-    /// The verifier could not decide: `503`.
+    /// The verifier could not decide: `503`, with `Retry-After` (the reason goes to the log
+    /// only).
     Unavailable(String),
     /// A token without the scopes the request needs: `403`, `error="insufficient_scope"`.
     InsufficientScope(Vec<String>),
@@ -303,13 +317,14 @@ impl ResourceServer {
         scope_list(self.required_scopes.iter().chain(needed).cloned())
     }
 
-    /// The status, `WWW-Authenticate` value and message of `refusal`; `declared` lists the scopes
-    /// the server's tools, prompts and resources need (for the scope a `401` names).
+    /// The status, header (`WWW-Authenticate`, or `Retry-After` for a `503`) and message of
+    /// `refusal`; `declared` lists the scopes the server's tools, prompts and resources need (for
+    /// the scope a `401` names).
     pub(crate) fn challenge(
         &self,
         refusal: &Refusal,
         declared: impl FnOnce() -> Vec<String>,
-    ) -> (StatusCode, Option<HeaderValue>, String) {
+    ) -> (StatusCode, Option<(HeaderName, HeaderValue)>, String) {
         let metadata = format!("resource_metadata=\"{}\"", self.metadata_url);
         let scope = || {
             let scopes = if self.required_scopes.is_empty() {
@@ -351,13 +366,12 @@ impl ResourceServer {
                 ),
                 format!("Unauthorized: {reason}"),
             ),
-            Refusal::Unavailable(reason) => {
+            Refusal::Unavailable(_) => {
+                let retry_after = HeaderValue::from(RETRY_AFTER.as_secs());
                 return (
                     StatusCode::SERVICE_UNAVAILABLE,
-                    None,
-                    format!(
-                        "Service Unavailable: the access token could not be verified ({reason}); try again later"
-                    ),
+                    Some((header::RETRY_AFTER, retry_after)),
+                    UNAVAILABLE.to_owned(),
                 );
             }
             Refusal::InsufficientScope(scopes) => {
@@ -380,7 +394,12 @@ impl ResourceServer {
         };
         // Every part is ASCII without control characters: the scopes are words, the URL parsed
         // and the reason made quotable.
-        (status, HeaderValue::from_str(&value).ok(), message)
+        let challenge = HeaderValue::from_str(&value).ok();
+        (
+            status,
+            challenge.map(|value| (header::WWW_AUTHENTICATE, value)),
+            message,
+        )
     }
 }
 

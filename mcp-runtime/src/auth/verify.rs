@@ -29,8 +29,9 @@ pub type VerifyFuture<'a> =
 
 /// Why a token was not accepted.
 ///
-/// The description goes to the client (in `WWW-Authenticate`'s `error_description`) and to the
-/// server's logs: it says what was wrong with the token, never what the token is.
+/// The description goes to the server's logs, and for an invalid token to the client too (in
+/// `WWW-Authenticate`'s `error_description`): it says what was wrong with the token, never what
+/// the token is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
     /// The token is not valid here: malformed, badly signed, expired, for another resource,
@@ -38,7 +39,9 @@ pub enum TokenError {
     #[error("invalid token: {0}")]
     Invalid(String),
     /// The verifier could not decide (the issuer's keys or its introspection endpoint could not
-    /// be reached). The client gets `503 Service Unavailable`, and may try again.
+    /// be reached). The client gets `503 Service Unavailable` with `Retry-After: 5`, told only
+    /// that the authorization server is unavailable: the reason, which may name its URLs, goes
+    /// to the server's log.
     #[error("the token could not be verified: {0}")]
     Unavailable(String),
 }

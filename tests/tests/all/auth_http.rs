@@ -296,13 +296,19 @@ async fn requests_without_a_usable_token_get_401_with_the_metadata_and_scopes() 
         )
     );
 
-    // A verifier that cannot decide: 503, no challenge.
-    let (status, challenge, body) = exchange(post(url, Some("down"), None, &initialize())).await;
+    // A verifier that cannot decide: 503, no challenge, a time to retry after, and nothing of
+    // what the verifier said (that goes to the log).
+    let response = post(url, Some("down"), None, &initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["retry-after"], "5");
+    let (status, challenge, body) = status_challenge_body(response).await;
     assert_eq!((status, challenge), (StatusCode::SERVICE_UNAVAILABLE, None));
     assert_eq!(
         body,
         refusal(
-            "Service Unavailable: the access token could not be verified (the issuer did not answer); try again later"
+            "Service Unavailable: the authorization server is unavailable, so the access token could not be verified; retry later"
         )
     );
 

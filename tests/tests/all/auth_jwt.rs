@@ -5,7 +5,9 @@
 //! same `sub` of each apart.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use futures_util::future::join_all;
 use mcp_runtime::auth::{
     Algorithm, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenVerifier,
 };
@@ -191,15 +193,57 @@ async fn keys_the_issuer_rotates_in_are_fetched_when_a_token_names_one() {
     assert_eq!(issuer.jwks_fetches(), 1);
 
     // The issuer rotates its keys: a token with the new kid makes the server fetch them again,
-    // at once (the fetch waits out the rate limit, a second at most).
+    // once the refetch interval (1 second by default) has passed since the last fetch (within
+    // it, the keys were just fetched, and a token naming another is refused at once).
     let old = token().sign();
     issuer.rotate_keys().await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let (status, _, body) = send(url, &token().sign(), "read_notes").await;
     assert_eq!((status, text(&body)), (StatusCode::OK, "notes of alice"));
     assert_eq!(issuer.jwks_fetches(), 2);
     // The retired key is gone from the server's keys too.
-    let (status, _, _) = send(url, &old, "read_notes").await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let kid = jsonwebtoken::decode_header(&old).unwrap().kid.unwrap();
+    assert_eq!(
+        send(url, &old, "read_notes").await,
+        refused(url, &format!("no key of the issuer has kid \"{kid}\""))
+    );
+}
+
+/// Tokens naming keys the issuer never had, right after the server fetched its keys, are
+/// refused at once: they neither make the server fetch the keys again nor wait for the refetch
+/// interval to pass.
+#[tokio::test]
+async fn a_flood_of_unknown_kids_right_after_a_fetch_is_refused_at_once() {
+    let issuer = AuthorizationServer::start().await;
+    let issuer_url = issuer.issuer().to_owned();
+    let http = TestHttpServer::start_with(server(), |url| {
+        // An interval no test outlasts: the refetch slot stays closed.
+        let verifier = JwtVerifier::new(issuer_url.clone(), url)
+            .min_refetch_interval(Duration::from_secs(3600));
+        HttpOptions::default()
+            .authorization(ResourceServer::new(url, verifier).authorization_server(issuer_url))
+    })
+    .await;
+    let url = &http.url;
+    let token = || issuer.token().audience(url.as_str()).scope("notes:read");
+    let (status, _, _) = send(url, &token().sign(), "read_notes").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(issuer.jwks_fetches(), 1);
+
+    let kids: Vec<String> = (0..50).map(|i| format!("made-up-{i}")).collect();
+    let tokens: Vec<String> = kids.iter().map(|kid| token().kid(kid).sign()).collect();
+    let answers = join_all(tokens.iter().map(|t| send(url, t, "read_notes"))).await;
+    for (kid, answer) in kids.iter().zip(answers) {
+        assert_eq!(
+            answer,
+            refused(url, &format!("no key of the issuer has kid \"{kid}\""))
+        );
+    }
+    assert_eq!(issuer.jwks_fetches(), 1);
+    // The keys in hand still serve.
+    let (status, _, body) = send(url, &token().subject("bob").sign(), "read_notes").await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "notes of bob"));
+    assert_eq!(issuer.jwks_fetches(), 1);
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ mod auth_http;
 mod auth_interop;
 mod auth_jwt;
 mod auth_oidc_provider;
+mod auth_unavailable;
 mod auth_verifiers;
 mod cli;
 mod client;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use futures_util::StreamExt;
 use mcp_core::jsonrpc::{self, Incoming};
@@ -105,11 +105,10 @@ pub(crate) fn insufficient_scope(
     challenged(error_reply(status, refusal), challenge)
 }
 
-fn challenged(mut response: Response, challenge: Option<HeaderValue>) -> Response {
-    if let Some(challenge) = challenge {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, challenge);
+/// `response` with the header of a refusal (`WWW-Authenticate`, or `Retry-After`).
+fn challenged(mut response: Response, challenge: Option<(HeaderName, HeaderValue)>) -> Response {
+    if let Some((name, value)) = challenge {
+        response.headers_mut().insert(name, value);
     }
     response
 }
