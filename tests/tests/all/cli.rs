@@ -190,6 +190,23 @@ fn failures_are_one_line_and_status_1() {
             Some(1)
         )
     );
+    // With --json, the result is the output, and the line says only that the tool failed.
+    let output = on_stdio(&["--json", "call", "delete_note", "id=999"]);
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (
+            &result["content"],
+            &result["isError"],
+            String::from_utf8_lossy(&output.stderr).as_ref(),
+            output.status.code()
+        ),
+        (
+            &serde_json::json!([{"type": "text", "text": "there is no note 999"}]),
+            &serde_json::json!(true),
+            "mcp: the tool delete_note failed\n",
+            Some(1)
+        )
+    );
     // The usage follows the target: the URL first, or everything before the command.
     assert_eq!(
         failure(&on_stdio(&["call"])),
