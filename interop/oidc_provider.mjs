@@ -19,6 +19,13 @@
 //   opaque-agent / opaque-secret  client_credentials; opaque access tokens
 //   notes-server / notes-secret   no grant: the resource server, introspecting (RFC 7662)
 // Access tokens carry the scopes asked for, of notes:read and notes:write.
+//
+// Clients may also register themselves (RFC 7591, open registration) for the authorization code
+// flow: their JWT access tokens live 10 s, and the provider issues refresh tokens as OpenID
+// Connect says (offline_access asked for with prompt=consent, the refresh_token grant
+// registered). Its sign-in pages are a user who approves at once: the provider's interactions
+// (/interaction/<uid>, which a browser reaches with the provider's cookies) sign in USER and
+// grant every scope the request asks for.
 
 import http from 'node:http';
 import readline from 'node:readline';
@@ -26,6 +33,9 @@ import * as jose from 'jose';
 import Provider from 'oidc-provider';
 
 const SCOPES = 'notes:read notes:write';
+const USER = 'user-1';
+// The clients configured here, which use the client credentials grant.
+const CONFIGURED = new Set(['agent', 'opaque-agent', 'notes-server']);
 
 // stdout carries the answers only: the provider's notices go to stderr with its warnings.
 console.info = console.warn;
@@ -55,10 +65,11 @@ function provider(issuer, key) {
       client('notes-server', 'notes-secret', []),
     ],
     jwks: { keys: [key.jwk] },
-    scopes: SCOPES.split(' '),
+    scopes: ['openid', 'offline_access', ...SCOPES.split(' ')],
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      registration: { enabled: true },
       // Only the resource server introspects; a client revokes its own tokens.
       introspection: {
         enabled: true,
@@ -75,7 +86,7 @@ function provider(issuer, key) {
         getResourceServerInfo: (_ctx, resource, client) => ({
           scope: SCOPES,
           audience: resource,
-          accessTokenTTL: 600,
+          accessTokenTTL: CONFIGURED.has(client.clientId) ? 600 : 10,
           accessTokenFormat: client.clientId === 'opaque-agent' ? 'opaque' : 'jwt',
           jwt: { sign: { alg: key.alg } },
         }),
@@ -84,8 +95,39 @@ function provider(issuer, key) {
   });
 }
 
+/**
+ * The sign-in page of an interaction, approved at once: USER signs in, then consents to every
+ * scope asked for (those the provider kept: it drops offline_access without prompt=consent).
+ */
+async function approve(provider, req, res) {
+  const { prompt, params, session, grantId } = await provider.interactionDetails(req, res);
+  if (prompt.name === 'login') {
+    await provider.interactionFinished(req, res, { login: { accountId: USER } });
+    return;
+  }
+  const grant = grantId
+    ? await provider.Grant.find(grantId)
+    : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+  const { missingOIDCScope, missingOIDCClaims, missingResourceScopes } = prompt.details;
+  if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
+  if (missingOIDCClaims) grant.addOIDCClaims(missingOIDCClaims);
+  for (const [resource, scopes] of Object.entries(missingResourceScopes ?? {})) {
+    grant.addResourceScope(resource, scopes.join(' '));
+  }
+  await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } });
+}
+
 let current;
-const server = http.createServer((req, res) => current.callback()(req, res));
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url.startsWith('/interaction/')) {
+    approve(current, req, res).catch((error) => {
+      res.statusCode = 400;
+      res.end(`the interaction failed: ${error.message}\n`);
+    });
+    return;
+  }
+  current.callback()(req, res);
+});
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 const first = await signingKey('RS256', 'first');

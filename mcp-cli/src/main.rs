@@ -45,6 +45,8 @@ struct Cli {
     /// How many seconds each request may take.
     #[arg(long, global = true, default_value_t = 30.0, value_name = "SECONDS")]
     timeout: f64,
+    #[command(flatten)]
+    client: auth::ClientOptions,
 }
 
 /// The server: a URL as the first argument, or the command that starts it after `--`.
@@ -154,6 +156,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
+            let error = auth::explain(error);
             let prefix = console::style("mcp:").for_stderr().red().bold();
             eprintln!("{prefix} {error:#}");
             ExitCode::FAILURE
@@ -169,6 +172,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         headers: cli.headers,
         protocol_version: cli.protocol_version,
         timeout: Some(Duration::from_secs_f64(cli.timeout)),
+        client: cli.client,
     };
     let json = cli.json;
     let (server, what) = match cli.command {

@@ -64,6 +64,8 @@ pub struct Connection {
     pub protocol_version: Option<String>,
     /// How long each request may take.
     pub timeout: Option<Duration>,
+    /// The OAuth client to sign in as, when it was registered beforehand.
+    pub client: crate::auth::ClientOptions,
 }
 
 impl Connection {
@@ -115,7 +117,7 @@ impl Connection {
                 let headers = self.header_map()?;
                 // A token given with -H is the user's choice; otherwise a 401 signs the user in.
                 if !headers.contains_key(http::header::AUTHORIZATION) {
-                    builder = builder.oauth(crate::auth::oauth()?);
+                    builder = builder.oauth(crate::auth::oauth(&self.client)?);
                 }
                 builder
                     .http_headers(headers)

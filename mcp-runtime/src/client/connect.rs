@@ -228,8 +228,18 @@ impl McpClientBuilder {
 
     /// Sends `headers` with every HTTP request (cargo feature `client-http`): an API key, a
     /// static `Authorization`, a tracing header. The protocol's own headers take precedence.
+    ///
+    /// ```
+    /// use mcp_runtime::client::{HeaderMap, HeaderValue, McpClient};
+    /// use mcp_runtime::protocol::implementation::Implementation;
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("x-api-key", HeaderValue::from_static("k-alice"));
+    /// let builder = McpClient::builder(Implementation::new("agent", "1.0.0")).http_headers(headers);
+    /// # drop(builder);
+    /// ```
     #[cfg(feature = "client-http")]
-    pub fn http_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {
+    pub fn http_headers(mut self, headers: super::HeaderMap) -> Self {
         self.http_headers = headers;
         self
     }

@@ -132,6 +132,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+/// The headers of [`McpClientBuilder::http_headers`] (the `http` crate's types, which
+/// `reqwest` uses too), so that a client needs no other crate to build them.
+#[cfg(feature = "client-http")]
+pub use ::http::{HeaderMap, HeaderName, HeaderValue};
 pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
 pub use listen::Subscription;

@@ -15,6 +15,8 @@ pub struct AuthorizationRequest {
     pub resource: Option<String>,
     /// The `redirect_uri` parameter (empty when there was none).
     pub redirect_uri: String,
+    /// The `prompt` parameter (OpenID Connect Core §3.1.2.1: `consent`, `login`, ...).
+    pub prompt: Option<String>,
 }
 
 /// How a client authenticates at the token endpoint (RFC 7591's `token_endpoint_auth_method`).
@@ -102,6 +104,7 @@ pub(super) fn authorize_code(shared: &Shared, query: &[(String, String)]) -> Res
         scope: scope.clone(),
         resource: resources.first().map(|r| (*r).to_owned()),
         redirect_uri: redirect_uri.clone(),
+        prompt: field(query, "prompt").map(str::to_owned),
     });
     let page = |reason: &str| {
         let body = format!("The authorization request is refused: {reason}.\n");

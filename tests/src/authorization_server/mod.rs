@@ -16,7 +16,9 @@
 //!   sign in here.
 //!
 //! With [`Options::code_flow`], it is also the authorization server of an interactive client:
-//! dynamic client registration (RFC 7591) at `{issuer}/register`, an authorization endpoint
+//! dynamic client registration (RFC 7591) at `{issuer}/register` (unless
+//! [`Options::without_registration`]), clients an administrator registered
+//! ([`AuthorizationServer::register_client`]), an authorization endpoint
 //! that approves every valid request at once (no user signs in: the tokens are for the test
 //! user [`CODE_FLOW_SUBJECT`]) with PKCE (S256 only), RFC 8707's `resource` and RFC 9207's
 //! `iss`, and the `authorization_code` and `refresh_token` grants (refresh tokens rotate: each
@@ -83,6 +85,9 @@ pub struct Options {
     /// The client authentication methods of the code flow (its metadata's
     /// `token_endpoint_auth_methods_supported`, and what clients may register with).
     pub token_endpoint_auth_methods: Vec<String>,
+    /// Whether the code flow comes with dynamic client registration: see
+    /// [`Options::without_registration`].
+    pub dynamic_registration: bool,
 }
 
 impl Default for Options {
@@ -100,6 +105,7 @@ impl Default for Options {
                 "client_secret_post".into(),
                 "none".into(),
             ],
+            dynamic_registration: true,
         }
     }
 }
@@ -138,7 +144,8 @@ impl Options {
     /// - the metadata adds `registration_endpoint`, `authorization_response_iss_parameter_supported`,
     ///   the `authorization_code` and `refresh_token` grants and the `none` client
     ///   authentication;
-    /// - `POST {issuer}/register` registers clients (RFC 7591);
+    /// - `POST {issuer}/register` registers clients (RFC 7591), unless
+    ///   [`without_registration`](Self::without_registration);
     /// - `GET {issuer}/authorize` approves every valid request at once, for the user
     ///   [`CODE_FLOW_SUBJECT`];
     /// - the token endpoint takes the `authorization_code` and `refresh_token` grants besides
@@ -160,6 +167,15 @@ impl Options {
         methods: impl IntoIterator<Item = S>,
     ) -> Self {
         self.token_endpoint_auth_methods = methods.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With the code flow's clients registered by an administrator only
+    /// ([`AuthorizationServer::register_client`]), as at providers without dynamic client
+    /// registration: the metadata names no `registration_endpoint`, and `{issuer}/register` is
+    /// not served.
+    pub fn without_registration(mut self) -> Self {
+        self.dynamic_registration = false;
         self
     }
 
@@ -278,7 +294,7 @@ impl AuthorizationServer {
             .route(&format!("{path}/token"), post(token_endpoint))
             .route(&format!("{path}/authorize"), get(authorize))
             .route(&format!("{path}/introspect"), post(introspect));
-        if options.code_flow {
+        if options.code_flow && options.dynamic_registration {
             router = router.route(&format!("{path}/register"), post(register));
         }
         let mut documents = Vec::new();
@@ -364,15 +380,27 @@ impl AuthorizationServer {
         self.shared.flow.lock().unwrap().refresh_tokens.clear();
     }
 
-    /// Registers a confidential client (`client_secret_basic`) for the authorization code flow
-    /// with `redirect_uri`, the way an administrator would: its id and secret, for a client
-    /// configured with them. (Not counted in [`registrations`](Self::registrations).)
-    pub fn register_client(&self, redirect_uri: impl Into<String>) -> (String, String) {
+    /// Registers a confidential client for the authorization code flow with `redirect_uri`,
+    /// authenticating with `method` (`client_secret_basic` or `client_secret_post`), the way an
+    /// administrator would: its id and secret, for a client configured with them. (Not counted
+    /// in [`registrations`](Self::registrations).)
+    ///
+    /// # Panics
+    ///
+    /// When `method` is not one of those two.
+    pub fn register_client(
+        &self,
+        redirect_uri: impl Into<String>,
+        method: &str,
+    ) -> (String, String) {
+        let auth = ClientAuth::parse(method)
+            .filter(|auth| *auth != ClientAuth::None)
+            .unwrap_or_else(|| panic!("{method} is not a method of a confidential client"));
         let (id, secret) = (format!("client-{}", random_hex(8)), random_hex(16));
         let client = Client {
             secret: Some(secret.clone()),
             redirect_uris: vec![redirect_uri.into()],
-            auth: ClientAuth::Basic,
+            auth,
         };
         let mut flow = self.shared.flow.lock().unwrap();
         flow.clients.insert(id.clone(), client);
@@ -754,7 +782,9 @@ async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
         "id_token_signing_alg_values_supported": ["RS256", "ES256"],
     });
     if shared.options.code_flow {
-        document["registration_endpoint"] = json!(format!("{issuer}/register"));
+        if shared.options.dynamic_registration {
+            document["registration_endpoint"] = json!(format!("{issuer}/register"));
+        }
         document["grant_types_supported"] =
             json!(["authorization_code", "refresh_token", "client_credentials"]);
         document["token_endpoint_auth_methods_supported"] =

@@ -52,22 +52,23 @@ async fn authorize_with(
     (response.status().as_u16(), location)
 }
 
+/// The query of a valid authorization request of `client_id` (with `scope`).
+fn valid_request<'a>(client_id: &'a str, scope: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", REDIRECT),
+        ("scope", scope),
+        ("state", "xyz"),
+        ("code_challenge", CHALLENGE),
+        ("code_challenge_method", "S256"),
+        ("resource", RESOURCE),
+    ]
+}
+
 /// A valid authorization request of `client_id` (with `scope`), whose code the test returns.
 async fn code_for(server: &AuthorizationServer, client_id: &str, scope: &str) -> String {
-    let (status, location) = authorize_with(
-        server,
-        &[
-            ("response_type", "code"),
-            ("client_id", client_id),
-            ("redirect_uri", REDIRECT),
-            ("scope", scope),
-            ("state", "xyz"),
-            ("code_challenge", CHALLENGE),
-            ("code_challenge_method", "S256"),
-            ("resource", RESOURCE),
-        ],
-    )
-    .await;
+    let (status, location) = authorize_with(server, &valid_request(client_id, scope)).await;
     assert_eq!(status, 302);
     let location = location.unwrap();
     let query = location
@@ -111,6 +112,19 @@ async fn metadata(server: &AuthorizationServer) -> Value {
     .unwrap()
 }
 
+/// Checks that `server`, whose metadata is `metadata`, offers no dynamic client registration:
+/// the metadata names no endpoint, and there is none.
+async fn assert_registers_nobody(server: &AuthorizationServer, metadata: &Value) {
+    assert_eq!(metadata.get("registration_endpoint"), None);
+    let registered = http()
+        .post(server.registration_endpoint())
+        .json(&json!({"redirect_uris": [REDIRECT]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status().as_u16(), 404);
+}
+
 fn error(error: &str, description: &str) -> Value {
     json!({"error": error, "error_description": description})
 }
@@ -123,14 +137,7 @@ async fn without_the_code_flow_the_server_offers_client_credentials_only() {
         metadata["grant_types_supported"],
         json!(["client_credentials"])
     );
-    assert_eq!(metadata.get("registration_endpoint"), None);
-    let registered = http()
-        .post(server.registration_endpoint())
-        .json(&json!({"redirect_uris": [REDIRECT]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(registered.status().as_u16(), 404);
+    assert_registers_nobody(&server, &metadata).await;
     let (status, location) =
         authorize_with(&server, &[("response_type", "code"), ("client_id", "x")]).await;
     assert_eq!((status, location), (400, None));
@@ -316,6 +323,7 @@ async fn the_code_flow_registers_authorizes_exchanges_and_rotates() {
             scope: None,
             resource: Some(RESOURCE.into()),
             redirect_uri: REDIRECT.into(),
+            prompt: None,
         }
     );
 
@@ -330,6 +338,7 @@ async fn the_code_flow_registers_authorizes_exchanges_and_rotates() {
             scope: Some("notes:read notes:write".into()),
             resource: Some(RESOURCE.into()),
             redirect_uri: REDIRECT.into(),
+            prompt: None,
         }
     );
     let mut posted = exchange(&code, VERIFIER, RESOURCE);
@@ -488,4 +497,67 @@ async fn the_code_flow_registers_authorizes_exchanges_and_rotates() {
     assert_eq!(server.token_requests("client_credentials"), 0);
     assert_eq!(server.authorization_requests().len(), 11);
     assert_eq!(server.registrations(), 2);
+}
+
+#[tokio::test]
+async fn without_registration_clients_are_registered_by_an_administrator() {
+    let server = AuthorizationServer::start_with(
+        Options::default()
+            .code_flow()
+            .without_registration()
+            .token_endpoint_auth_methods(["client_secret_post"]),
+    )
+    .await;
+    let metadata = metadata(&server).await;
+    assert_registers_nobody(&server, &metadata).await;
+    assert_eq!(
+        metadata["token_endpoint_auth_methods_supported"],
+        json!(["client_secret_post"])
+    );
+    assert_eq!(server.registrations(), 0);
+
+    // A client registered by hand, authenticating with client_secret_post; the prompt of the
+    // authorization request is recorded.
+    let (client_id, secret) = server.register_client(REDIRECT, "client_secret_post");
+    let mut consenting = valid_request(&client_id, "notes:read offline_access");
+    consenting.push(("prompt", "consent"));
+    assert_eq!(authorize_with(&server, &consenting).await.0, 302);
+    assert_eq!(
+        server.authorization_requests(),
+        [AuthorizationRequest {
+            client_id: client_id.clone(),
+            scope: Some("notes:read offline_access".into()),
+            resource: Some(RESOURCE.into()),
+            redirect_uri: REDIRECT.into(),
+            prompt: Some("consent".into()),
+        }]
+    );
+    let code = code_for(&server, &client_id, "notes:read").await;
+    let token = || http().post(server.token_endpoint());
+    assert_eq!(
+        answer(
+            token()
+                .basic_auth(&client_id, Some(&secret))
+                .form(&exchange(&code, VERIFIER, RESOURCE))
+        )
+        .await,
+        (
+            401,
+            error(
+                "invalid_client",
+                "the client did not authenticate as it registered (client_secret_post)",
+            )
+        )
+    );
+    let code = code_for(&server, &client_id, "notes:read").await;
+    let mut form = exchange(&code, VERIFIER, RESOURCE);
+    form.extend([
+        ("client_id", client_id.as_str()),
+        ("client_secret", &secret),
+    ]);
+    let (status, tokens) = answer(token().form(&form)).await;
+    assert_eq!(
+        (status, tokens["scope"].clone()),
+        (200, json!("notes:read"))
+    );
 }

@@ -4,6 +4,10 @@
 //! tokens; then tokens of every kind are tried: the provider's own JWTs (RFC 9068, minted for the
 //! resource the client names, RFC 8707) and opaque tokens (introspected, RFC 7662), and forged
 //! ones signed with the provider's key. Last, the provider rotates its key.
+//!
+//! Then the SDK's own client signs in there in the authorization code flow, as a user would in a
+//! browser, and gets the refresh token a strict OpenID provider grants only to a request that
+//! asks `offline_access` with `prompt=consent` (OpenID Connect Core §11).
 
 use std::io::{BufRead, BufReader, Lines, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -247,4 +251,182 @@ async fn notes_server_serves_the_tokens_of_a_certified_openid_provider() {
         call(token("good"), "search_notes").await,
         refused(&url, "no key of the issuer has kid 'first'")
     );
+}
+
+/// Reads the notes, for the signed-in user.
+#[mcp_runtime::prelude::mcp_tool(scopes = "notes:read")]
+async fn read_notes(#[ctx] token: mcp_runtime::prelude::AccessToken) -> String {
+    format!("notes of {}", token.subject().unwrap_or("nobody"))
+}
+
+/// Where the provider sends the browser back: a name only, the browser stops there.
+const REDIRECT_URI: &str = "http://127.0.0.1:9/callback";
+
+/// A browser on the provider's pages, for a user who approves at once (the provider's sign-in
+/// pages approve by themselves: see `oidc_provider.mjs`): it follows the redirects with the
+/// cookies they set (by path, as browsers keep them), and stops at the one to the client.
+#[derive(Clone, Default)]
+struct Browser {
+    /// The authorization URLs it was sent to.
+    visited: std::sync::Arc<std::sync::Mutex<Vec<mcp_runtime::client::oauth::Url>>>,
+}
+
+impl Browser {
+    async fn visit(
+        &self,
+        url: &mcp_runtime::client::oauth::Url,
+    ) -> Result<mcp_runtime::client::oauth::Url, String> {
+        use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+
+        self.visited.lock().unwrap().push(url.clone());
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        // (name, path) → value.
+        let mut cookies: std::collections::BTreeMap<(String, String), String> = Default::default();
+        let mut current = url.clone();
+        for _ in 0..10 {
+            let sent: Vec<String> = cookies
+                .iter()
+                .filter(|((_, path), _)| current.path().starts_with(path.as_str()))
+                .map(|((name, _), value)| format!("{name}={value}"))
+                .collect();
+            let response = http
+                .get(current.clone())
+                .header(COOKIE, sent.join("; "))
+                .send()
+                .await
+                .map_err(|error| error.to_string())?;
+            for set in response.headers().get_all(SET_COOKIE) {
+                let set = set.to_str().map_err(|error| error.to_string())?;
+                let mut parts = set.split(';').map(str::trim);
+                let (name, value) = parts
+                    .next()
+                    .unwrap_or_default()
+                    .split_once('=')
+                    .unwrap_or_default();
+                let path = parts
+                    .find_map(|part| part.strip_prefix("path="))
+                    .unwrap_or("/");
+                let key = (name.to_owned(), path.to_owned());
+                if value.is_empty() {
+                    cookies.remove(&key);
+                } else {
+                    cookies.insert(key, value.to_owned());
+                }
+            }
+            let Some(location) = response.headers().get(LOCATION) else {
+                return Err(format!(
+                    "{} answered {}: {}",
+                    current.path(),
+                    response.status(),
+                    response.text().await.unwrap_or_default()
+                ));
+            };
+            let next = current
+                .join(location.to_str().map_err(|error| error.to_string())?)
+                .map_err(|error| error.to_string())?;
+            if next.as_str().starts_with(REDIRECT_URI) {
+                return Ok(next);
+            }
+            current = next;
+        }
+        Err("more than 10 redirects".into())
+    }
+}
+
+impl mcp_runtime::client::oauth::UserAgent for Browser {
+    fn redirect_uri(&self) -> String {
+        REDIRECT_URI.into()
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        url: &'a mcp_runtime::client::oauth::Url,
+    ) -> mcp_runtime::client::oauth::BoxFuture<
+        'a,
+        Result<mcp_runtime::client::oauth::Url, mcp_runtime::client::oauth::AuthError>,
+    > {
+        Box::pin(async move {
+            self.visit(url)
+                .await
+                .map_err(|detail| mcp_runtime::client::oauth::AuthError::Authorization { detail })
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_client_gets_and_uses_the_refresh_tokens_of_a_strict_openid_provider() {
+    use mcp_runtime::auth::ResourceServer;
+    use mcp_runtime::client::McpClient;
+    use mcp_runtime::client::oauth::{MemoryTokenStore, OAuth, TokenStore};
+    use mcp_runtime::prelude::*;
+    use mcp_runtime::transport::http::HttpOptions;
+    use tests::http::TestHttpServer;
+
+    let provider = OidcProvider::start();
+    let issuer = provider.issuer.clone();
+    let server = McpServer::from_module(server_info!(), module_path!())
+        .build()
+        .unwrap();
+    let http = TestHttpServer::start_with(server, |url| {
+        HttpOptions::default()
+            .authorization(ResourceServer::jwt(issuer.clone(), url).require_scopes(["notes:read"]))
+    })
+    .await;
+    let browser = Browser::default();
+    let store = MemoryTokenStore::new();
+    let client = McpClient::builder(server_info!())
+        .oauth(
+            OAuth::authorization_code(browser.clone())
+                .client_name("e2e test")
+                .token_store(store.clone()),
+        )
+        .connect_http(http.url.as_str())
+        .await
+        .unwrap_or_else(|error| panic!("the client did not connect: {error}"));
+    let call = || async {
+        let result = client.call_tool("read_notes", json!({})).await.unwrap();
+        result.content[0].as_text().unwrap_or_default().to_owned()
+    };
+    assert_eq!(call().await, "notes of user-1");
+
+    // The client registered itself, and the user signed in once, asked for offline_access and
+    // their consent: the provider issued a refresh token.
+    let tokens = || async {
+        let record = store
+            .load(&http.url)
+            .await
+            .unwrap()
+            .expect("a stored record");
+        assert_eq!(record.issuer, issuer);
+        record.tokens.expect("tokens")
+    };
+    let first = tokens().await;
+    let first_refresh = first.refresh_token.expect("a refresh token");
+    assert_eq!(first.token_type, "Bearer");
+    assert_eq!(first.scope.as_deref(), Some("notes:read"));
+    let visited = browser.visited.lock().unwrap().clone();
+    assert_eq!(visited.len(), 1);
+    let query: std::collections::BTreeMap<String, String> =
+        visited[0].query_pairs().into_owned().collect();
+    assert_eq!(
+        (
+            query["scope"].as_str(),
+            query.get("prompt").map(String::as_str)
+        ),
+        ("notes:read offline_access", Some("consent"))
+    );
+    assert_eq!(query["resource"], http.url);
+
+    // Its access tokens live 10 s, within the client's refresh margin: the next call refreshes
+    // them first, without the user. The provider rotates the refresh token of a public client.
+    assert_eq!(call().await, "notes of user-1");
+    assert_eq!(browser.visited.lock().unwrap().len(), 1);
+    let second = tokens().await;
+    let second_refresh = second.refresh_token.expect("a refresh token");
+    assert_ne!(second_refresh.expose(), first_refresh.expose());
+    assert_eq!(second.scope.as_deref(), Some("notes:read"));
+    client.close().await.unwrap();
 }

@@ -190,6 +190,23 @@ fn failures_are_one_line_and_status_1() {
             Some(1)
         )
     );
+    // With --json, the result is the output, and the line says only that the tool failed.
+    let output = on_stdio(&["--json", "call", "delete_note", "id=999"]);
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (
+            &result["content"],
+            &result["isError"],
+            String::from_utf8_lossy(&output.stderr).as_ref(),
+            output.status.code()
+        ),
+        (
+            &serde_json::json!([{"type": "text", "text": "there is no note 999"}]),
+            &serde_json::json!(true),
+            "mcp: the tool delete_note failed\n",
+            Some(1)
+        )
+    );
     // The usage follows the target: the URL first, or everything before the command.
     assert_eq!(
         failure(&on_stdio(&["call"])),
@@ -302,61 +319,220 @@ async fn read_notes(#[ctx] token: mcp_runtime::prelude::AccessToken) -> String {
     format!("notes of {}", token.subject().unwrap_or("nobody"))
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_protected_server_signs_the_user_in_once_and_the_tokens_are_kept() {
+/// `mcp` signs in on one port (127.0.0.1:33418): the tests that sign in take turns.
+static SIGN_IN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// `mcp` run by a user who signs in: a home of its own (for the tokens file), and a "browser"
+/// that follows the authorization server's redirects back to `mcp` (Node's fetch follows
+/// redirects), as a user who approves at once would. Holds the sign-in port until dropped.
+struct SigningIn {
+    home: std::path::PathBuf,
+    browser: String,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl SigningIn {
+    async fn new() -> Self {
+        let turn = SIGN_IN.lock().await;
+        let home =
+            std::env::temp_dir().join(format!("mcp-cli-home-{:016x}", rand::random::<u64>()));
+        std::fs::create_dir_all(&home).unwrap();
+        let script = home.join("browser.js");
+        std::fs::write(&script, "fetch(process.argv[2]).then((r) => r.text());\n").unwrap();
+        SigningIn {
+            browser: format!("{} {} %s", node().display(), script.display()),
+            home,
+            _turn: turn,
+        }
+    }
+
+    /// Runs `mcp ARGS` with the environment variables `env` (and no client of the test's own
+    /// environment).
+    async fn mcp(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+        command
+            .args(args)
+            .env("XDG_CONFIG_HOME", &self.home)
+            .env("BROWSER", &self.browser)
+            .env_remove("MCP_CLIENT_ID")
+            .env_remove("MCP_CLIENT_SECRET")
+            .envs(env.iter().copied());
+        tokio::task::spawn_blocking(move || command.output().expect("mcp runs"))
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for SigningIn {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+/// A server of `read_notes` whose tokens are JWTs of `issuer` granting `notes:read`.
+async fn protected_server(
+    issuer: &tests::authorization_server::AuthorizationServer,
+) -> tests::http::TestHttpServer {
     use mcp_runtime::auth::ResourceServer;
     use mcp_runtime::prelude::*;
     use mcp_runtime::transport::http::HttpOptions;
-    use tests::authorization_server::{AuthorizationServer, Options};
-    use tests::http::TestHttpServer;
 
-    let issuer = AuthorizationServer::start_with(Options::default().code_flow()).await;
-    let issuer_id = issuer.issuer().to_owned();
+    let issuer = issuer.issuer().to_owned();
     let server = McpServer::from_module(server_info!(), module_path!())
         .build()
         .unwrap();
-    let http = TestHttpServer::start_with(server, |url| {
+    tests::http::TestHttpServer::start_with(server, |url| {
         HttpOptions::default()
-            .authorization(ResourceServer::jwt(issuer_id, url).require_scopes(["notes:read"]))
+            .authorization(ResourceServer::jwt(issuer, url).require_scopes(["notes:read"]))
     })
-    .await;
-    let home = std::env::temp_dir().join(format!("mcp-cli-home-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
-    // The "browser" follows the authorization server's redirect back to mcp (Node's fetch
-    // follows redirects), as a user who approves at once would.
-    let browser = home.join("browser.js");
-    std::fs::write(&browser, "fetch(process.argv[2]).then((r) => r.text());\n").unwrap();
-    let browser = format!("{} {} %s", node().display(), browser.display());
-    let run = |home: std::path::PathBuf, url: String, browser: String| {
-        tokio::task::spawn_blocking(move || {
-            Command::new(package_binary("mcp-cli", "mcp"))
-                .args(["call", &url, "read_notes"])
-                .env("XDG_CONFIG_HOME", &home)
-                .env("BROWSER", browser)
-                .output()
-                .expect("mcp runs")
-        })
-    };
-    let first = run(home.clone(), http.url.clone(), browser.clone())
-        .await
-        .unwrap();
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_protected_server_signs_the_user_in_once_and_the_tokens_are_kept() {
+    use tests::authorization_server::{AuthorizationServer, Options};
+
+    let issuer = AuthorizationServer::start_with(Options::default().code_flow()).await;
+    let http = protected_server(&issuer).await;
+    let user = SigningIn::new().await;
+    let first = user.mcp(&["call", &http.url, "read_notes"], &[]).await;
     assert_eq!(stdout(&first), "notes of user-1\n");
     assert_eq!(issuer.registrations(), 1);
     assert_eq!(issuer.authorization_requests().len(), 1);
     // The second run uses the kept tokens: nobody signs in again.
-    let second = run(home.clone(), http.url.clone(), browser.clone())
-        .await
-        .unwrap();
+    let second = user.mcp(&["call", &http.url, "read_notes"], &[]).await;
     assert_eq!(stdout(&second), "notes of user-1\n");
     assert_eq!(issuer.authorization_requests().len(), 1);
-    let tokens = home.join("mcp/tokens.json");
+    let tokens = user.home.join("mcp/tokens.json");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&tokens).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_registered_client_signs_in_where_mcp_cannot_register_itself() {
+    use tests::authorization_server::{AuthorizationServer, Options};
+
+    const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
+    let user = SigningIn::new().await;
+    // Output that shows no secret.
+    let shown = |output: &Output, secret: &str| {
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!all.contains(secret), "{all}");
+        output.clone()
+    };
+
+    // Without a client, the error says how to give one.
+    let issuer =
+        AuthorizationServer::start_with(Options::default().code_flow().without_registration())
+            .await;
+    let http = protected_server(&issuer).await;
+    let url = http.url.as_str();
+    assert_eq!(
+        failure(&user.mcp(&["call", url, "read_notes"], &[]).await),
+        (
+            format!(
+                "mcp: cannot connect to {url}: the authorization server {} offers no dynamic \
+                 client registration, so mcp cannot register itself there: register a client \
+                 there with the redirect URI http://127.0.0.1:33418/callback, then give its ID \
+                 with --client-id or MCP_CLIENT_ID, and its secret, if it has one, in \
+                 MCP_CLIENT_SECRET or with --client-secret-file\n",
+                issuer.issuer()
+            ),
+            Some(1)
+        )
+    );
+    assert_eq!(issuer.authorization_requests().len(), 0);
+
+    // A confidential client the administrator registered, with client_secret_basic (the first
+    // method the metadata lists): its ID on the command line, its secret in the environment.
+    let (client_id, secret) = issuer.register_client(REDIRECT_URI, "client_secret_basic");
+    let output = user
+        .mcp(
+            &["call", url, "read_notes", "--client-id", &client_id],
+            &[("MCP_CLIENT_SECRET", &secret)],
+        )
+        .await;
+    assert_eq!(stdout(&shown(&output, &secret)), "notes of user-1\n");
+    let requests = issuer.authorization_requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(requests[0].client_id, client_id);
+    assert_eq!(requests[0].redirect_uri, REDIRECT_URI);
+    assert_eq!(issuer.token_requests("authorization_code"), 1);
+    assert_eq!(issuer.registrations(), 0);
+
+    // A wrong secret, on the command line: refused, and not shown.
+    let wrong = "wrong-secret-7c2e";
+    let fresh = protected_server(&issuer).await;
+    let output = user
+        .mcp(
+            &[
+                "call",
+                &fresh.url,
+                "read_notes",
+                "--client-id",
+                &client_id,
+                "--client-secret",
+                wrong,
+            ],
+            &[],
+        )
+        .await;
+    // (The lines before the last are the sign-in's: the URL the browser opens.)
+    let (errors, status) = failure(&shown(&output, wrong));
+    assert_eq!(
+        (errors.lines().last(), status),
+        (
+            Some(
+                format!(
+                    "mcp: cannot connect to {}: server/discover: the authorization server {} \
+                     refused the token request: invalid_client (the client did not authenticate \
+                     as it registered (client_secret_basic))",
+                    fresh.url,
+                    issuer.issuer()
+                )
+                .as_str()
+            ),
+            Some(1)
+        )
+    );
+
+    // Where the authorization server takes client_secret_post only: the client ID in the
+    // environment, the secret in a file.
+    let issuer = AuthorizationServer::start_with(
+        Options::default()
+            .code_flow()
+            .without_registration()
+            .token_endpoint_auth_methods(["client_secret_post"]),
+    )
+    .await;
+    let http = protected_server(&issuer).await;
+    let (client_id, secret) = issuer.register_client(REDIRECT_URI, "client_secret_post");
+    let file = user.home.join("client-secret");
+    std::fs::write(&file, format!("{secret}\n")).unwrap();
+    let output = user
+        .mcp(
+            &[
+                "call",
+                &http.url,
+                "read_notes",
+                "--client-secret-file",
+                file.to_str().unwrap(),
+            ],
+            &[("MCP_CLIENT_ID", &client_id)],
+        )
+        .await;
+    assert_eq!(stdout(&shown(&output, &secret)), "notes of user-1\n");
+    assert_eq!(issuer.authorization_requests()[0].client_id, client_id);
+    assert_eq!(issuer.token_requests("authorization_code"), 1);
+    assert_eq!(issuer.registrations(), 0);
 }
 
 /// `mcp new` writes a crate that builds and passes its own test, with the SDK of this

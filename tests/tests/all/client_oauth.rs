@@ -1,7 +1,8 @@
 //! The client's OAuth authorization end to end, against the SDK's own resource server and the
 //! test authorization server (both on `127.0.0.1`): dynamic client registration, the
-//! authorization code flow with PKCE, step-up authorization, refresh-token rotation, a token
-//! store that outlives the client, the client credentials grant, and a refused client.
+//! authorization code flow with PKCE, `offline_access` with `prompt=consent`, step-up
+//! authorization, refresh-token rotation, a token store that outlives the client, the client
+//! credentials grant, a refused client, and a pre-registered one where registration is off.
 
 use mcp_runtime::auth::ResourceServer;
 use mcp_runtime::client::oauth::{
@@ -145,6 +146,52 @@ async fn a_user_authorizes_a_registered_client_with_pkce() {
     assert_eq!(tokens.token_type, "Bearer");
     assert_eq!(tokens.scope.as_deref(), Some("notes:read"));
     assert!(tokens.refresh_token.is_some());
+}
+
+#[tokio::test]
+async fn offline_access_is_asked_with_prompt_consent_where_the_authorization_server_offers_it() {
+    // The authorization server lists offline_access: the client asks for it, and for the
+    // user's consent, without which OpenID providers issue no refresh token.
+    let issuer = code_flow_issuer(Options::default().scopes_supported([
+        "notes:read",
+        "notes:write",
+        "offline_access",
+    ]))
+    .await;
+    let http = notes_server(&issuer).await;
+    let asked = |issuer: &AuthorizationServer| {
+        issuer
+            .authorization_requests()
+            .into_iter()
+            .map(|request| (request.scope, request.prompt))
+            .collect::<Vec<_>>()
+    };
+    let client = connect(code_flow(), &http.url).await;
+    assert_eq!(call(&client, "read_notes").await, "notes of user-1");
+    // A step-up keeps offline_access, and the consent with it.
+    assert_eq!(call(&client, "write_note").await, "written");
+    // A client that wants no refresh token asks for neither.
+    let without = connect(code_flow().offline_access(false), &http.url).await;
+    assert_eq!(call(&without, "read_notes").await, "notes of user-1");
+    let consent = Some("consent".to_owned());
+    assert_eq!(
+        asked(&issuer),
+        [
+            (Some("notes:read offline_access".into()), consent.clone()),
+            (
+                Some("notes:read notes:write offline_access".into()),
+                consent
+            ),
+            (Some("notes:read".into()), None),
+        ]
+    );
+
+    // An authorization server that does not list it: neither.
+    let issuer = code_flow_issuer(Options::default()).await;
+    let http = notes_server(&issuer).await;
+    let client = connect(code_flow(), &http.url).await;
+    assert_eq!(call(&client, "read_notes").await, "notes of user-1");
+    assert_eq!(asked(&issuer), [(Some("notes:read".into()), None)]);
 }
 
 #[tokio::test]
@@ -314,7 +361,7 @@ async fn a_service_authorizes_with_client_credentials() {
 async fn a_client_with_a_wrong_secret_is_refused_without_showing_it() {
     let issuer = code_flow_issuer(Options::default()).await;
     let http = notes_server(&issuer).await;
-    let (client_id, _secret) = issuer.register_client(REDIRECT_URI);
+    let (client_id, _secret) = issuer.register_client(REDIRECT_URI, "client_secret_basic");
     let wrong = "wrong-secret-4f1d9c";
     let oauth =
         code_flow().pre_registered(ClientCredentials::with_secret(client_id.clone(), wrong));
@@ -358,5 +405,47 @@ async fn a_client_with_a_wrong_secret_is_refused_without_showing_it() {
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert_eq!(requests[0].client_id, client_id);
     assert_eq!(issuer.token_requests("authorization_code"), 1);
+    assert_eq!(issuer.registrations(), 0);
+}
+
+#[tokio::test]
+async fn an_authorization_server_without_registration_needs_a_pre_registered_client() {
+    let issuer = code_flow_issuer(Options::default().without_registration()).await;
+    let http = notes_server(&issuer).await;
+    let error = match McpClient::builder(Implementation::new("e2e", "1.0.0"))
+        .oauth(code_flow())
+        .connect_http(http.url.as_str())
+        .await
+    {
+        Ok(_) => panic!("a client without credentials connected"),
+        Err(error) => error,
+    };
+    let issuer_url = issuer.issuer().to_owned();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "server/discover: the authorization server {issuer_url} offers no dynamic client \
+             registration: register the client there and give its credentials to \
+             OAuth::pre_registered"
+        )
+    );
+    assert_eq!(
+        error,
+        ClientError::Authorization {
+            method: "server/discover",
+            error: AuthError::RegistrationUnavailable { issuer: issuer_url },
+        }
+    );
+    assert_eq!(issuer.authorization_requests().len(), 0);
+
+    // Registered by hand, the client signs in.
+    let (client_id, secret) = issuer.register_client(REDIRECT_URI, "client_secret_basic");
+    let client = connect(
+        code_flow().pre_registered(ClientCredentials::with_secret(client_id.clone(), secret)),
+        &http.url,
+    )
+    .await;
+    assert_eq!(call(&client, "read_notes").await, "notes of user-1");
+    assert_eq!(issuer.authorization_requests()[0].client_id, client_id);
     assert_eq!(issuer.registrations(), 0);
 }

@@ -22,6 +22,9 @@ use super::{AuthError, RegisteredClient, StoredAuthorization, Tokens};
 /// A token that expires within this many seconds is refreshed before it is sent.
 const REFRESH_MARGIN_SECS: u64 = 30;
 
+/// The scope that asks for a refresh token (OpenID Connect Core §11, SEP-2207).
+const OFFLINE_ACCESS: &str = "offline_access";
+
 /// How many times one request is sent again with a new DPoP nonce.
 const MAX_NONCE_RETRIES: usize = 2;
 
@@ -471,6 +474,13 @@ impl Authorizer {
         if let Some(scope) = scope {
             request = request.add_scopes(scope.split_whitespace().map(|s| Scope::new(s.into())));
         }
+        if asks_offline_access(scope) {
+            // OpenID Connect Core §11: offline access needs the user's consent, so strict
+            // providers (panva's oidc-provider) drop `offline_access`, and issue no refresh
+            // token, unless the request asks for it with `prompt=consent`. Authorization
+            // servers that do not know `prompt` ignore it (RFC 6749 §3.1).
+            request = request.add_extra_param("prompt", "consent");
+        }
         let (url, state) = request.url();
         let answer = user_agent.authorize(&url).await?;
         let query: std::collections::HashMap<String, String> =
@@ -620,10 +630,15 @@ fn select_scope(
     for scope in previous.unwrap_or_default().split_whitespace() {
         add(scope);
     }
-    if offline && discovered.metadata.supports_scope("offline_access") {
-        add("offline_access");
+    if offline && discovered.metadata.supports_scope(OFFLINE_ACCESS) {
+        add(OFFLINE_ACCESS);
     }
     (!scopes.is_empty()).then(|| scopes.join(" "))
+}
+
+/// Whether `scope` asks for a refresh token the OpenID Connect way (`offline_access`).
+fn asks_offline_access(scope: Option<&str>) -> bool {
+    scope.is_some_and(|scope| scope.split_whitespace().any(|s| s == OFFLINE_ACCESS))
 }
 
 /// A header value that HTTP/2 encoders and debug output treat as secret.

@@ -125,7 +125,10 @@ impl OAuth {
     }
 
     /// Whether to ask for a refresh token (`offline_access`, when the authorization server
-    /// lists it) in the authorization code flow. On by default.
+    /// lists it) in the authorization code flow. On by default. An authorization request that
+    /// asks for `offline_access` also carries `prompt=consent`, without which OpenID providers
+    /// grant no refresh token (OpenID Connect Core §11): the user is asked to approve at each
+    /// sign-in, which the refresh token then makes rare.
     pub fn offline_access(mut self, wanted: bool) -> Self {
         self.offline_access = wanted;
         self

@@ -45,6 +45,19 @@ pub enum AuthError {
         /// Why.
         detail: String,
     },
+    /// The client has no credentials for the authorization server, which offers no dynamic
+    /// client registration (RFC 7591) and takes no client ID metadata document from it: the
+    /// client must be registered there beforehand, and its credentials given to
+    /// [`OAuth::pre_registered`](super::OAuth::pre_registered). An application that takes
+    /// the credentials from its user matches this variant to say how to give them.
+    #[error(
+        "the authorization server {issuer} offers no dynamic client registration: register the \
+         client there and give its credentials to OAuth::pre_registered"
+    )]
+    RegistrationUnavailable {
+        /// The authorization server.
+        issuer: String,
+    },
     /// The user did not complete the authorization, the authorization server refused it, or the
     /// authorization response was not the one the client was waiting for (wrong `state`).
     #[error("the authorization did not complete: {detail}")]

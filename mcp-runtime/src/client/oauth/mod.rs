@@ -15,11 +15,13 @@
 //!    else a client ID metadata document ([`OAuth::client_metadata_document`]) when the
 //!    authorization server accepts them, else dynamic client registration (RFC 7591).
 //! 3. **The grant.** The authorization code flow with PKCE (S256), `state`, the RFC 8707
-//!    `resource` and the RFC 9207 `iss` check, through a [`UserAgent`] that shows the user
-//!    the authorization server's page ([`LoopbackRedirect`] opens a browser, [`Headless`]
-//!    follows the redirect itself); or, for a client without a user, the client credentials
-//!    grant, a workload identity assertion (RFC 7523), or enterprise-managed authorization (a
-//!    token exchange at the enterprise's identity provider, then the JWT bearer grant).
+//!    `resource`, the RFC 9207 `iss` check, and `offline_access` with `prompt=consent` when
+//!    the authorization server offers refresh tokens that way, through a [`UserAgent`] that
+//!    shows the user the authorization server's page ([`LoopbackRedirect`] opens a browser,
+//!    [`Headless`] follows the redirect itself); or, for a client without a user, the client
+//!    credentials grant, a workload identity assertion (RFC 7523), or enterprise-managed
+//!    authorization (a token exchange at the enterprise's identity provider, then the JWT
+//!    bearer grant).
 //! 4. **Tokens.** Sent on every request (`Authorization: Bearer`, or `DPoP` with a fresh proof
 //!    when [`OAuth::dpop`] is on and the authorization server supports it), refreshed before
 //!    they expire, and kept in the [`TokenStore`]. A `403 insufficient_scope` asks for the

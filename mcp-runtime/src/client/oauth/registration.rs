@@ -41,11 +41,8 @@ pub(crate) async fn register(
         ));
     }
     let Some(endpoint) = &metadata.registration_endpoint else {
-        return Err(AuthError::Registration {
+        return Err(AuthError::RegistrationUnavailable {
             issuer: issuer.clone(),
-            detail: "it offers no dynamic client registration; register the client there and \
-                     give its credentials to OAuth::pre_registered"
-                .into(),
         });
     };
     let supported = metadata.token_endpoint_auth_methods_supported.as_deref();
