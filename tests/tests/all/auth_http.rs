@@ -949,3 +949,53 @@ async fn a_tool_registered_at_run_time_carries_its_scopes() {
         json!([{"type": "text", "text": "rotated"}])
     );
 }
+
+#[tokio::test]
+async fn the_cap_on_sessions_per_client_counts_each_principal_apart() {
+    let http = TestHttpServer::start_with(server(false), |url| {
+        let resource = ResourceServer::new(url, verify).authorization_server("https://idp.test");
+        HttpOptions::default()
+            .authorization(resource)
+            .max_sessions_per_client(1)
+    })
+    .await;
+    let url = &http.url;
+    let first = open_session(url, "alice-write").await;
+    // Alice's second session ends her first, idle, one; nobody else's.
+    let bob = open_session(url, "bob-write").await;
+    let second = open_session(url, "alice-write").await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let (status, _, _) = exchange(post(url, Some("alice-write"), Some(&first), &ping)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, _) = exchange(post(url, Some("bob-write"), Some(&bob), &ping)).await;
+    assert_eq!(status, StatusCode::OK);
+    // While a client reads its stream, the session is busy: Alice gets 429...
+    let stream = reqwest::Client::new()
+        .get(url)
+        .bearer_auth("alice-write")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &second)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let (status, _, body) = exchange(post(url, Some("alice-write"), None, &initialize())).await;
+    assert_eq!(
+        (status, body),
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            refusal(
+                "Too Many Requests: this client already has as many sessions as it may (1), each \
+                 with a request in flight or an open stream; end one (DELETE) or use it, rather \
+                 than opening another"
+            )
+        )
+    );
+    // ... but the same `sub` of another issuer, or through another client, is another client.
+    for token in ["alice-elsewhere", "alice-other-app"] {
+        let (status, _, _) = exchange(post(url, Some(token), None, &initialize())).await;
+        assert_eq!(status, StatusCode::OK, "{token}");
+    }
+    drop(stream);
+}

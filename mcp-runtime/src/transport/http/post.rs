@@ -88,9 +88,9 @@ pub(crate) async fn post(
                     return refuse(
                         StatusCode::TOO_MANY_REQUESTS,
                         format!(
-                            "Too Many Requests: this client already has {max} sessions, each \
-                             with a request in flight or an open stream; end one (DELETE) or use \
-                             it, rather than opening another"
+                            "Too Many Requests: this client already has as many sessions as it \
+                             may ({max}), each with a request in flight or an open stream; end \
+                             one (DELETE) or use it, rather than opening another"
                         ),
                     );
                 }

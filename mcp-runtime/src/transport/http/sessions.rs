@@ -22,8 +22,8 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
 use super::streams::{StreamEntry, Streams, random_id};
-use crate::connection::RequestBudget;
 use crate::auth::Principal;
+use crate::connection::RequestBudget;
 use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
 use crate::store::SessionRecord;
 
