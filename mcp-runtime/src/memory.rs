@@ -14,8 +14,8 @@
 //!
 //! A [`MemoryBudget`] bounds all four with one number, split into equal shares so that no one of
 //! them can starve the others; each share is weighed in bytes. What happens when a share is full
-//! is said where it is drawn from: a body waits a moment, then gets `503` with `Retry-After`; a
-//! stream that is behind stops getting events (a session's is dropped and resumes from the
+//! is said where it is drawn from: a body waits a moment, while a body that stalled is ended to
+//! make room, else gets `503` with `Retry-After`; a stream that is behind stops getting events (a session's is dropped and resumes from the
 //! store, a request's stream makes its handler wait for its client); the store forgets the oldest
 //! events of the session holding the most; a new request gets `503` with `Retry-After` (or a
 //! `-32603` error that says to retry), and a request to a client is not sent (its handler gets
@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Bodies are weighed as the capacity of their buffers; queued events as their text and their
 /// id, plus [`EVENT_OVERHEAD`] bytes; a request in flight as [`REQUEST_WEIGHT`] bytes, and
 /// [`ANSWER_WAIT_WEIGHT`] more while it waits for a client's answer (with the default budget:
-/// 4,096 requests in flight, or 1,024 waiting for answers).
+/// 4,096 requests in flight, or 682 waiting for answers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryBudget {
     total: usize,
@@ -58,10 +58,10 @@ pub const EVENT_OVERHEAD: usize = 96;
 pub const REQUEST_WEIGHT: usize = 4 * 1024;
 
 /// What a request weighs more while it waits for a client's answer to a request the server sent
-/// (measured with `heaptrack`: a tool waiting for an elicitation's answer holds about 16 KiB in
-/// all, its response stream and connection included; the request's text is weighed where it is
-/// queued and kept).
-pub const ANSWER_WAIT_WEIGHT: usize = 12 * 1024;
+/// (measured with `heaptrack`: a tool waiting for an elicitation's answer holds about 25 KB in
+/// all, its response stream and its HTTP connection included; the request's text is weighed
+/// where it is queued and kept).
+pub const ANSWER_WAIT_WEIGHT: usize = 20 * 1024;
 
 impl Default for MemoryBudget {
     fn default() -> Self {

@@ -261,6 +261,16 @@ impl EventStore for InMemoryEventStore {
         Box::pin(std::future::ready(events))
     }
 
+    fn session_of<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, Option<String>> {
+        let session = self
+            .inner
+            .lock()
+            .streams
+            .get(stream)
+            .map(|(session, _)| session.to_string());
+        Box::pin(std::future::ready(session))
+    }
+
     fn remove<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, ()> {
         let mut guard = self.inner.lock();
         let stored = &mut *guard;
@@ -303,7 +313,9 @@ mod tests {
             vec![(2, Arc::from("a2")), (3, Arc::from("a3"))]
         );
         assert_eq!(store.len(), 4);
+        assert_eq!(store.session_of("a").await.as_deref(), Some("s"));
         store.remove("a").await;
+        assert_eq!(store.session_of("a").await, None);
         assert_eq!(store.len(), 1);
         assert_eq!(store.bytes(), cost("b", "b1"));
         assert!(store.after("a", 0).await.is_empty());

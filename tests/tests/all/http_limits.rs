@@ -352,26 +352,72 @@ async fn a_server_on_every_address_needs_its_host_names() {
     }
 }
 
-#[tokio::test]
-async fn the_bodies_being_read_share_a_memory_budget() {
-    // The bodies' share of the budget (3/8 of 2,000 bytes) is less than the body limit: the
-    // bodies being read may hold one limit's worth, 1,000 bytes.
-    let options = HttpOptions::default()
+/// Sends the head of a POST whose body is `length` bytes long, and `sent` of them.
+async fn partial_body(url: &str, length: usize, sent: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(address(url)).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&vec![b' '; sent]).await.unwrap();
+    stream
+}
+
+/// Options whose bodies being read may hold 1,000 bytes in all: the bodies' share of the
+/// budget (a quarter of 2,000 bytes) is less than the body limit, so it is the limit.
+fn thousand_bytes_for_bodies() -> HttpOptions {
+    HttpOptions::default()
         .body_limit(1000)
         .memory_budget(2000)
-        .body_read_timeout(Duration::from_secs(5));
-    let http = TestHttpServer::start(server(), options).await;
+        .body_read_timeout(Duration::from_secs(5))
+}
+
+#[tokio::test]
+async fn a_stalled_body_makes_room_for_a_body_that_needs_its_memory() {
+    let http = TestHttpServer::start(server(), thousand_bytes_for_bodies()).await;
     // 900 bytes of a 1,000-byte body, then nothing.
-    let mut stalled = TcpStream::connect(address(&http.url)).await.unwrap();
-    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-                Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n";
-    stalled.write_all(head.as_bytes()).await.unwrap();
-    stalled.write_all(&[b' '; 900]).await.unwrap();
+    let mut stalled = partial_body(&http.url, 1000, 900).await;
     while http.transport.memory_use().request_bodies < 900 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(http.transport.memory_use().request_bodies, 900);
-    // A small body finds no memory left, waits a second for some, and is told to come back.
+    // A small body finds no memory left; the stalled one is ended to make room for it.
+    let served = post(&http.url, None, initialize("2025-11-25"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(served.status(), StatusCode::OK);
+    let answer = until_closed(&mut stalled).await;
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.ends_with(
+            r#""message":"Request Timeout: the body stopped coming while other requests needed the memory it held; send it again, whole"}}"#
+        ),
+        "{answer}"
+    );
+    assert_eq!(http.transport.memory_use().request_bodies, 0);
+}
+
+#[tokio::test]
+async fn a_body_that_finds_no_memory_while_others_still_arrive_gets_503() {
+    let http = TestHttpServer::start(server(), thousand_bytes_for_bodies()).await;
+    // 900 bytes of a 1,000-byte body, then a byte every 100 ms: slow, but not stalled.
+    let mut trickling = partial_body(&http.url, 1000, 900).await;
+    let trickle = tokio::spawn(async move {
+        for _ in 0..30 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            trickling.write_all(b" ").await.unwrap();
+        }
+        trickling
+    });
+    while http.transport.memory_use().request_bodies < 900 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // A small body waits a second for memory, and is told to come back.
     let refused = post(&http.url, None, initialize("2025-11-25"))
         .send()
         .await
@@ -384,17 +430,12 @@ async fn the_bodies_being_read_share_a_memory_budget() {
         "Service Unavailable: the server is reading as many request bodies as its memory budget \
          allows; retry in a second"
     );
-    // The stalled body gives its memory back when its deadline passes...
-    let answer = until_closed(&mut stalled).await;
+    // The slow body runs into its deadline in the end, and gives its memory back.
+    let mut trickling = trickle.await.unwrap();
+    let answer = until_closed(&mut trickling).await;
     assert!(
         answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
         "{answer}"
     );
     assert_eq!(http.transport.memory_use().request_bodies, 0);
-    // ... and the retry is served.
-    let retried = post(&http.url, None, initialize("2025-11-25"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(retried.status(), StatusCode::OK);
 }

@@ -516,25 +516,32 @@ async fn a_stream_closed_early_is_resumed_with_last_event_id() {
     );
     assert_eq!(events[3].retry, Some(100));
     let last = events[2].id.clone().unwrap();
-    let resumed = client()
-        .get(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("last-event-id", &last)
-        .send()
-        .await
-        .unwrap();
-    let events: Vec<Value> = sse(resumed)
-        .await
-        .iter()
-        .filter_map(SseEvent::json)
-        .collect();
+    // The messages of the stream after `last`, as a resuming GET gets them.
+    let resume = || async {
+        let resumed = client()
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("last-event-id", &last)
+            .send()
+            .await
+            .unwrap();
+        let events: Vec<Value> = sse(resumed)
+            .await
+            .iter()
+            .filter_map(SseEvent::json)
+            .collect();
+        events
+    };
+    let events = resume().await;
     assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(events[0]["params"]["data"], "after the break");
     assert_eq!(
         events[1],
         json!({"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "reconnected"}]}})
     );
+    // The stream finished: the server let go of it, and the store replays it all the same.
+    assert_eq!(resume().await, events);
     // Another session cannot resume this session's stream: it gets its own standalone stream.
     let other = open_session(url, "2025-11-25").await;
     let foreign = client()

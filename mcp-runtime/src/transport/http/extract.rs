@@ -6,22 +6,19 @@
 //! | [`AllowedHost`] | `Host` and `Origin`, by the [`HostPolicy`](crate::auth::HostPolicy) | 403 |
 //! | [`Authorized`] | the bearer token and the scopes the server requires, by the [`ResourceServer`](crate::auth::ResourceServer) (when there is one) | 401, 403, 503 |
 //! | [`AcceptsPost`], [`AcceptsStream`] | `Accept` | 406 |
-//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time, fits in the memory budget's share for bodies being read, and is JSON-RPC | 415, 413, 408, 503, 400 |
+//! | [`JsonRpcPost`] | `Content-Type` is JSON, the body fits the limit, arrives in time (and without stalling while others need the memory it holds), fits in the memory budget's share for bodies being read, and is JSON-RPC | 415, 413, 408, 503, 400 |
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use futures_util::StreamExt;
 use mcp_core::jsonrpc::{self, Incoming};
 use mcp_core::{ErrorObject, ProtocolVersion};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::HttpState;
+use super::bodies::{BodyError, MEMORY_WAIT};
 use super::headers::{accepts, header_str, header_version};
 use super::response::{error_reply, refuse, retry_after};
 use crate::auth::resource_server::Refusal;
@@ -148,59 +145,6 @@ impl<S: Send + Sync> FromRequestParts<S> for AcceptsStream {
     }
 }
 
-/// Why a body was not read.
-enum BodyError {
-    /// It exceeds the body limit.
-    TooLarge,
-    /// The connection failed before its end.
-    Broken,
-    /// The bodies being read hold the memory budget's whole share, and none gave any back in
-    /// time.
-    NoMemory,
-}
-
-/// How long a body waits for the bodies ahead of it to give memory back before it is refused.
-const MEMORY_WAIT: Duration = Duration::from_secs(1);
-
-/// Reads a body of at most `limit` bytes into a buffer that grows as the bytes arrive, taking
-/// one permit of `memory` per byte of the buffer's capacity (and waiting up to [`MEMORY_WAIT`]
-/// for them while the bodies being read hold all): the permits are held with the bytes, and
-/// given back when they are dropped.
-async fn read_body(
-    body: Body,
-    limit: usize,
-    memory: &Arc<Semaphore>,
-) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), BodyError> {
-    let mut chunks = body.into_data_stream();
-    let mut bytes = Vec::new();
-    let mut held: Option<OwnedSemaphorePermit> = None;
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|_| BodyError::Broken)?;
-        let needed = bytes.len() + chunk.len();
-        if needed > limit {
-            return Err(BodyError::TooLarge);
-        }
-        if needed > bytes.capacity() {
-            // Grown as a vector grows (doubling, within the limit), and paid for in full.
-            let grown = needed.max(bytes.capacity() * 2).min(limit);
-            // The limit fits the budget (see `HttpTransport::new`), so a buffer always can.
-            let extra = u32::try_from(grown - bytes.capacity()).map_err(|_| BodyError::TooLarge)?;
-            let permit =
-                tokio::time::timeout(MEMORY_WAIT, memory.clone().acquire_many_owned(extra))
-                    .await
-                    .map_err(|_| BodyError::NoMemory)?
-                    .map_err(|_| BodyError::Broken)?;
-            match &mut held {
-                Some(held) => held.merge(permit),
-                None => held = Some(permit),
-            }
-            bytes.reserve_exact(grown - bytes.len());
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok((bytes, held))
-}
-
 /// A POST's JSON-RPC body, parsed, with the rest of the request (its headers, its extensions).
 pub(crate) struct JsonRpcPost {
     pub(crate) parts: Parts,
@@ -234,7 +178,7 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
         let limit = http.options.body_limit;
         // The deadline's timer is armed only when the body is not all there at once.
         let deadline = http.options.body_read_timeout;
-        let read = read_body(body, limit, &http.body_memory);
+        let read = http.bodies.read(body, limit);
         let (body, _held) = match tokio::time::timeout(deadline, read).await {
             Ok(Ok(read)) => read,
             Err(_) => {
@@ -260,6 +204,13 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
                          memory budget allows; retry in a second",
                     ),
                     MEMORY_WAIT,
+                ));
+            }
+            Ok(Err(BodyError::Stalled)) => {
+                return Err(refuse(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request Timeout: the body stopped coming while other requests needed the \
+                     memory it held; send it again, whole",
                 ));
             }
             Ok(Err(BodyError::Broken)) => {

@@ -99,11 +99,17 @@ pub(crate) async fn get(
     let attached = match resumed {
         Some((entry, seq)) => entry.attach(Some(seq), priming).await,
         None => {
-            // A stream that another instance wrote: what the store kept of it.
+            // A stream that finished, or that another instance wrote: what the store kept of it.
             if let Some((stream, seq)) = last.and_then(Streams::parse_event_id)
                 && let Some(frames) = http
                     .streams
-                    .replay_foreign(&session.id, stream, seq, priming)
+                    .replay(
+                        &session.id,
+                        stream,
+                        session.owns_stream(stream),
+                        seq,
+                        priming,
+                    )
                     .await
             {
                 return sse_response(frames, None);

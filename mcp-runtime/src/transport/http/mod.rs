@@ -49,6 +49,7 @@
 //!
 //! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
+mod bodies;
 mod extract;
 mod handlers;
 mod headers;
@@ -172,8 +173,10 @@ impl HttpOptions {
     /// every session with the answers they wait for from their clients (at least one request
     /// waiting for its answer).
     ///
-    /// When a share is full: a body that cannot be read waits a second for memory, then gets
-    /// `503 Service Unavailable` with `Retry-After`; a client behind on a session's stream is
+    /// When a share is full: a body that needs memory waits up to a second for it, while the
+    /// body that has received nothing for the longest (at least half a second) is ended to make
+    /// room (`408`); with no body stalled, it gets `503 Service Unavailable` with `Retry-After`;
+    /// a client behind on a session's stream is
     /// dropped from it (what was queued for it is dropped too, and it resumes from the event
     /// store), and the writers of a stream that cannot be resumed wait for their client (a
     /// stream with nothing queued always takes one event, so a client that reads keeps
@@ -312,10 +315,8 @@ impl HttpOptions {
 pub(crate) struct HttpState {
     pub(crate) server: McpServer,
     pub(crate) options: HttpOptions,
-    /// The bytes the bodies being read may still take (see [`HttpOptions::memory_budget`]),
-    /// of `body_share`.
-    pub(crate) body_memory: Arc<tokio::sync::Semaphore>,
-    body_share: usize,
+    /// The bodies being read, and their share of the [`HttpOptions::memory_budget`].
+    pub(crate) bodies: bodies::Bodies,
     /// The default event store, when the options set none.
     default_store: Option<Arc<InMemoryEventStore>>,
     pub(crate) sessions: Sessions,
@@ -370,14 +371,10 @@ impl HttpTransport {
             Pool::new(budget.queued_events()),
             shared,
         );
-        let body_memory = budget
-            .request_bodies()
-            .max(options.body_limit)
-            .min(tokio::sync::Semaphore::MAX_PERMITS);
+
         let state = Arc::new(HttpState {
             server,
-            body_memory: Arc::new(tokio::sync::Semaphore::new(body_memory)),
-            body_share: body_memory,
+            bodies: bodies::Bodies::new(budget.request_bodies().max(options.body_limit)),
             default_store,
             options,
             sessions,
@@ -464,7 +461,7 @@ impl HttpTransport {
     pub fn memory_use(&self) -> MemoryUse {
         let state = &self.state;
         MemoryUse {
-            request_bodies: state.body_share - state.body_memory.available_permits(),
+            request_bodies: state.bodies.in_use(),
             queued_events: state.streams.pool().used(),
             event_store: state.default_store.as_ref().map(|store| store.bytes()),
             requests: state.sessions.requests().used(),

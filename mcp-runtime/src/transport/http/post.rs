@@ -364,7 +364,7 @@ async fn stream_replies(
             );
         }
     };
-    tokio::spawn(pump(entry, events, replies, first, ready));
+    tokio::spawn(pump(http.clone(), entry, events, replies, first, ready));
     // Without a session, nothing can resume the stream: a client that closes it (the way a
     // 2026-07-28 client ends `subscriptions/listen`, or gives up on a call) cancels the requests.
     let on_close = session.is_none().then(|| {
@@ -374,8 +374,10 @@ async fn stream_replies(
     sse_response(frames, on_close)
 }
 
-/// Moves what the handlers send, then their replies, into the stream.
+/// Moves what the handlers send, then their replies, into the stream; then lets go of it (the
+/// store keeps its events for a client that resumes it).
 async fn pump(
+    http: Arc<HttpState>,
     entry: Arc<StreamEntry>,
     mut events: Reader<PostEvent>,
     mut replies: Replies,
@@ -412,4 +414,5 @@ async fn pump(
         entry.push(Arc::from(reply.render())).await;
     }
     entry.finish().await;
+    http.streams.forget(entry.id());
 }

@@ -24,7 +24,10 @@ use tokio::sync::mpsc;
 use super::streams::{StreamEntry, Streams, random_id};
 use crate::auth::Principal;
 use crate::connection::RequestBudget;
-use crate::server::{ConnectionState, McpServer, Outbound, SharedSink};
+use crate::connection::{enqueue, try_enqueue};
+use crate::server::{
+    ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SendFuture, SharedSink,
+};
 use crate::store::SessionRecord;
 
 /// How many resumable POST streams a session keeps (the oldest are forgotten first).
@@ -92,7 +95,7 @@ impl Session {
 /// session too, each of them hears the server's broadcasts: only the one whose response carries
 /// the stream writes them, so that the client gets each once.
 async fn pump_unsolicited(
-    mut messages: mpsc::Receiver<Outbound>,
+    mut messages: mpsc::Receiver<Box<Outbound>>,
     connection: Weak<ConnectionState>,
     stream: Arc<StreamEntry>,
     shared: bool,
@@ -110,6 +113,20 @@ async fn pump_unsolicited(
             Ok(text) => stream.push(Arc::from(text)).await,
             Err(error) => tracing::warn!("dropped a message the session cannot carry: {error}"),
         }
+    }
+}
+
+/// The sink of a session's unsolicited messages. They wait boxed: a channel allocates room for
+/// a block of messages at once, which for every one of many sessions would add up.
+struct SessionSink(mpsc::Sender<Box<Outbound>>);
+
+impl MessageSink for SessionSink {
+    fn send(&self, message: Outbound) -> Result<(), PeerGone> {
+        try_enqueue(&self.0, Box::new(message))
+    }
+
+    fn send_when_ready(&self, message: Outbound) -> SendFuture<'_> {
+        enqueue(&self.0, Box::new(message))
     }
 }
 
@@ -276,7 +293,7 @@ impl Sessions {
     ) -> Arc<Session> {
         let shared = self.limits.shared;
         let (tx, rx) = mpsc::channel(self.limits.buffer);
-        let sink: SharedSink = Arc::new(tx);
+        let sink: SharedSink = Arc::new(SessionSink(tx));
         let connection = ConnectionState::persistent(Some(sink));
         connection.weigh_requests_in(self.limits.requests.clone());
         if shared {

@@ -489,18 +489,20 @@ impl Streams {
         entry
     }
 
-    /// The events of `stream`, a stream another instance wrote, after `seq`, when the store
-    /// says it belongs to `session`: the priming event and the replay, after which the response
-    /// ends (the client comes back with the last id it got). `None` when it is not `session`'s.
-    pub(crate) async fn replay_foreign(
+    /// The events of `stream` after `seq`, a stream that no response of this instance writes
+    /// (it finished, or another instance wrote it), when it is `session`'s: one `session`
+    /// remembers (`owned`), or one the store says is `session`'s. The priming event and the
+    /// replay, after which the response ends (the client comes back with the last id it got).
+    /// `None` when it is not `session`'s.
+    pub(crate) async fn replay(
         &self,
         session: &str,
         stream: &str,
+        owned: bool,
         seq: u64,
         priming: Option<Duration>,
     ) -> Option<Frames> {
-        self.shared.as_ref()?;
-        if self.store.session_of(stream).await.as_deref() != Some(session) {
+        if !owned && self.store.session_of(stream).await.as_deref() != Some(session) {
             return None;
         }
         let mut backlog = VecDeque::new();
@@ -535,6 +537,12 @@ impl Streams {
         let (stream, seq) = Self::parse_event_id(last_event_id)?;
         let entry = self.entries.lock().get(stream).cloned()?;
         Some((entry, seq))
+    }
+
+    /// Lets go of the stream `id`, which finished: its events stay in the store, which replays
+    /// them to a client that resumes it ([`replay`](Self::replay)).
+    pub(crate) fn forget(&self, id: &str) {
+        self.entries.lock().remove(id);
     }
 
     /// Forgets streams (their session ended).
