@@ -112,7 +112,8 @@ class HttpServer:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             text = Path(self.log.name).read_text(errors="replace")
-            found = re.search(r"MCP endpoint: (http://\S+)", text)
+            # The whole line: stderr is unbuffered, and the line may be read while half written.
+            found = re.search(r"MCP endpoint: (http://\S+)\n", text)
             if found:
                 return found.group(1)
             if self.process.poll() is not None:

@@ -26,6 +26,11 @@
 //! keys are used before they are fetched again (600 by default): how long a key the issuer
 //! withdrew is still trusted.
 //!
+//! `--memory-budget MIB` bounds what clients can make the HTTP server hold (64 MiB by default:
+//! bodies being read, events queued for them and kept for resumption, requests in flight), and
+//! `--max-sessions-per-client N` how many sessions one client (the caller its token speaks for,
+//! else its address) may keep.
+//!
 //! With `--redis URL` (or `MCP_REDIS_URL`), sessions, SSE events and tasks are kept in that Redis,
 //! so that several instances behind a load balancer serve one deployment; every instance then
 //! needs the same `--request-state-key` (or `MCP_REQUEST_STATE_KEY`). The notebook itself stays
@@ -72,6 +77,12 @@ struct Args {
     /// the issuer withdrew is still trusted [default: 600].
     #[arg(long, value_name = "SECONDS", requires = "auth_issuer")]
     max_key_age: Option<u64>,
+    /// How many MiB clients can make the server hold, in all [default: 64].
+    #[arg(long, value_name = "MIB", requires = "http")]
+    memory_budget: Option<usize>,
+    /// How many sessions one client may keep (by default, no limit but that of all sessions).
+    #[arg(long, value_name = "N", requires = "http")]
+    max_sessions_per_client: Option<usize>,
     #[command(flatten)]
     instance: InstanceArgs,
 }
@@ -91,10 +102,14 @@ async fn main() -> anyhow::Result<()> {
         builder.serve_stdio().await?;
         return Ok(());
     };
-    let (builder, mut options) = args
-        .instance
-        .apply(builder, HttpOptions::default(), None)
-        .await?;
+    let mut options = HttpOptions::default();
+    if let Some(mib) = args.memory_budget {
+        options = options.memory_budget(mib.saturating_mul(1024 * 1024));
+    }
+    if let Some(max) = args.max_sessions_per_client {
+        options = options.max_sessions_per_client(max);
+    }
+    let (builder, mut options) = args.instance.apply(builder, options, None).await?;
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local: SocketAddr = listener.local_addr()?;
     if let Some(issuer) = args.auth_issuer {

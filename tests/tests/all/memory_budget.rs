@@ -165,10 +165,10 @@ async fn listen_streams_no_one_reads_hold_the_share_and_give_it_back_when_they_g
     .await;
 }
 
-/// Starts `ask_name` in `session` and reads its stream up to the question: the stream, and the
-/// id of the question.
-async fn asked(url: &str, session: &str, id: i64) -> (SseReader, Value) {
-    let response = post(url, Some(session), &call(id, "ask_name", json!({})))
+/// Sends the tool call `call` in `session` and reads its stream up to the question the tool asks:
+/// the stream, and the id of the question.
+async fn asked(url: &str, session: &str, call: &Value) -> (SseReader, Value) {
+    let response = post(url, Some(session), call)
         .header("mcp-protocol-version", "2025-11-25")
         .send()
         .await
@@ -201,9 +201,10 @@ async fn unanswered_questions_make_room_for_other_clients_oldest_first() {
     let options = HttpOptions::default().memory_budget(4 * 3 * wait);
     let http = TestHttpServer::start(server(never()), options).await;
     let greedy = open_session(&http.url, "2025-11-25").await;
-    let (mut first, first_question) = asked(&http.url, &greedy, 1).await;
-    let _second = asked(&http.url, &greedy, 2).await;
-    let _third = asked(&http.url, &greedy, 3).await;
+    let ask = |id| call(id, "ask_name", json!({}));
+    let (mut first, first_question) = asked(&http.url, &greedy, &ask(1)).await;
+    let _second = asked(&http.url, &greedy, &ask(2)).await;
+    let _third = asked(&http.url, &greedy, &ask(3)).await;
     assert_eq!(http.transport.memory_use().requests, 3 * wait);
     // Another client comes: the question the greedy client left unanswered the longest is
     // withdrawn to make room for it...
@@ -223,7 +224,7 @@ async fn unanswered_questions_make_room_for_other_clients_oldest_first() {
                      budget allows; try again in a few seconds"}]}})
     );
     // ... and the other client is asked, and answered.
-    let (mut modest_stream, question) = asked(&http.url, &modest, 1).await;
+    let (mut modest_stream, question) = asked(&http.url, &modest, &ask(1)).await;
     let answer = json!({"jsonrpc": "2.0", "id": question,
         "result": {"action": "accept", "content": {"name": "Ada"}}});
     let answered = post(&http.url, Some(&modest), &answer)
@@ -240,24 +241,27 @@ async fn unanswered_questions_make_room_for_other_clients_oldest_first() {
 
 #[tokio::test]
 async fn requests_in_flight_beyond_the_share_get_503_with_retry_after() {
-    // The smallest share: four requests in flight, or one waiting for an answer.
+    // The smallest share: room for one request waiting for an answer, or this many in flight.
+    let room = (REQUEST_WEIGHT + ANSWER_WAIT_WEIGHT) / REQUEST_WEIGHT;
+    assert_eq!(room, 6);
     let options = HttpOptions::default().memory_budget(0);
     let (release, released) = watch::channel(false);
     let http = TestHttpServer::start(server(released), options).await;
     let session = open_session(&http.url, "2025-11-25").await;
     let mut running = Vec::new();
-    for id in 1..=4 {
+    for id in 1..=room as i64 {
         let request = post(&http.url, Some(&session), &call(id, "hold", json!({})))
             .header("mcp-protocol-version", "2025-11-25")
             .send();
         running.push(tokio::spawn(request));
     }
-    until(&http.transport, "four requests in flight", |used| {
-        used.requests == 4 * REQUEST_WEIGHT
+    until(&http.transport, "the requests in flight", |used| {
+        used.requests == room * REQUEST_WEIGHT
     })
     .await;
-    let refused = post(&http.url, Some(&session), &call(5, "hold", json!({})))
+    let refused = post(&http.url, Some(&session), &call(7, "hold", json!({})))
         .header("mcp-protocol-version", "2025-11-25")
+        .timeout(WAIT)
         .send()
         .await
         .unwrap();
@@ -265,7 +269,7 @@ async fn requests_in_flight_beyond_the_share_get_503_with_retry_after() {
     assert_eq!(refused.headers()["retry-after"], "1");
     assert_eq!(
         refused.json::<Value>().await.unwrap(),
-        json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message":
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message":
             "the server is handling as many requests as its memory budget allows; retry in a \
              second"}})
     );
@@ -273,7 +277,7 @@ async fn requests_in_flight_beyond_the_share_get_503_with_retry_after() {
     for request in running {
         assert_eq!(request.await.unwrap().unwrap().status(), StatusCode::OK);
     }
-    let (status, answer) = exchange(&http.url, Some(&session), &call(6, "hold", json!({}))).await;
+    let (status, answer) = exchange(&http.url, Some(&session), &call(8, "hold", json!({}))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["result"]["content"][0]["text"], "released");
     assert_eq!(http.transport.memory_use().requests, 0);
@@ -332,4 +336,37 @@ async fn a_client_at_its_session_cap_ends_its_idlest_session_or_gets_429() {
     let elsewhere = initialize_from(&client_from(Ipv4Addr::new(127, 0, 0, 2)), &http.url).await;
     assert_eq!(elsewhere.status(), StatusCode::OK);
     assert_eq!(http.transport.session_count(), 3);
+}
+
+/// `notes-server --memory-budget --max-sessions-per-client`: what an operator of the example sets.
+#[tokio::test]
+async fn notes_server_takes_the_budget_and_the_cap_per_client() {
+    // The smallest budget: room for one request waiting for its answer.
+    let server = tests::interop::HttpExample::start(
+        "notes-server",
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--memory-budget",
+            "0",
+            "--max-sessions-per-client",
+            "1",
+        ],
+    );
+    let url = &server.url;
+    let session = open_session(url, "2025-11-25").await;
+    let delete = call(1, "delete_note", json!({"id": 1}));
+    let (mut stream, question) = asked(url, &session, &delete).await;
+    // Its only session has a request in flight: the client may open no other.
+    let refused = initialize_from(&tests::http::client(), url).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    // Another client's `initialize` needs the room that the unanswered question holds.
+    let elsewhere = initialize_from(&client_from(Ipv4Addr::new(127, 0, 0, 2)), url).await;
+    assert_eq!(elsewhere.status(), StatusCode::OK);
+    assert_eq!(
+        next_message(&mut stream).await["params"],
+        json!({"requestId": question,
+            "reason": "the server needed the memory for newer requests: the client left this \
+                       one unanswered the longest"})
+    );
 }

@@ -170,8 +170,9 @@ impl HttpOptions {
     /// [`body_limit`](Self::body_limit)), the events queued for clients that have not read them,
     /// the events the default [`InMemoryEventStore`] keeps for resumption (a store set with
     /// [`event_store`](Self::event_store) has its own bounds), and the requests in flight of
-    /// every session with the answers they wait for from their clients (at least one request
-    /// waiting for its answer).
+    /// every session with the answers they wait for from their clients. However small the
+    /// budget, the bodies may hold one body of the limit, the queues 64 KiB, and the requests
+    /// one that waits for its answer.
     ///
     /// When a share is full: a body that needs memory waits up to a second for it, while the
     /// body that has received nothing for the longest (at least half a second) is ended to make
@@ -368,7 +369,8 @@ impl HttpTransport {
         let streams = Streams::new(
             event_store,
             options.stream_buffer,
-            Pool::new(budget.queued_events()),
+            // Room for a burst of small events, however small the budget.
+            Pool::new(budget.queued_events().max(64 * 1024)),
             shared,
         );
 
