@@ -89,6 +89,7 @@ pub mod prelude {
         ConnectionState, McpServer, McpServerBuilder, RequestContext, ServerMode, TaskOptions,
     };
     pub use crate::tool::{Json, ToolDefinition, ToolError};
+    pub use crate::transport::Serve;
     pub use crate::{
         Elicit, include_skills, json, mcp_prompt, mcp_resource, mcp_tool, server_info,
     };

@@ -47,6 +47,7 @@ use std::sync::Arc;
 use mcp_runtime::auth::{
     AccessToken, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenError, TokenVerifier,
 };
+use mcp_runtime::transport::Serve;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 
 /// A small notebook, served over MCP.

@@ -23,8 +23,6 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::SessionChange;
-
 mod asking;
 mod outbound;
 
@@ -73,6 +71,22 @@ pub struct ConnectionState {
     /// connection's [in-flight limit](crate::server::McpServerBuilder::max_requests_in_flight)
     /// bounds them).
     request_budget: OnceLock<Arc<asking::RequestBudget>>,
+}
+
+/// A change a request made to its session, which the instances that share the session must
+/// learn (see [`store::SessionStore`](crate::store::SessionStore)).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionChange {
+    /// The client sent `notifications/initialized`.
+    Initialized,
+    /// The client set the log level.
+    LogLevel(LoggingLevel),
+    /// The client subscribed to the resource.
+    Subscribed(String),
+    /// The client ended its subscription to the resource.
+    Unsubscribed(String),
 }
 
 /// What the connection of a session that several instances serve must tell the others (see
@@ -236,14 +250,19 @@ impl ConnectionState {
     /// Takes the session's state as another instance left it: the handshake (when this copy has
     /// none yet), whether the client sent `initialized`, its log level and subscriptions.
     #[cfg(feature = "http")]
-    pub(crate) fn adopt(&self, record: &crate::store::SessionRecord) {
-        if self.handshake.set(record.handshake.clone()).is_ok() {
+    pub(crate) fn restore(
+        &self,
+        handshake: &Handshake,
+        initialized: bool,
+        log_level: Option<LoggingLevel>,
+        subscriptions: impl IntoIterator<Item = String>,
+    ) {
+        if self.handshake.set(handshake.clone()).is_ok() {
             self.initialize_seen.store(true, Ordering::Release);
         }
-        self.initialized
-            .store(record.initialized, Ordering::Release);
-        *self.log_level.lock() = record.log_level;
-        *self.subscriptions.lock() = record.subscriptions.iter().cloned().collect();
+        self.initialized.store(initialized, Ordering::Release);
+        *self.log_level.lock() = log_level;
+        *self.subscriptions.lock() = subscriptions.into_iter().collect();
     }
 
     /// A number that identifies this connection within the process.

@@ -21,8 +21,6 @@
 //! 5. Every other request is started by the [dispatcher](super::dispatch): registered as in
 //!    flight on its connection, its handler's work returned, not yet run.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
@@ -32,16 +30,13 @@ use mcp_core::stateless::{StatelessMeta, check_version_and_method};
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
 use serde_json::Value;
 
+use super::dispatch::{self, Running};
 use super::reply::{Reply, render_batch};
-use super::{McpServer, authorization, dispatch, lifecycle};
+use super::{McpServer, authorization, lifecycle};
 use crate::auth::{AccessToken, joined};
 use crate::connection::{ConnectionState, SharedSink};
 use crate::handler::HttpRequest;
 use crate::handler::caller::Caller;
-
-/// The work of a request that was started: its handler runs when this is polled, and yields no
-/// reply when the request was cancelled.
-pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
 /// What a transport knows of a message besides the message itself.
 #[derive(Clone, Default)]

@@ -104,7 +104,7 @@ fn needs(
         }
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             let uri: String = params.member("uri")?;
-            let scopes = super::resources::scopes_of(server, &uri)?;
+            let scopes = scopes_of(server, &uri)?;
             (scopes, format!("{method} of `{uri}`"))
         }
         "completion/complete" => {
@@ -202,4 +202,19 @@ impl Scoped for RegisteredTemplate {
     fn scopes(&self) -> &[String] {
         &self.definition.scopes
     }
+}
+
+/// The scopes reading `uri` needs: those of the resource at the URI, else of the first template
+/// that matches it (the one `resources/read` reads); `None` when nothing answers for it.
+fn scopes_of(server: &McpServer, uri: &str) -> Option<Vec<String>> {
+    let registry = &server.inner.registry;
+    if let Some(resource) = registry.resources.get(uri) {
+        return Some(resource.definition.scopes.clone());
+    }
+    registry.templates.snapshot().into_iter().find_map(|t| {
+        t.definition
+            .matcher
+            .matches(uri)
+            .map(|_| t.definition.scopes.clone())
+    })
 }

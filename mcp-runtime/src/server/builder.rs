@@ -29,7 +29,6 @@ use crate::request_state::RequestStateCodec;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::server::caching::{CacheHint, CachedList};
 use crate::tool::ToolDefinition;
-use crate::transport::ServeError;
 
 /// Which registry entries a server takes.
 #[derive(Clone, Debug, Default)]
@@ -526,19 +525,6 @@ impl McpServerBuilder {
                 observer(connection);
             }
         })
-    }
-
-    /// Builds the server and serves it on stdin and stdout until stdin closes.
-    pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        self.build()?.serve_stdio().await?;
-        Ok(())
-    }
-
-    /// Builds the server and serves it on Streamable HTTP at `http://{addr}/mcp`.
-    #[cfg(feature = "http")]
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), ServeError> {
-        self.build()?.serve_http(addr).await?;
-        Ok(())
     }
 
     /// Builds the server.

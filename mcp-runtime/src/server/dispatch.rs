@@ -10,7 +10,9 @@
 //! The dispatcher is transport-blind: what it needs of the peer is the [`ConnectionState`] and a
 //! [`SharedSink`] for the messages a handler sends while it runs.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
@@ -21,7 +23,6 @@ use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::result::EmptyResult;
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
-use super::admission::Running;
 use super::reply::Reply;
 use super::{
     McpServer, completion, lifecycle, logging, prompts, resources, skills, subscriptions, tasks,
@@ -33,6 +34,10 @@ use crate::handler::caller::Caller;
 use crate::handler::context::ContextParts;
 use crate::handler::request_state::RequestBinding;
 use crate::handler::rounds::Rounds;
+
+/// The work of a request that was started: its handler runs when this is polled, and yields no
+/// reply when the request was cancelled.
+pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
 /// Starts a request admitted as one of `version` (2026-07-28 for a request that follows that
 /// revision's rules, whatever its connection; the connection's otherwise): decodes it and
@@ -132,7 +137,7 @@ pub(super) fn start(
         {
             Ok(outcome) => outcome,
             Err(panic) => {
-                let reason = panic_message(panic.as_ref());
+                let reason = super::panics::panic_message(panic.as_ref());
                 tracing::error!(%id, %method, %reason, "a request handler panicked");
                 Err(ErrorObject::internal_error(format!(
                     "{method} failed: the handler panicked ({reason})"
@@ -362,13 +367,4 @@ fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_core::meta::Requ
         ClientRequest::ReadDirectory(p) => p.meta.take(),
         _ => None,
     }
-}
-
-/// The message of a panic payload.
-pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned())
 }

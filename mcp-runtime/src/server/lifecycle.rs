@@ -13,7 +13,7 @@ use mcp_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::dispatch::panic_message;
+use super::panics::panic_message;
 use crate::connection::{ConnectionState, Handshake};
 
 /// `initialize`: negotiates the version and keeps what the client declared.

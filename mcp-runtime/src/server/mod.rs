@@ -52,6 +52,7 @@ mod dispatch;
 mod list;
 mod listeners;
 mod options;
+mod panics;
 pub mod registry;
 mod reply;
 
@@ -90,11 +91,11 @@ pub use crate::connection::{
     SendFuture, SharedSink,
 };
 pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
-pub use admission::{Admission, Answer, AnswerIter, Envelope, Running};
+pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
-pub use dispatch::TOO_MANY_REQUESTS;
 #[cfg(feature = "http")]
 pub(crate) use dispatch::busy;
+pub use dispatch::{Running, TOO_MANY_REQUESTS};
 pub use options::{
     DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PING_TIMEOUT,
     DEFAULT_ROOTS_TIMEOUT, DEFAULT_SAMPLING_TIMEOUT,
@@ -636,28 +637,6 @@ impl McpServer {
         sink: Option<SharedSink>,
     ) -> Option<String> {
         self.admit_text(text, connection, sink).finish().await
-    }
-
-    /// Serves this server on stdin and stdout until stdin closes (see
-    /// [`transport::stdio`](crate::transport::stdio)).
-    pub async fn serve_stdio(self) -> std::io::Result<()> {
-        crate::transport::stdio::serve_stdio(self).await
-    }
-
-    /// The router of this server's MCP endpoint, with default options (see
-    /// [`HttpTransport`](crate::transport::http::HttpTransport)).
-    #[cfg(feature = "http")]
-    pub fn router(&self) -> axum::Router {
-        use crate::transport::http::{HttpOptions, HttpTransport};
-        HttpTransport::new(self.clone(), HttpOptions::default()).router()
-    }
-
-    /// Serves this server on Streamable HTTP at `http://{addr}/mcp` until Ctrl-C, SIGTERM or
-    /// [`shutdown`](Self::shutdown) (see [`transport::http`](crate::transport::http)).
-    #[cfg(feature = "http")]
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        use crate::transport::http::{HttpOptions, serve_http};
-        serve_http(self, addr, HttpOptions::default()).await
     }
 
     /// The names of the tools the server offers, in order.

@@ -51,21 +51,6 @@ pub(super) fn resolves(server: &McpServer, uri: &str) -> bool {
             .any(|t| t.definition.matcher.matches(uri).is_some())
 }
 
-/// The scopes reading `uri` needs: those of the resource at the URI, else of the first template
-/// that matches it (the one `resources/read` reads); `None` when nothing answers for it.
-pub(super) fn scopes_of(server: &McpServer, uri: &str) -> Option<Vec<String>> {
-    let registry = &server.inner.registry;
-    if let Some(resource) = registry.resources.get(uri) {
-        return Some(resource.definition.scopes.clone());
-    }
-    registry.templates.snapshot().into_iter().find_map(|t| {
-        t.definition
-            .matcher
-            .matches(uri)
-            .map(|_| t.definition.scopes.clone())
-    })
-}
-
 /// `resources/read`: the resource at the URI, or the first template that matches it.
 pub(super) async fn read(
     server: &McpServer,

@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::dispatch::panic_message;
 use super::list::list;
+use super::panics::panic_message;
 use super::registry::RegisteredTool;
 use super::tasks;
 use crate::handler::ClientRequestError;

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 
 use super::StoreFuture;
 use crate::auth::Principal;
-use crate::connection::Handshake;
+use crate::connection::{ConnectionState, Handshake, SessionChange};
 
 /// What a session holds, as every instance must know it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,10 +59,7 @@ impl SessionRecord {
     /// The record of the session whose connection is `connection`, once its `initialize`
     /// succeeded.
     #[cfg(feature = "http")]
-    pub(crate) fn of(
-        principal: Option<Principal>,
-        connection: &crate::connection::ConnectionState,
-    ) -> Option<Self> {
+    pub(crate) fn of(principal: Option<Principal>, connection: &ConnectionState) -> Option<Self> {
         let mut record = SessionRecord::new(principal, connection.handshake()?.clone());
         record.initialized = connection.is_initialized();
         record.log_level = connection.log_level();
@@ -74,21 +71,17 @@ impl SessionRecord {
     pub fn version(&self) -> ProtocolVersion {
         self.handshake.version
     }
-}
 
-/// A change a request made to its session.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SessionChange {
-    /// The client sent `notifications/initialized`.
-    Initialized,
-    /// The client set the log level.
-    LogLevel(LoggingLevel),
-    /// The client subscribed to the resource.
-    Subscribed(String),
-    /// The client ended its subscription to the resource.
-    Unsubscribed(String),
+    /// Gives `connection`, this instance's copy of the session, the state the record holds.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore_into(&self, connection: &ConnectionState) {
+        connection.restore(
+            &self.handshake,
+            self.initialized,
+            self.log_level,
+            self.subscriptions.iter().cloned(),
+        );
+    }
 }
 
 /// What an instance tells every instance (itself included) about a session.

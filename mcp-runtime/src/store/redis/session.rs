@@ -15,9 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::watch::{Heard, subscribe};
 use super::{Shared, ttl_millis, unavailable};
-use crate::store::{
-    SessionChange, SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture,
-};
+use crate::connection::SessionChange;
+use crate::store::{SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture};
 
 /// How many messages wait for the transport to take them, at most; more are dropped (with a
 /// warning), as pub/sub would drop them for a slow subscriber.

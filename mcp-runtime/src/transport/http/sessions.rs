@@ -257,7 +257,7 @@ impl Sessions {
             record.principal.clone(),
             None,
         );
-        session.connection.adopt(&record);
+        record.restore_into(&session.connection);
         session
     }
 

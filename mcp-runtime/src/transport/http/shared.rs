@@ -34,7 +34,7 @@ pub(crate) async fn load(
         return Ok(None);
     };
     if let Some(local) = http.sessions.get_copy(id) {
-        local.connection.adopt(&record);
+        record.restore_into(&local.connection);
         return Ok(Some(local));
     }
     Ok(Some(
@@ -170,7 +170,7 @@ pub(crate) async fn hear_other_instances(http: Weak<HttpState>, store: Arc<dyn S
                     .load(&session, http.options.session_idle_timeout)
                     .await
                 {
-                    Ok(Some(record)) => local.connection.adopt(&record),
+                    Ok(Some(record)) => record.restore_into(&local.connection),
                     Ok(None) => {
                         http.sessions.end(&session, &http.streams).await;
                     }
