@@ -1,5 +1,5 @@
 //! Signing in to a protected server: on a `401`, `mcp` runs the MCP authorization flow in the
-//! user's browser, with the redirect received on `127.0.0.1:33418`, and keeps the tokens per
+//! user's browser, with the redirect received on `127.0.0.1:28418`, and keeps the tokens per
 //! server in the user's configuration directory (`$XDG_CONFIG_HOME/mcp/tokens.json`, or
 //! `~/.config/mcp/tokens.json`; `%APPDATA%\mcp\tokens.json` on Windows), written with mode
 //! 0600.
@@ -18,14 +18,16 @@ use mcp_runtime::client::oauth::{
 };
 
 /// The loopback port the authorization server sends the browser back to: fixed, so that a
-/// registration kept from an earlier run names the same redirect URI.
-const PORT: u16 = 33418;
+/// registration kept from an earlier run names the same redirect URI; below the ephemeral ports
+/// of Linux (32768 and up), macOS and Windows (49152 and up), so that no outgoing connection of
+/// another program holds it by chance.
+const PORT: u16 = 28418;
 
 /// The OAuth client `mcp` signs in as, when it was registered beforehand (`--client-id`, ...).
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ClientOptions {
     /// Sign in as this OAuth client, registered beforehand at the server's authorization
-    /// server with the redirect URI http://127.0.0.1:33418/callback (for authorization
+    /// server with the redirect URI http://127.0.0.1:28418/callback (for authorization
     /// servers that do not let mcp register itself).
     #[arg(long, global = true, env = "MCP_CLIENT_ID", value_name = "ID")]
     pub client_id: Option<String>,

@@ -319,7 +319,7 @@ async fn read_notes(#[ctx] token: mcp_runtime::prelude::AccessToken) -> String {
     format!("notes of {}", token.subject().unwrap_or("nobody"))
 }
 
-/// `mcp` signs in on one port (127.0.0.1:33418): the tests that sign in take turns.
+/// `mcp` signs in on one port (127.0.0.1:28418): the tests that sign in take turns.
 static SIGN_IN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `mcp` run by a user who signs in: a home of its own (for the tokens file), and a "browser"
@@ -416,7 +416,7 @@ async fn a_protected_server_signs_the_user_in_once_and_the_tokens_are_kept() {
 async fn a_pre_registered_client_signs_in_where_mcp_cannot_register_itself() {
     use tests::authorization_server::{AuthorizationServer, Options};
 
-    const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
+    const REDIRECT_URI: &str = "http://127.0.0.1:28418/callback";
     let user = SigningIn::new().await;
     // Output that shows no secret.
     let shown = |output: &Output, secret: &str| {
@@ -441,7 +441,7 @@ async fn a_pre_registered_client_signs_in_where_mcp_cannot_register_itself() {
             format!(
                 "mcp: cannot connect to {url}: the authorization server {} offers no dynamic \
                  client registration, so mcp cannot register itself there: register a client \
-                 there with the redirect URI http://127.0.0.1:33418/callback, then give its ID \
+                 there with the redirect URI http://127.0.0.1:28418/callback, then give its ID \
                  with --client-id or MCP_CLIENT_ID, and its secret, if it has one, in \
                  MCP_CLIENT_SECRET or with --client-secret-file\n",
                 issuer.issuer()

@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_STEP_UPS: usize = 2;
 /// use mcp_runtime::client::oauth::{Assertion, ClientCredentials, Headless, OAuth};
 ///
 /// // A user signs in; the client registers itself (or uses its client ID metadata document).
-/// let interactive = OAuth::authorization_code(Headless::new("http://127.0.0.1:33418/callback"))
+/// let interactive = OAuth::authorization_code(Headless::new("http://127.0.0.1:28418/callback"))
 ///     .client_name("Notes agent")
 ///     .client_metadata_document("https://agent.example.com/oauth/client.json");
 ///
