@@ -145,10 +145,10 @@ pub fn check_standard(
 pub fn check_params(
     headers: &dyn RequestHeaders,
     params: &[HeaderParam],
-    arguments: Option<&Value>,
+    arguments: Option<&Map<String, Value>>,
 ) -> Result<(), HeaderMismatch> {
     for param in params {
-        let value = arguments.and_then(|args| param.value_in(args));
+        let value = arguments.and_then(|args| param.value_in_object(args));
         let header_name = format!("{PARAM_PREFIX}{}", param.name.to_ascii_lowercase());
         let display = format!("Mcp-Param-{}", param.name);
         let sent = header(headers, &header_name)?;
@@ -191,9 +191,15 @@ pub struct HeaderParam {
 impl HeaderParam {
     /// The argument this header mirrors, if `arguments` give it a value other than `null`.
     pub fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
-        self.path
-            .iter()
-            .try_fold(arguments, |value, key| value.get(key))
+        self.value_in_object(arguments.as_object()?)
+    }
+
+    /// The value at the annotated property's path in the `arguments` object, if present and not
+    /// `null`.
+    pub fn value_in_object<'a>(&self, arguments: &'a Map<String, Value>) -> Option<&'a Value> {
+        let (first, rest) = self.path.split_first()?;
+        rest.iter()
+            .try_fold(arguments.get(first)?, |value, key| value.get(key))
             .filter(|value| !value.is_null())
     }
 }
@@ -404,7 +410,7 @@ mod tests {
         }})))
         .unwrap();
         let check = |pairs: &[(&str, &str)], arguments: Value| {
-            check_params(&headers(pairs), &params, Some(&arguments))
+            check_params(&headers(pairs), &params, arguments.as_object())
         };
         assert_eq!(
             check(

@@ -83,6 +83,19 @@ impl HttpRequest {
         HttpRequest(Arc::new(parts))
     }
 
+    /// The IP address of the client that sent the request, as the accept loop of
+    /// [`Serve::serve_http`](crate::transport::Serve::serve_http) records it (axum's
+    /// `ConnectInfo`); `None` when the router is served some other way.
+    pub fn client_address(&self) -> Option<std::net::IpAddr> {
+        #[cfg(feature = "http")]
+        {
+            self.extension::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip())
+        }
+        #[cfg(not(feature = "http"))]
+        None
+    }
+
     /// The extension of type `T` that a layer set, if any.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.0.extensions.get::<T>()

@@ -99,6 +99,22 @@ struct ContextInner {
     task_plan: Option<Box<TaskPlan>>,
     /// The task the call became.
     task: std::sync::OnceLock<Arc<TaskLink>>,
+    /// What watches the messages the handler sends ([`RequestContext::observe`]).
+    observers: parking_lot::Mutex<Vec<Observer>>,
+}
+
+type Observer = Arc<dyn Fn(Sent<'_>) + Send + Sync>;
+
+/// A message a handler sends the client while its request runs, as
+/// [`RequestContext::observe`] shows it.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Sent<'a> {
+    /// A notification: progress, a log message, ...
+    Notification(&'a ServerNotification),
+    /// A request to the client: sampling, elicitation, roots (on 2026-07-28, what an
+    /// input-required round asks for).
+    Request(&'a ServerRequest),
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -144,6 +160,7 @@ impl RequestContext {
                 missing_capability: parking_lot::Mutex::new(None),
                 task_plan: parts.task_plan,
                 task: std::sync::OnceLock::new(),
+                observers: parking_lot::Mutex::new(Vec::new()),
             }),
         }
     }
@@ -311,8 +328,33 @@ impl RequestContext {
         )
     }
 
+    /// Calls `observer` with every notification and request the handler sends the client from
+    /// now on (a middleware layer's way to watch a call: count its progress, log what it asks).
+    pub fn observe(&self, observer: impl Fn(Sent<'_>) + Send + Sync + 'static) {
+        self.inner.observers.lock().push(Arc::new(observer));
+    }
+
+    /// The observers, outside the lock (an observer may add another).
+    fn observers(&self) -> Vec<Observer> {
+        self.inner.observers.lock().clone()
+    }
+
+    /// Shows the request `make` makes to the observers, if there are any.
+    fn show_request(&self, make: impl FnOnce() -> ServerRequest) {
+        let observers = self.observers();
+        if !observers.is_empty() {
+            let request = make();
+            observers
+                .iter()
+                .for_each(|observe| observe(Sent::Request(&request)));
+        }
+    }
+
     /// Sends `notification` about this request, waiting while the client's queue is full.
     async fn send(&self, notification: ServerNotification) {
+        for observe in self.observers() {
+            observe(Sent::Notification(&notification));
+        }
         if let Some(sink) = self.sink()
             && sink
                 .send_when_ready(self.outbound(notification))
@@ -460,6 +502,7 @@ impl RequestContext {
         request: InputRequest,
     ) -> Result<T, ClientRequestError> {
         let method = request.method();
+        self.show_request(|| ServerRequest::from(request.clone()));
         if let Some(task) = self.task() {
             // Boxed: a task's way of asking is a large future, which every request's would
             // otherwise carry (and every request waiting for an answer hold).

@@ -37,4 +37,4 @@ pub(crate) mod task;
 pub mod tool;
 
 pub use caller::{HttpExtension, HttpRequest};
-pub use context::{ClientRequestError, NamedInput, RequestContext};
+pub use context::{ClientRequestError, NamedInput, RequestContext, Sent};

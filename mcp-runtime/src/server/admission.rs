@@ -26,11 +26,11 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 use mcp_core::headers::{self, RequestHeaders};
 use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, JsonRpcMessage, JsonRpcRequest, Params};
+use mcp_core::messages::ClientRequest;
 use mcp_core::stateless::{StatelessMeta, check_version_and_method};
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
-use serde_json::Value;
 
-use super::dispatch::{self, Running};
+use super::dispatch::{self, Running, Started};
 use super::reply::{Reply, render_batch};
 use super::{McpServer, authorization, lifecycle};
 use crate::auth::{AccessToken, joined};
@@ -280,11 +280,6 @@ pub(super) fn admit(
     sink: Option<SharedSink>,
     envelope: Envelope<'_>,
 ) -> Admission {
-    if let Some(token) = envelope.caller.token()
-        && let Some(denied) = authorization::check(server, &incoming, token)
-    {
-        return forbidden(connection.version(), denied);
-    }
     let outcome = match incoming {
         // The usual message, straight to its request's admission.
         Incoming::Message(JsonRpcMessage::Request(request)) => {
@@ -297,13 +292,46 @@ pub(super) fn admit(
         _ => Ok(None),
     };
     match outcome {
-        Ok(Some(answer)) => Admission {
-            answers: Answers::One(answer),
-            ..Admission::new(false)
-        },
+        Ok(Some(admitted)) => {
+            let admitted = [admitted];
+            if let Some(denied) = denied(&admitted, &envelope) {
+                return forbidden(connection.version(), denied);
+            }
+            let [admitted] = admitted;
+            Admission {
+                answers: Answers::One(admitted.into_answer()),
+                ..Admission::new(false)
+            }
+        }
         Ok(None) => Admission::new(false),
         Err(refusal) => Admission::refused(refusal),
     }
+}
+
+/// A request admitted and not yet run, or the answer it got at once.
+enum Admitted {
+    Ready(Box<Reply>),
+    Started(Box<Started>),
+}
+
+impl Admitted {
+    fn into_answer(self) -> Answer {
+        match self {
+            Admitted::Ready(reply) => Answer::Ready(reply),
+            Admitted::Started(started) => Answer::Running(started.run()),
+        }
+    }
+}
+
+/// Why `admitted` are refused as a whole: the scopes their targets need that the caller's token
+/// lacks, if it has a token.
+fn denied(admitted: &[Admitted], envelope: &Envelope<'_>) -> Option<authorization::Denied> {
+    let token = envelope.caller.token()?;
+    let started = admitted.iter().filter_map(|admitted| match admitted {
+        Admitted::Started(started) => Some(started.as_ref()),
+        Admitted::Ready(_) => None,
+    });
+    authorization::check(started, token)
 }
 
 /// The refusal of a message whose requests need scopes the caller's token lacks.
@@ -339,7 +367,7 @@ fn admit_batch(
         ));
         return Admission::refused(Box::new(Reply::error(version, None, error)));
     }
-    let mut admission = Admission::new(true);
+    let mut admitted = Vec::with_capacity(entries.len());
     let each = envelope.entry();
     for entry in entries {
         let answer = match entry {
@@ -350,15 +378,22 @@ fn admit_batch(
             Err(error) => {
                 let error_object = ErrorObject::from(&error);
                 let reply = Reply::error(version, error.id().cloned(), error_object);
-                Ok(Some(Answer::Ready(Box::new(reply))))
+                Ok(Some(Admitted::Ready(Box::new(reply))))
             }
         };
         match answer {
-            Ok(Some(answer)) => admission.answers.push(answer),
+            Ok(Some(answer)) => admitted.push(answer),
             Ok(None) => {}
             // Only a message with mirrored headers is refused whole, and a batch has none.
             Err(refusal) => return Admission::refused(refusal),
         }
+    }
+    if let Some(denied) = denied(&admitted, envelope) {
+        return forbidden(version, denied);
+    }
+    let mut admission = Admission::new(true);
+    for answer in admitted {
+        admission.answers.push(answer.into_answer());
     }
     admission
 }
@@ -370,7 +405,7 @@ fn admit_other(
     message: JsonRpcMessage,
     connection: &Arc<ConnectionState>,
     envelope: &Envelope<'_>,
-) -> Result<Option<Answer>, Box<Reply>> {
+) -> Result<Option<Admitted>, Box<Reply>> {
     match message {
         JsonRpcMessage::Notification(notification) => {
             if let Some(headers) = envelope.mirrored {
@@ -407,8 +442,9 @@ fn admit_request(
     sink: Option<SharedSink>,
     envelope: &Envelope<'_>,
     batched: bool,
-) -> Result<Answer, Box<Reply>> {
-    let ready = |version, id, error| Ok(Answer::Ready(Box::new(Reply::error(version, id, error))));
+) -> Result<Admitted, Box<Reply>> {
+    let ready =
+        |version, id, error| Ok(Admitted::Ready(Box::new(Reply::error(version, id, error))));
     if batched && request.request.method == "initialize" {
         let error = ErrorObject::invalid_request("initialize must not be part of a batch");
         return ready(connection.version(), Some(request.id), error);
@@ -433,19 +469,31 @@ fn admit_request(
             }
         }
     };
-    Ok(
-        match dispatch::start(
-            server,
-            request,
-            connection,
-            sink,
-            revision,
-            &envelope.caller,
-        ) {
-            Ok(work) => Answer::Running(work),
-            Err(reply) => Answer::Ready(reply),
-        },
-    )
+    let started = match dispatch::start(
+        server,
+        request,
+        connection,
+        sink,
+        revision,
+        &envelope.caller,
+    ) {
+        Ok(started) => started,
+        Err(reply) => return Ok(Admitted::Ready(reply)),
+    };
+    if let Some(headers) = envelope.mirrored
+        && let (ClientRequest::CallTool(params), Some(tool)) =
+            (started.params(), started.target().tool_registration())
+        && !tool.header_params.is_empty()
+    {
+        // The `Mcp-Param-*` headers, last, against the arguments (SEP-2243).
+        if let Err(mismatch) =
+            headers::check_params(headers, &tool.header_params, params.arguments.as_ref())
+        {
+            let id = Some(started.context().request_id().clone());
+            return Err(Box::new(Reply::error(revision, id, mismatch.into())));
+        }
+    }
+    Ok(Admitted::Started(Box::new(started)))
 }
 
 /// Admits wire text: a message that is not JSON gets a parse error (`-32700`) and an invalid one
@@ -516,13 +564,5 @@ fn check_mirrored(
     }
     let version = check_version_and_method(&requested, method, server.supported_versions())?;
     headers::check_standard(mirrored, method, name.as_deref())?;
-    if method == "tools/call"
-        && let Some(tool) = name.and_then(|name| server.inner.registry.tools.get(&name))
-        && !tool.header_params.is_empty()
-    {
-        // An unknown tool is the dispatcher's to report.
-        let arguments = params.and_then(|p| p.member::<Value>("arguments"));
-        headers::check_params(mirrored, &tool.header_params, arguments.as_ref())?;
-    }
     Ok(version)
 }

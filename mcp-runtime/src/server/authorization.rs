@@ -20,9 +20,10 @@
 //! lists leave out what the token may not use. Without a token (stdio, in process, HTTP without
 //! authorization) nothing is checked here.
 
-use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, JsonRpcRequest, Params};
+use mcp_core::messages::ClientRequest;
 
 use super::McpServer;
+use super::dispatch::Started;
 use super::registry::{RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool};
 #[cfg(feature = "http")]
 use crate::auth::scope_list;
@@ -42,21 +43,20 @@ pub(super) struct Denied {
     pub(super) targets: Vec<String>,
 }
 
-/// The refusal of `incoming` when `token` lacks a scope one of its requests needs; `None` when the
-/// token grants them all. The scopes named are those of every request that lacks some, in order.
-pub(super) fn check(
-    server: &McpServer,
-    incoming: &Incoming,
+/// The refusal of `started` requests when `token` lacks a scope one of their targets needs;
+/// `None` when the token grants them all. The scopes named are those of every request that lacks
+/// some, in order.
+pub(super) fn check<'a>(
+    started: impl Iterator<Item = &'a Started>,
     token: &AccessToken,
 ) -> Option<Denied> {
     let mut denied: Option<Denied> = None;
-    let mut deny = |request: &JsonRpcRequest| {
-        let call = &request.request;
-        let Some((scopes, target)) = needs(server, &call.method, call.params.as_ref()) else {
-            return;
+    for request in started {
+        let Some((scopes, target)) = needs(request) else {
+            continue;
         };
-        if grants_all(token, &scopes) {
-            return;
+        if grants_all(token, scopes) {
+            continue;
         }
         let all = denied.get_or_insert_with(|| Denied {
             scopes: Vec::new(),
@@ -64,75 +64,38 @@ pub(super) fn check(
         });
         all.targets.push(target);
         for scope in scopes {
-            if !all.scopes.contains(&scope) {
-                all.scopes.push(scope);
+            if !all.scopes.contains(scope) {
+                all.scopes.push(scope.clone());
             }
         }
-    };
-    match incoming {
-        Incoming::Message(JsonRpcMessage::Request(request)) => deny(request),
-        Incoming::Batch(entries) => entries.iter().for_each(|entry| {
-            if let Ok(JsonRpcMessage::Request(request)) = entry {
-                deny(request);
-            }
-        }),
-        _ => {}
     }
     denied
 }
 
-/// The scopes a request of `method` with `params` needs, and its target in words; `None` when
-/// its target declares none (or it has no target, or names one that does not exist: that is the
-/// handler's to report).
-fn needs(
-    server: &McpServer,
-    method: &str,
-    params: Option<&Params>,
-) -> Option<(Vec<String>, String)> {
-    let registry = &server.inner.registry;
-    let params = params?;
-    let (scopes, target) = match method {
-        "tools/call" => {
-            let name: String = params.member("name")?;
-            let tool = registry.tools.get(&name)?;
-            (tool.scopes().to_vec(), format!("calling tool `{name}`"))
+/// The scopes `request` needs, and its target in words; `None` when its target declares none
+/// (or it has no target).
+fn needs(request: &Started) -> Option<(&[String], String)> {
+    let target = request.target();
+    let scopes = target.scopes();
+    if scopes.is_empty() {
+        return None;
+    }
+    let name = target.name()?;
+    let words = match request.params() {
+        ClientRequest::CallTool(_) => format!("calling tool `{name}`"),
+        ClientRequest::GetPrompt(_) => format!("getting prompt `{name}`"),
+        ClientRequest::ReadResource(p) => format!("resources/read of `{}`", p.uri),
+        ClientRequest::Subscribe(p) => format!("resources/subscribe of `{}`", p.uri),
+        ClientRequest::Unsubscribe(p) => format!("resources/unsubscribe of `{}`", p.uri),
+        // Completing for a direct resource needs nothing: it has nothing to complete.
+        ClientRequest::Complete(_) if target.resource().is_some() => return None,
+        ClientRequest::Complete(_) if target.prompt().is_some() => {
+            format!("completing prompt `{name}`")
         }
-        "prompts/get" => {
-            let name: String = params.member("name")?;
-            let prompt = registry.prompts.get(&name)?;
-            (prompt.scopes().to_vec(), format!("getting prompt `{name}`"))
-        }
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            let uri: String = params.member("uri")?;
-            let scopes = scopes_of(server, &uri)?;
-            (scopes, format!("{method} of `{uri}`"))
-        }
-        "completion/complete" => {
-            let reference: serde_json::Value = params.member("ref")?;
-            let text = |key: &str| reference.get(key)?.as_str().map(str::to_owned);
-            match text("type")?.as_str() {
-                "ref/prompt" => {
-                    let name = text("name")?;
-                    let prompt = registry.prompts.get(&name)?;
-                    (
-                        prompt.scopes().to_vec(),
-                        format!("completing prompt `{name}`"),
-                    )
-                }
-                "ref/resource" => {
-                    let uri = text("uri")?;
-                    let template = registry.templates.get(&uri)?;
-                    (
-                        template.scopes().to_vec(),
-                        format!("completing template `{uri}`"),
-                    )
-                }
-                _ => return None,
-            }
-        }
+        ClientRequest::Complete(_) => format!("completing template `{name}`"),
         _ => return None,
     };
-    (!scopes.is_empty()).then_some((scopes, target))
+    Some((scopes, words))
 }
 
 /// Every scope the server's tools, prompts, resources and templates declare, in that order,
@@ -202,19 +165,4 @@ impl Scoped for RegisteredTemplate {
     fn scopes(&self) -> &[String] {
         &self.definition.scopes
     }
-}
-
-/// The scopes reading `uri` needs: those of the resource at the URI, else of the first template
-/// that matches it (the one `resources/read` reads); `None` when nothing answers for it.
-fn scopes_of(server: &McpServer, uri: &str) -> Option<Vec<String>> {
-    let registry = &server.inner.registry;
-    if let Some(resource) = registry.resources.get(uri) {
-        return Some(resource.definition.scopes.clone());
-    }
-    registry.templates.snapshot().into_iter().find_map(|t| {
-        t.definition
-            .matcher
-            .matches(uri)
-            .map(|_| t.definition.scopes.clone())
-    })
 }

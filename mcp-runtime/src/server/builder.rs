@@ -9,11 +9,15 @@ use std::time::Duration;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::ClientNotification;
+use mcp_core::messages::{ClientNotification, ServerResult};
 use mcp_core::{JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
+use tower::{Layer, Service};
 
+use super::middleware::{
+    BoxError, Kind, Layers, McpRequest, Stack, UnknownLayerTarget, boxed_layer,
+};
 use super::registry::{
     Origin, PromptEntry, Registry, RegistryError, ResourceEntry, ResourceKind, ToolEntry,
     in_module, in_source_order,
@@ -76,6 +80,7 @@ pub struct McpServerBuilder {
     observers: Vec<NotificationObserver>,
     request_state: Option<RequestStateCodec>,
     tasks: Option<super::TaskOptions>,
+    layers: Layers,
 }
 
 /// Where skills come from.
@@ -136,6 +141,9 @@ pub enum BuildError {
         /// The module of the first, for the suggested qualified name.
         first_module: &'static str,
     },
+    /// A layer was given for a tool, prompt or resource the server does not have.
+    #[error(transparent)]
+    UnknownLayerTarget(#[from] UnknownLayerTarget),
     /// A handler needs shared state that was not given to the builder.
     #[error(
         "`{item}` takes `State<{type_name}>`, and no state of that type was given to the server: \
@@ -167,7 +175,67 @@ impl McpServerBuilder {
             observers: Vec::new(),
             request_state: None,
             tasks: None,
+            layers: Layers::default(),
         }
+    }
+
+    /// Runs every request through `layer`, between admission and the handler (see
+    /// [`middleware`](super::middleware)): a tower layer over a service of
+    /// [`McpRequest`](super::middleware::McpRequest), such as tower's `TimeoutLayer`, a built-in
+    /// of [`middleware`](super::middleware), or [`from_fn`](super::middleware::from_fn). The
+    /// layer added last runs first.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Stack> + Send + Sync + 'static,
+        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers.server(boxed_layer(layer));
+        self
+    }
+
+    /// Runs the calls of the tool `name` through `layer`, after the server's layers (see
+    /// [`layer`](Self::layer)). Building fails when the server has no such tool.
+    pub fn tool_layer<L>(mut self, name: impl Into<String>, layer: L) -> Self
+    where
+        L: Layer<Stack> + Send + Sync + 'static,
+        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .target(Kind::Tool, name.into(), boxed_layer(layer));
+        self
+    }
+
+    /// Runs the requests for the prompt `name` (`prompts/get`, its completions) through
+    /// `layer`, after the server's layers.
+    pub fn prompt_layer<L>(mut self, name: impl Into<String>, layer: L) -> Self
+    where
+        L: Layer<Stack> + Send + Sync + 'static,
+        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .target(Kind::Prompt, name.into(), boxed_layer(layer));
+        self
+    }
+
+    /// Runs the requests for the resource at `uri`, or for the template whose URI template is
+    /// `uri` (`resources/read`, subscriptions, completions), through `layer`, after the server's
+    /// layers.
+    pub fn resource_layer<L>(mut self, uri: impl Into<String>, layer: L) -> Self
+    where
+        L: Layer<Stack> + Send + Sync + 'static,
+        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .target(Kind::Resource, uri.into(), boxed_layer(layer));
+        self
     }
 
     /// Whether 2026-07-28 results name the server in `_meta` (`serverInfo`, on by default, as
@@ -601,6 +669,7 @@ impl McpServerBuilder {
             }
         }
         check_state(&registry, &self.state)?;
+        let (layers, target_layers) = self.layers.build(&registry)?;
         Ok(McpServer::from_inner(ServerInner {
             info: self.info,
             instructions: self.instructions,
@@ -616,6 +685,8 @@ impl McpServerBuilder {
             request_state: self.request_state.unwrap_or_else(RequestStateCodec::random),
             tasks: super::tasks::Tasks::new(self.tasks),
             shutdown: CancellationToken::new(),
+            layers,
+            target_layers,
         }))
     }
 }

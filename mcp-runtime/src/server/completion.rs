@@ -5,12 +5,14 @@ use mcp_core::ErrorObject;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
 
 use super::McpServer;
+use super::middleware::{Target, TargetKind, unknown_prompt};
 use crate::handler::RequestContext;
 use crate::handler::completion::CompletionRequest;
 
 /// `completion/complete`.
 pub(super) async fn complete(
     server: &McpServer,
+    target: Target,
     params: CompleteRequestParams,
     ctx: &RequestContext,
 ) -> Result<CompleteResult, ErrorObject> {
@@ -19,36 +21,22 @@ pub(super) async fn complete(
     {
         return Ok(result);
     }
-    let registry = &server.inner.registry;
-    let completer = match &params.reference {
-        CompletionReference::Prompt(reference) => {
-            let Some(prompt) = registry.prompts.get(&reference.name) else {
-                return Err(ErrorObject::invalid_params(format!(
-                    "Unknown prompt: {}",
-                    reference.name
-                )));
-            };
-            prompt
-                .definition
-                .completers
-                .get(&params.argument.name)
-                .cloned()
+    let argument = &params.argument.name;
+    let completer = match (&target.kind, &params.reference) {
+        (TargetKind::Prompt(prompt), _) => prompt.definition.completers.get(argument).cloned(),
+        (TargetKind::Template(template, _), _) => {
+            template.definition.completers.get(argument).cloned()
         }
-        CompletionReference::ResourceTemplate(reference) => {
-            match registry.templates.get(&reference.uri) {
-                Some(template) => template
-                    .definition
-                    .completers
-                    .get(&params.argument.name)
-                    .cloned(),
-                None if registry.resources.get(&reference.uri).is_some() => None,
-                None => {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "Unknown resource template: {}",
-                        reference.uri
-                    )));
-                }
-            }
+        // A direct resource has nothing to complete.
+        (TargetKind::Resource(_), _) => None,
+        (_, CompletionReference::Prompt(reference)) => {
+            return Err(unknown_prompt(&reference.name));
+        }
+        (_, CompletionReference::ResourceTemplate(reference)) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown resource template: {}",
+                reference.uri
+            )));
         }
         _ => None,
     };

@@ -23,12 +23,13 @@ use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::result::EmptyResult;
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
+use super::middleware::{self, Hider, Listed, McpRequest, Target, TargetKind};
 use super::reply::Reply;
 use super::{
-    McpServer, completion, lifecycle, logging, prompts, resources, skills, subscriptions, tasks,
-    tools,
+    McpServer, completion, lifecycle, logging, prompts, resolve, resources, skills, subscriptions,
+    tasks, tools,
 };
-use crate::connection::{ConnectionState, Refusal, SharedSink};
+use crate::connection::{ConnectionState, InFlightGuard, Refusal, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::caller::Caller;
 use crate::handler::context::ContextParts;
@@ -39,11 +40,16 @@ use crate::handler::rounds::Rounds;
 /// reply when the request was cancelled.
 pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
+/// A request admission resolved and registered as in flight, not yet run.
+pub(super) struct Started {
+    request: McpRequest,
+    slot: InFlightGuard,
+}
+
 /// Starts a request admitted as one of `version` (2026-07-28 for a request that follows that
-/// revision's rules, whatever its connection; the connection's otherwise): decodes it and
-/// registers it as in flight (so that a cancellation read right after it finds it), then returns
-/// the work that produces the answer, or the answer itself when the request is refused before any
-/// handler runs.
+/// revision's rules, whatever its connection; the connection's otherwise): decodes it, resolves
+/// its target, and registers it as in flight (so that a cancellation read right after it finds
+/// it); the answer itself when the request is refused before any handler runs.
 pub(super) fn start(
     server: &McpServer,
     request: JsonRpcRequest,
@@ -51,27 +57,30 @@ pub(super) fn start(
     sink: Option<SharedSink>,
     version: ProtocolVersion,
     caller: &Caller,
-) -> Result<Running, Box<Reply>> {
+) -> Result<Started, Box<Reply>> {
     let JsonRpcRequest {
         id, request: call, ..
     } = request;
     let RawCall { method, params, .. } = call;
+    let refuse = |id, error| Err(Box::new(Reply::error(version, Some(id), error)));
     // A request of the stateless era has no session: its `_meta` says what one would.
     let stateless = version.era() == Era::Stateless;
     if let Some(error) = gate(server, &method, connection).filter(|_| !stateless) {
-        return Err(Box::new(Reply::error(version, Some(id), error)));
+        return refuse(id, error);
     }
     // Boxed: the request travels through the handler's future, which would otherwise hold it
     // (the largest variant is ~1 KB) at every level.
     let mut request = match ClientRequest::decode(&method, params.as_ref()) {
         Ok(request) => Box::new(request),
-        Err(error) => {
-            return Err(Box::new(Reply::error(version, Some(id), error.into())));
-        }
+        Err(error) => return refuse(id, error.into()),
+    };
+    let target = match resolve::target(server, &request, version) {
+        Ok(target) => target,
+        Err(error) => return refuse(id, error),
     };
     // The input-required rounds are bound to the request as first sent (its method and params)
     // and to the caller's principal (the issuer, subject and client of its token).
-    let binding = (version.era() == Era::Stateless
+    let binding = (stateless
         && matches!(
             method.as_str(),
             "tools/call" | "prompts/get" | "resources/read"
@@ -85,23 +94,18 @@ pub(super) fn start(
     };
     let slot = match slot {
         Ok(slot) => slot,
-        Err(refusal) => {
-            return Err(Box::new(refused(version, id, refusal)));
-        }
+        Err(refusal) => return Err(Box::new(refused(version, id, refusal))),
     };
     let rounds = match binding.map(|b| rounds(server, b, &request)).transpose() {
         Ok(rounds) => rounds,
-        Err(error) => {
-            return Err(Box::new(Reply::error(version, Some(id), error)));
-        }
+        Err(error) => return refuse(id, error),
     };
-    let method = request.method();
     let meta = take_request_meta(&mut request);
-    let task_plan = match &*request {
-        ClientRequest::CallTool(params) => {
-            match tasks::plan(server, params, version, meta.as_ref(), slot.token()) {
+    let task_plan = match (&*request, &target.kind) {
+        (ClientRequest::CallTool(params), TargetKind::Tool(tool)) => {
+            match tasks::plan(server, tool, params, version, meta.as_ref(), slot.token()) {
                 Ok(plan) => plan,
-                Err(error) => return Err(Box::new(Reply::error(version, Some(id), error))),
+                Err(error) => return refuse(id, error),
             }
         }
         _ => None,
@@ -117,7 +121,7 @@ pub(super) fn start(
     let ctx = RequestContext::new(ContextParts {
         host: server.inner.clone(),
         connection: connection.clone(),
-        request_id: id.clone(),
+        request_id: id,
         version,
         meta,
         cancellation,
@@ -126,51 +130,84 @@ pub(super) fn start(
         caller: caller.clone(),
         task_plan: task_plan.map(Box::new),
     });
-    let server = server.clone();
-    let connection = connection.clone();
-    Ok(Box::pin(async move {
-        // Everything a handler does runs inside `route`, its synchronous part included: a
-        // panic anywhere becomes an internal error, and the guard frees the id either way.
-        let outcome = match AssertUnwindSafe(route(&server, request, &ctx))
-            .catch_unwind()
-            .await
-        {
-            Ok(outcome) => outcome,
-            Err(panic) => {
-                let reason = super::panics::panic_message(panic.as_ref());
-                tracing::error!(%id, %method, %reason, "a request handler panicked");
-                Err(ErrorObject::internal_error(format!(
-                    "{method} failed: the handler panicked ({reason})"
-                )))
-            }
-        };
-        let cancelled = slot.cancelled_by_peer();
-        drop(slot);
-        if cancelled {
-            tracing::debug!(%id, "the request was cancelled; its response is not sent");
-            return None;
-        }
-        // `initialize` may just have settled the version to render for.
-        let version = if stateless {
-            version
-        } else {
-            connection.version()
-        };
-        Some(match outcome {
-            Ok(mut result) => {
-                // A 2026-07-28 result names the server, since no handshake did.
-                if stateless
-                    && server.inner.options.result_server_info
-                    && let Some(meta) = result.meta_mut()
-                {
-                    meta.server_info
-                        .get_or_insert_with(|| Box::new(server.info().clone()));
+    Ok(Started {
+        request: McpRequest {
+            server: server.clone(),
+            params: request,
+            target,
+            ctx,
+            hidden: Vec::new(),
+        },
+        slot,
+    })
+}
+
+impl Started {
+    /// What the request targets.
+    pub(super) fn target(&self) -> &Target {
+        &self.request.target
+    }
+
+    /// The request's decoded params.
+    pub(super) fn params(&self) -> &ClientRequest {
+        &self.request.params
+    }
+
+    /// The request's context.
+    pub(super) fn context(&self) -> &RequestContext {
+        &self.request.ctx
+    }
+
+    /// The work of the request: its handler runs when this is polled, and the id is freed when
+    /// it ends.
+    pub(super) fn run(self) -> Running {
+        let Started { request, slot } = self;
+        Box::pin(async move {
+            let (server, ctx) = (request.server.clone(), request.ctx.clone());
+            let method = request.method();
+            // Everything a handler does runs inside `route`, its synchronous part included: a
+            // panic anywhere becomes an internal error, and the guard frees the id either way.
+            let outcome = match AssertUnwindSafe(route(request)).catch_unwind().await {
+                Ok(outcome) => outcome,
+                Err(panic) => {
+                    let reason = super::panics::panic_message(panic.as_ref());
+                    let id = ctx.request_id();
+                    tracing::error!(%id, %method, %reason, "a request handler panicked");
+                    Err(ErrorObject::internal_error(format!(
+                        "{method} failed: the handler panicked ({reason})"
+                    )))
                 }
-                Reply::result(version, id, result)
+            };
+            let cancelled = slot.cancelled_by_peer();
+            drop(slot);
+            let id = ctx.request_id().clone();
+            if cancelled {
+                tracing::debug!(%id, "the request was cancelled; its response is not sent");
+                return None;
             }
-            Err(error) => Reply::error(version, Some(id), error),
+            let stateless = ctx.protocol_version().era() == Era::Stateless;
+            // `initialize` may just have settled the version to render for.
+            let version = if stateless {
+                ctx.protocol_version()
+            } else {
+                ctx.connection().version()
+            };
+            Some(match outcome {
+                Ok(mut result) => {
+                    // A 2026-07-28 result names the server, since no handshake did.
+                    if stateless
+                        && server.inner.options.result_server_info
+                        && let Some(meta) = result.meta_mut()
+                    {
+                        meta.server_info
+                            .get_or_insert_with(|| Box::new(server.info().clone()));
+                    }
+                    Reply::result(version, id, result)
+                }
+                Err(error) => Reply::error(version, Some(id), error),
+            })
         })
-    }))
+    }
 }
 
 /// The error for a request the lifecycle does not allow yet, if any.
@@ -187,12 +224,13 @@ fn gate(server: &McpServer, method: &str, connection: &ConnectionState) -> Optio
     })
 }
 
-async fn route(
-    server: &McpServer,
-    request: Box<ClientRequest>,
-    ctx: &RequestContext,
-) -> Result<ServerResult, ErrorObject> {
-    let outcome = answer(server, request, ctx).await;
+async fn route(request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    let (server, ctx) = (request.server.clone(), request.ctx.clone());
+    let outcome = match *request.params {
+        // A call runs its checks first, then the layers, as a task when it may become one.
+        ClientRequest::CallTool(_) => tools::call(request).await,
+        _ => middleware::run(request).await,
+    };
     // A handler that asked the client for input is answered with what it asked for, whatever
     // it returned meanwhile (typically the error of the request it could not make), unless the
     // call became a task, which the client must hear of.
@@ -225,36 +263,49 @@ async fn route(
     }
 }
 
-/// The result of `request`, from its handler.
-async fn answer(
-    server: &McpServer,
-    request: Box<ClientRequest>,
-    ctx: &RequestContext,
-) -> Result<ServerResult, ErrorObject> {
+/// The result of `request`, from its handler: the end of every stack of layers.
+pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    let McpRequest {
+        server,
+        params,
+        target,
+        ctx,
+        hidden,
+    } = request;
+    let (server, ctx) = (&server, &ctx);
     let connection = ctx.connection();
-    Ok(match *request {
+    let lists = Lists(&hidden);
+    Ok(match *params {
         ClientRequest::Initialize(params) => {
             lifecycle::initialize(server, params, connection)?.into()
         }
         ClientRequest::Ping(_) => EmptyResult::default().into(),
         ClientRequest::Discover(_) => lifecycle::discover(server).into(),
-        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx)?.into(),
-        ClientRequest::CallTool(params) => tools::call(server, params, ctx).await?,
-        ClientRequest::ListPrompts(params) => prompts::list_prompts(server, &params, ctx)?.into(),
-        ClientRequest::GetPrompt(params) => prompts::get(server, params, ctx).await?.into(),
+        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?.into(),
+        ClientRequest::CallTool(params) => tools::run(server, target, params, ctx.clone())
+            .await?
+            .into(),
+        ClientRequest::ListPrompts(params) => {
+            prompts::list_prompts(server, &params, ctx, lists)?.into()
+        }
+        ClientRequest::GetPrompt(params) => prompts::get(target, params, ctx).await?.into(),
         ClientRequest::ListResources(params) => {
-            resources::list_resources(server, &params, ctx)?.into()
+            resources::list_resources(server, &params, ctx, lists)?.into()
         }
         ClientRequest::ListResourceTemplates(params) => {
-            resources::list_templates(server, &params, ctx)?.into()
+            resources::list_templates(server, &params, ctx, lists)?.into()
         }
-        ClientRequest::ReadResource(params) => resources::read(server, params, ctx).await?.into(),
-        ClientRequest::Subscribe(params) => subscriptions::subscribe(server, &params, ctx)?.into(),
+        ClientRequest::ReadResource(params) => resources::read(target, params, ctx).await?.into(),
+        ClientRequest::Subscribe(params) => {
+            subscriptions::subscribe(server, &target, &params, ctx)?.into()
+        }
         ClientRequest::Unsubscribe(params) => {
             subscriptions::unsubscribe(server, &params, ctx)?.into()
         }
         ClientRequest::SetLevel(params) => logging::set_level(server, &params, connection)?.into(),
-        ClientRequest::Complete(params) => completion::complete(server, params, ctx).await?.into(),
+        ClientRequest::Complete(params) => completion::complete(server, target, params, ctx)
+            .await?
+            .into(),
         ClientRequest::SubscriptionsListen(params)
             if ctx.protocol_version().era() == Era::Stateless =>
         {
@@ -278,6 +329,17 @@ async fn answer(
         }
         other => return Err(ErrorObject::method_not_found(other.method())),
     })
+}
+
+/// What layers hid from the lists a request gets.
+#[derive(Clone, Copy)]
+pub(super) struct Lists<'a>(&'a [Hider]);
+
+impl Lists<'_> {
+    /// Whether a layer hid `item`.
+    pub(super) fn hide(&self, item: Listed<'_>) -> bool {
+        self.0.iter().any(|hide| hide(item))
+    }
 }
 
 /// The rounds of a 2026-07-28 `tools/call`, `prompts/get` or `resources/read`: the client's

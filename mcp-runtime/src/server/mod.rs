@@ -51,10 +51,12 @@ pub mod caching;
 mod dispatch;
 mod list;
 mod listeners;
+pub mod middleware;
 mod options;
 mod panics;
 pub mod registry;
 mod reply;
+mod resolve;
 
 // The features: what the server does for each method.
 mod completion;
@@ -181,6 +183,10 @@ pub(crate) struct ServerInner {
     /// The tasks and how they are kept.
     pub(crate) tasks: tasks::Tasks,
     pub(crate) shutdown: CancellationToken,
+    /// The server's layers, around every request; `None` without any.
+    pub(crate) layers: Option<middleware::Stack>,
+    /// The layers of single tools, prompts and resources.
+    pub(in crate::server) target_layers: middleware::TargetLayers,
 }
 
 impl std::fmt::Debug for McpServer {

@@ -6,7 +6,9 @@ use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResu
 
 use super::McpServer;
 use super::caching::CachedList;
+use super::dispatch::Lists;
 use super::list::list;
+use super::middleware::{Listed, Target, TargetKind, unknown_prompt};
 use crate::handler::RequestContext;
 
 /// `prompts/list`: one page of the prompts.
@@ -14,8 +16,10 @@ pub(super) fn list_prompts(
     server: &McpServer,
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
+    lists: Lists<'_>,
 ) -> Result<ListPromptsResult, ErrorObject> {
-    let prompts = server.inner.registry.prompts.snapshot();
+    let mut prompts = server.inner.registry.prompts.snapshot();
+    prompts.retain(|p| !lists.hide(Listed::Prompt(&p.definition.prompt)));
     list(server, ctx, prompts, params, CachedList::Prompts, |p| {
         p.definition.prompt.clone()
     })
@@ -23,15 +27,12 @@ pub(super) fn list_prompts(
 
 /// `prompts/get`: checks the required arguments and runs the prompt's handler.
 pub(super) async fn get(
-    server: &McpServer,
+    target: Target,
     params: GetPromptRequestParams,
     ctx: &RequestContext,
 ) -> Result<GetPromptResult, ErrorObject> {
-    let Some(prompt) = server.inner.registry.prompts.get(&params.name) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "Unknown prompt: {}",
-            params.name
-        )));
+    let TargetKind::Prompt(prompt) = target.kind else {
+        return Err(unknown_prompt(&params.name));
     };
     let arguments = params.arguments.unwrap_or_default();
     let missing = prompt.definition.missing_arguments(&arguments);

@@ -9,7 +9,9 @@ use mcp_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;
+use super::dispatch::Lists;
 use super::list::list;
+use super::middleware::{Listed, Target, TargetKind};
 use crate::handler::RequestContext;
 use crate::handler::resource::default_mime_type;
 
@@ -18,8 +20,10 @@ pub(super) fn list_resources(
     server: &McpServer,
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
+    lists: Lists<'_>,
 ) -> Result<ListResourcesResult, ErrorObject> {
-    let resources = server.inner.registry.resources.snapshot();
+    let mut resources = server.inner.registry.resources.snapshot();
+    resources.retain(|r| !lists.hide(Listed::Resource(&r.definition.resource)));
     list(server, ctx, resources, params, CachedList::Resources, |r| {
         r.definition.resource.clone()
     })
@@ -30,8 +34,10 @@ pub(super) fn list_templates(
     server: &McpServer,
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
+    lists: Lists<'_>,
 ) -> Result<ListResourceTemplatesResult, ErrorObject> {
-    let templates = server.inner.registry.templates.snapshot();
+    let mut templates = server.inner.registry.templates.snapshot();
+    templates.retain(|t| !lists.hide(Listed::Template(&t.definition.template)));
     list(
         server,
         ctx,
@@ -42,45 +48,30 @@ pub(super) fn list_templates(
     )
 }
 
-/// Whether a resource or a template answers for `uri`.
-pub(super) fn resolves(server: &McpServer, uri: &str) -> bool {
-    let registry = &server.inner.registry;
-    registry.resources.get(uri).is_some()
-        || registry
-            .templates
-            .any(|t| t.definition.matcher.matches(uri).is_some())
-}
-
 /// `resources/read`: the resource at the URI, or the first template that matches it.
 pub(super) async fn read(
-    server: &McpServer,
+    target: Target,
     params: ReadResourceRequestParams,
     ctx: &RequestContext,
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
     let version = ctx.protocol_version();
-    let registry = &server.inner.registry;
-    let (read, mime_type, hint) = if let Some(resource) = registry.resources.get(&uri) {
-        let mime = resource.definition.resource.mime_type.clone();
-        let hint = resource.definition.cache;
-        ((resource.definition.reader)(ctx.clone()), mime, hint)
-    } else {
-        let matched = registry.templates.snapshot().into_iter().find_map(|t| {
-            t.definition
-                .matcher
-                .matches(&uri)
-                .map(|captured| (t, captured))
-        });
-        let Some((template, captured)) = matched else {
-            return Err(ErrorObject::resource_not_found(&uri, version));
-        };
-        let mime = template.definition.template.mime_type.clone();
-        let hint = template.definition.cache;
-        (
-            (template.definition.reader)(uri.clone(), captured, ctx.clone()),
-            mime,
-            hint,
-        )
+    let (read, mime_type, hint) = match target.kind {
+        TargetKind::Resource(resource) => {
+            let mime = resource.definition.resource.mime_type.clone();
+            let hint = resource.definition.cache;
+            ((resource.definition.reader)(ctx.clone()), mime, hint)
+        }
+        TargetKind::Template(template, Some(captured)) => {
+            let mime = template.definition.template.mime_type.clone();
+            let hint = template.definition.cache;
+            (
+                (template.definition.reader)(uri.clone(), captured, ctx.clone()),
+                mime,
+                hint,
+            )
+        }
+        _ => return Err(ErrorObject::resource_not_found(&uri, version)),
     };
     // A panic is the dispatcher's to catch, like one in any handler.
     let mut contents = read

@@ -11,7 +11,8 @@ use mcp_core::subscriptions::{
     SubscriptionsListenRequestParams, SubscriptionsListenResult,
 };
 
-use super::{McpServer, resources, tasks};
+use super::middleware::Target;
+use super::{McpServer, tasks};
 use crate::connection::Outbound;
 use crate::handler::RequestContext;
 
@@ -37,11 +38,12 @@ pub(super) fn needs_session(method: &str) -> ErrorObject {
 /// `resources/subscribe`: updates of the resource at the URI go to this connection.
 pub(super) fn subscribe(
     server: &McpServer,
+    target: &Target,
     params: &SubscribeRequestParams,
     ctx: &RequestContext,
 ) -> Result<EmptyResult, ErrorObject> {
     available(server, ctx, "resources/subscribe")?;
-    if !resources::resolves(server, &params.uri) {
+    if target.is_none() {
         return Err(ErrorObject::resource_not_found(
             &params.uri,
             ctx.protocol_version(),

@@ -51,6 +51,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::McpServer;
+use super::registry::RegisteredTool;
 use crate::connection::{Outbound, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::task::{Announce, TaskLink, TaskLinkParts, TaskPlan, TaskStart};
@@ -205,6 +206,7 @@ pub(super) fn offered(server: &McpServer) -> bool {
 /// cancellation.
 pub(super) fn plan(
     server: &McpServer,
+    tool: &RegisteredTool,
     params: &CallToolRequestParams,
     version: ProtocolVersion,
     meta: Option<&RequestMeta>,
@@ -217,9 +219,6 @@ pub(super) fn plan(
     {
         return Ok(None);
     }
-    let Some(tool) = server.inner.registry.tools.get(&params.name) else {
-        return Ok(None);
-    };
     let support = tool.definition.task_support();
     let name = &params.name;
     let plan = |start, ttl| Ok(Some(TaskPlan::new(start, ttl, request_token.clone())));

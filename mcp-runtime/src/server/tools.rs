@@ -5,18 +5,18 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::params::PaginatedRequestParams;
-use std::sync::Arc;
 
-use mcp_core::messages::ServerResult;
+use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use mcp_core::{Era, ErrorObject};
 use serde_json::Value;
 
 use super::McpServer;
 use super::caching::CachedList;
+use super::dispatch::Lists;
 use super::list::list;
+use super::middleware::{self, Listed, McpRequest, Target, TargetKind};
 use super::panics::panic_message;
-use super::registry::RegisteredTool;
 use super::tasks;
 use crate::handler::ClientRequestError;
 use crate::handler::RequestContext;
@@ -26,25 +26,25 @@ pub(super) fn list_tools(
     server: &McpServer,
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
+    lists: Lists<'_>,
 ) -> Result<ListToolsResult, ErrorObject> {
-    let tools = server.inner.registry.tools.snapshot();
+    let mut tools = server.inner.registry.tools.snapshot();
+    tools.retain(|t| !lists.hide(Listed::Tool(&t.definition.tool)));
     list(server, ctx, tools, params, CachedList::Tools, |t| {
         t.definition.tool.clone()
     })
 }
 
-/// `tools/call`: checks the capabilities the tool needs and its arguments, then runs it, as a task
-/// when the call may become one (see [`tasks`]).
-pub(super) async fn call(
-    server: &McpServer,
-    params: CallToolRequestParams,
-    ctx: &RequestContext,
-) -> Result<ServerResult, ErrorObject> {
-    let Some(tool) = server.inner.registry.tools.get(&params.name) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "Unknown tool: {}",
-            params.name
-        )));
+/// `tools/call`: checks the capabilities the tool needs and its arguments, then runs it through
+/// the layers, as a task when the call may become one (see [`tasks`]).
+pub(super) async fn call(mut request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    let (server, ctx) = (request.server.clone(), request.ctx.clone());
+    let (TargetKind::Tool(tool), ClientRequest::CallTool(params)) =
+        (&request.target.kind, &mut *request.params)
+    else {
+        return Err(ErrorObject::internal_error(
+            "tools/call reached its handler without its tool",
+        ));
     };
     let name = &params.name;
     if let Some(required) = &tool.definition.required_capabilities
@@ -66,35 +66,46 @@ pub(super) async fn call(
         };
         return Ok(CallToolResult::error(message).into());
     }
-    let arguments = Value::Object(params.arguments.unwrap_or_default());
-    if server.inner.options.validate_input
-        && let Err(violation) = tool.input.validate(&arguments)
-    {
-        return Ok(CallToolResult::error(format!(
-            "Invalid arguments for tool {name}: {violation}"
-        ))
-        .into());
+    if server.inner.options.validate_input {
+        let arguments = Value::Object(params.arguments.take().unwrap_or_default());
+        if let Err(violation) = tool.input.validate(&arguments) {
+            return Ok(CallToolResult::error(format!(
+                "Invalid arguments for tool {name}: {violation}"
+            ))
+            .into());
+        }
+        if let Value::Object(arguments) = arguments {
+            params.arguments = Some(arguments);
+        }
     }
-    let Value::Object(arguments) = arguments else {
-        return Err(ErrorObject::internal_error(
-            "tool arguments must be an object",
-        ));
+    let run = async move {
+        match middleware::run(request).await? {
+            ServerResult::CallTool(result) => Ok(result),
+            _ => Err(ErrorObject::internal_error(
+                "a middleware layer answered tools/call with the result of another method",
+            )),
+        }
     };
-    let run = run(server.clone(), tool, arguments, ctx.clone());
     match ctx.task_plan() {
         None => run.await.map(Into::into),
-        Some(plan) => tasks::run(server, Box::pin(run), ctx, plan).await,
+        Some(plan) => tasks::run(&server, Box::pin(run), &ctx, plan).await,
     }
 }
 
 /// Runs the tool's handler (a panic is a tool error, or the internal error a task fails with)
 /// and checks its structured output when asked to.
-async fn run(
-    server: McpServer,
-    tool: Arc<RegisteredTool>,
-    arguments: mcp_core::JsonObject,
+pub(super) async fn run(
+    server: &McpServer,
+    target: Target,
+    params: CallToolRequestParams,
     ctx: RequestContext,
 ) -> Result<CallToolResult, ErrorObject> {
+    let TargetKind::Tool(tool) = target.kind else {
+        return Err(ErrorObject::internal_error(
+            "tools/call reached its handler without its tool",
+        ));
+    };
+    let arguments = params.arguments.unwrap_or_default();
     let name = tool.definition.name();
     // The handler is called inside the future, so a panic in its synchronous part (say, while
     // decoding typed arguments) is caught like one in its body.

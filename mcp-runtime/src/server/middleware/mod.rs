@@ -1,0 +1,196 @@
+//! Middleware: layers around every request, at the level of MCP operations.
+//!
+//! Admission resolves each request into an [`McpRequest`]: its method and decoded params, the
+//! tool, prompt, resource or template it targets ([`Target`]), the caller (token, session, era).
+//! Between admission and the handler, the request passes through layers: [`tower`] layers over
+//! a [`Service`](tower::Service) of `McpRequest` that answers with a
+//! [`ServerResult`](mcp_core::messages::ServerResult). A layer sees
+//! "`tools/call` of `delete_note` by subject alice", not bytes; it can refuse with an MCP error,
+//! answer by itself (from a cache), change the request or the result, and watch what the
+//! handler sends the client ([`RequestContext::observe`](crate::handler::RequestContext::observe)).
+//! The same layers run on stdio, in process and over HTTP, in both eras, and around the work of a
+//! task.
+//!
+//! Layers go on the whole server ([`McpServerBuilder::layer`](super::McpServerBuilder::layer)),
+//! or on one tool, prompt or resource ([`McpServerBuilder::tool_layer`](super::McpServerBuilder::tool_layer),
+//! `#[mcp_tool(layer = ...)]`). The server's layers run first, the target's next, the handler
+//! last. The last layer added to the server is the outermost, as with axum's `Router::layer`.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::server::middleware::{self, McpRequest, Next};
+//!
+//! let server = McpServer::builder(server_info!())
+//!     // An async function as a layer: it sees every request, and may refuse it.
+//!     .layer(middleware::from_fn(|request: McpRequest, next: Next| async move {
+//!         if request.target().name() == Some("shutdown") && request.access_token().is_none() {
+//!             return Err(mcp_runtime::protocol::ErrorObject::invalid_request("not you"));
+//!         }
+//!         next.run(request).await
+//!     }))
+//!     // Tower's own layers apply as they are.
+//!     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(30)))
+//!     .build()
+//!     .unwrap();
+//! # drop(server);
+//! ```
+//!
+//! Errors of tower's layers become MCP errors: a [`tower::timeout::error::Elapsed`] is `-32001`
+//! ("request timed out"), a [`tower::load_shed::error::Overloaded`] is `-32000` with "retry",
+//! an [`ErrorObject`] is itself, anything else an internal error that names the request.
+//!
+//! Built-in layers: [`Timeout`], [`ConcurrencyLimit`], [`RateLimit`] (per caller), [`ResponseSizeLimit`],
+//! [`Hide`] (per caller, from the lists and from use), and [`Audit`] (one `tracing` event per
+//! request). The check of the scopes a target declares runs at admission, before any layer: the
+//! HTTP transport must answer it with `403` before the response starts.
+//!
+//! The guide's chapter "Middleware" (`docs/src/middleware.md`) teaches it.
+
+mod audit;
+mod from_fn;
+mod hide;
+mod layers;
+mod limits;
+mod rate_limit;
+mod request;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use mcp_core::messages::ServerResult;
+use mcp_core::{ErrorCode, ErrorObject};
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service, ServiceExt};
+
+pub use audit::{Audit, AuditService};
+pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
+pub use hide::{Hide, HideService, Listed};
+pub use layers::UnknownLayerTarget;
+pub(in crate::server) use layers::{Kind, Layers, TargetLayers};
+pub use limits::{
+    ConcurrencyLimit, ConcurrencyLimitService, ResponseSizeLimit, ResponseSizeLimitService,
+    Timeout, TimeoutService,
+};
+pub use rate_limit::{CallerKey, RateLimit, RateLimitService};
+pub(in crate::server) use request::{Hider, TargetKind, unknown_prompt, unknown_tool};
+pub use request::{McpRequest, Target};
+
+/// The error a layer fails with: any error, which the server turns into an MCP error (see the
+/// module docs).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a layer wraps: the rest of the way to the handler, boxed.
+pub type Stack = BoxCloneSyncService<McpRequest, ServerResult, BoxError>;
+
+/// The future of a request through the layers.
+type StackFuture = Pin<Box<dyn Future<Output = Result<ServerResult, BoxError>> + Send>>;
+
+/// A layer applied to a [`Stack`], kept until the server is built.
+#[doc(hidden)]
+pub type BoxedLayer = Box<dyn FnOnce(Stack) -> Stack + Send + Sync>;
+
+/// `layer`, boxed for later: what `McpServerBuilder::layer` and `#[mcp_tool(layer = ...)]` keep.
+#[doc(hidden)]
+pub fn boxed_layer<L>(layer: L) -> BoxedLayer
+where
+    L: Layer<Stack> + Send + Sync + 'static,
+    L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
+    <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+    <L::Service as Service<McpRequest>>::Future: Send + 'static,
+{
+    Box::new(move |inner| Stack::new(layer.layer(inner).map_err(Into::into)))
+}
+
+/// The end of the server's layers: the target's own layers, if it has any, then the handler.
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::server) struct ToTarget;
+
+impl Service<McpRequest> for ToTarget {
+    type Response = ServerResult;
+    type Error = BoxError;
+    type Future = StackFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> StackFuture {
+        match request.target.layers.clone() {
+            Some(layers) => Box::pin(layers.oneshot(request)),
+            None => Handler.call(request),
+        }
+    }
+}
+
+/// The end of every stack: the handler of the request's method.
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::server) struct Handler;
+
+impl Service<McpRequest> for Handler {
+    type Response = ServerResult;
+    type Error = BoxError;
+    type Future = StackFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> StackFuture {
+        Box::pin(async move {
+            super::dispatch::answer(request)
+                .await
+                .map_err(BoxError::from)
+        })
+    }
+}
+
+/// Runs `request` through the server's layers and its target's, then its handler.
+pub(in crate::server) async fn run(request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    let stack = match (&request.server.inner.layers, &request.target.layers) {
+        // No layer: straight to the handler, without a box.
+        (None, None) => return super::dispatch::answer(request).await,
+        (Some(server), _) => server.clone(),
+        (None, Some(target)) => target.clone(),
+    };
+    let method = request.method();
+    stack
+        .oneshot(request)
+        .await
+        .map_err(|error| error_object(method, error))
+}
+
+/// The MCP error for what a layer failed with (see the module docs).
+fn error_object(method: &str, error: BoxError) -> ErrorObject {
+    let error = match error.downcast::<ErrorObject>() {
+        Ok(error) => return *error,
+        Err(error) => error,
+    };
+    if error.is::<tower::timeout::error::Elapsed>() {
+        return timed_out(method);
+    }
+    if error.is::<tower::load_shed::error::Overloaded>() {
+        return ErrorObject::new(
+            OVERLOADED,
+            format!("{method} refused: the server is at its limit of requests; retry shortly"),
+        );
+    }
+    ErrorObject::internal_error(format!("{method} failed in a middleware layer: {error}"))
+}
+
+/// The error of a request that took longer than a layer allowed.
+pub(in crate::server) fn timed_out(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        REQUEST_TIMEOUT,
+        format!("{method} timed out: it took longer than the server allows"),
+    )
+}
+
+/// The code of a request that took longer than a layer allowed (the TypeScript SDK's
+/// `RequestTimeout`).
+pub const REQUEST_TIMEOUT: ErrorCode = ErrorCode(-32001);
+
+/// The code of a request a layer refused for load: too many at once, or too many from the caller
+/// lately. The same as [`TOO_MANY_REQUESTS`](super::TOO_MANY_REQUESTS).
+pub const OVERLOADED: ErrorCode = ErrorCode(-32000);

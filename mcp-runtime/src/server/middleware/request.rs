@@ -1,0 +1,251 @@
+//! [`McpRequest`]: one request as admission resolved it, which the layers and then the handler
+//! receive; and its [`Target`], the tool, prompt, resource or template it names.
+
+use std::sync::Arc;
+
+use mcp_core::messages::ClientRequest;
+use mcp_core::prompts::Prompt;
+use mcp_core::resources::{Resource, ResourceTemplate};
+use mcp_core::tools::Tool;
+use mcp_core::{Era, ErrorObject, ProtocolVersion};
+
+use super::Stack;
+use super::hide::Listed;
+use crate::auth::AccessToken;
+use crate::handler::RequestContext;
+use crate::server::McpServer;
+use crate::server::registry::{
+    RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool,
+};
+use crate::uri_template::UriMatch;
+
+/// A rule that hides items from a request's lists.
+pub(in crate::server) type Hider = Arc<dyn Fn(Listed<'_>) -> bool + Send + Sync>;
+
+/// One request the server admitted, with everything decided about it: its revision and era, the
+/// connection or session it came on, the caller's verified token, its method and decoded params,
+/// and the tool, prompt, resource or template it targets. Layers receive it, may change it, and
+/// pass it on; the handler runs last.
+pub struct McpRequest {
+    pub(in crate::server) server: McpServer,
+    pub(in crate::server) params: Box<ClientRequest>,
+    pub(in crate::server) target: Target,
+    pub(in crate::server) ctx: RequestContext,
+    /// What layers hide from the lists this request gets.
+    pub(in crate::server) hidden: Vec<Hider>,
+}
+
+impl std::fmt::Debug for McpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpRequest")
+            .field("method", &self.method())
+            .field("target", &self.target.name())
+            .field("id", self.ctx.request_id())
+            .field("version", &self.ctx.protocol_version())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpRequest {
+    /// The method, as the client sent it (`"tools/call"`).
+    pub fn method(&self) -> &'static str {
+        self.params.method()
+    }
+
+    /// The decoded params. Their `_meta` is not in them: read it with
+    /// [`RequestContext::meta`].
+    pub fn params(&self) -> &ClientRequest {
+        &self.params
+    }
+
+    /// The decoded params, to change before the handler sees them. The arguments of a
+    /// `tools/call` were checked against the tool's input schema before the layers ran; a layer
+    /// that changes them keeps them valid.
+    pub fn params_mut(&mut self) -> &mut ClientRequest {
+        &mut self.params
+    }
+
+    /// What the request targets: the tool of a `tools/call`, the prompt of a `prompts/get`, the
+    /// resource or template of a `resources/read`, ...; [`Target::is_none`] for the others.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The request's context: its id, the connection it came on, the client's capabilities,
+    /// the HTTP request that carried it, shared state, and what the handler uses to talk back.
+    pub fn context(&self) -> &RequestContext {
+        &self.ctx
+    }
+
+    /// The revision the request follows.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.ctx.protocol_version()
+    }
+
+    /// Whether the request came in a session of the handshake era or on its own (2026-07-28).
+    pub fn era(&self) -> Era {
+        self.ctx.protocol_version().era()
+    }
+
+    /// The caller's verified access token, on a server whose HTTP transport checks them.
+    pub fn access_token(&self) -> Option<&AccessToken> {
+        self.ctx.access_token()
+    }
+
+    /// The server the request came to.
+    pub fn server(&self) -> &McpServer {
+        &self.server
+    }
+
+    /// A name for the request in logs: the method, and the target's name when it has one
+    /// (`tools/call delete_note`).
+    pub fn describe(&self) -> String {
+        match self.target.name() {
+            Some(name) => format!("{} {name}", self.method()),
+            None => self.method().to_owned(),
+        }
+    }
+
+    /// Leaves out of the lists this request gets (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`) every item `hide` returns `true` for,
+    /// before the list is cut into pages.
+    pub fn hide_from_lists(&mut self, hide: impl Fn(Listed<'_>) -> bool + Send + Sync + 'static) {
+        self.hidden.push(Arc::new(hide));
+    }
+}
+
+/// What a request targets, resolved once at admission.
+#[derive(Clone, Default)]
+pub struct Target {
+    pub(in crate::server) kind: TargetKind,
+    /// The layers of this target alone (a builder's `tool_layer`, a macro's `layer`).
+    pub(in crate::server) layers: Option<Stack>,
+}
+
+/// What a request targets, by kind.
+#[derive(Clone, Default)]
+pub(in crate::server) enum TargetKind {
+    #[default]
+    None,
+    Tool(Arc<RegisteredTool>),
+    Prompt(Arc<RegisteredPrompt>),
+    Resource(Arc<RegisteredResource>),
+    /// A template, and what the URI of a `resources/read` captured for its variables.
+    Template(Arc<RegisteredTemplate>, Option<UriMatch>),
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("name", &self.name())
+            .field("layers", &self.layers.is_some())
+            .finish()
+    }
+}
+
+impl Target {
+    pub(in crate::server) fn new(kind: TargetKind) -> Self {
+        Target { kind, layers: None }
+    }
+
+    /// Whether the request targets nothing (a list, `ping`, `initialize`, ...).
+    pub fn is_none(&self) -> bool {
+        matches!(self.kind, TargetKind::None)
+    }
+
+    /// The target's name: the tool's or prompt's name, the resource's URI, the template's URI
+    /// template.
+    pub fn name(&self) -> Option<&str> {
+        Some(match &self.kind {
+            TargetKind::None => return None,
+            TargetKind::Tool(tool) => tool.definition.name(),
+            TargetKind::Prompt(prompt) => &prompt.definition.prompt.name,
+            TargetKind::Resource(resource) => &resource.definition.resource.uri,
+            TargetKind::Template(template, _) => &template.definition.template.uri_template,
+        })
+    }
+
+    /// The tool's definition, as `tools/list` shows it (its annotations say whether it is
+    /// read-only, destructive, ...).
+    pub fn tool(&self) -> Option<&Tool> {
+        match &self.kind {
+            TargetKind::Tool(tool) => Some(&tool.definition.tool),
+            _ => None,
+        }
+    }
+
+    /// The registration of the tool, with its compiled schemas.
+    pub(in crate::server) fn tool_registration(&self) -> Option<&RegisteredTool> {
+        match &self.kind {
+            TargetKind::Tool(tool) => Some(tool),
+            _ => None,
+        }
+    }
+
+    /// The prompt's definition.
+    pub fn prompt(&self) -> Option<&Prompt> {
+        match &self.kind {
+            TargetKind::Prompt(prompt) => Some(&prompt.definition.prompt),
+            _ => None,
+        }
+    }
+
+    /// The resource's definition.
+    pub fn resource(&self) -> Option<&Resource> {
+        match &self.kind {
+            TargetKind::Resource(resource) => Some(&resource.definition.resource),
+            _ => None,
+        }
+    }
+
+    /// The resource template's definition.
+    pub fn template(&self) -> Option<&ResourceTemplate> {
+        match &self.kind {
+            TargetKind::Template(template, _) => Some(&template.definition.template),
+            _ => None,
+        }
+    }
+
+    /// The scopes the target declares (`#[mcp_tool(scopes = "...")]`), which the caller's
+    /// token must grant.
+    pub fn scopes(&self) -> &[String] {
+        match &self.kind {
+            TargetKind::None => &[],
+            TargetKind::Tool(tool) => &tool.definition.scopes,
+            TargetKind::Prompt(prompt) => &prompt.definition.scopes,
+            TargetKind::Resource(resource) => &resource.definition.scopes,
+            TargetKind::Template(template, _) => &template.definition.scopes,
+        }
+    }
+
+    /// The target as the lists show it, for [`Hide`](super::Hide)'s rule.
+    pub(in crate::server) fn listed(&self) -> Option<Listed<'_>> {
+        Some(match &self.kind {
+            TargetKind::None => return None,
+            TargetKind::Tool(tool) => Listed::Tool(&tool.definition.tool),
+            TargetKind::Prompt(prompt) => Listed::Prompt(&prompt.definition.prompt),
+            TargetKind::Resource(resource) => Listed::Resource(&resource.definition.resource),
+            TargetKind::Template(template, _) => Listed::Template(&template.definition.template),
+        })
+    }
+
+    /// The error for a request whose target a layer hid from the caller: the one a target that
+    /// does not exist gets, so that hiding is not given away.
+    pub(in crate::server) fn unknown(&self, version: ProtocolVersion) -> ErrorObject {
+        match &self.kind {
+            TargetKind::Tool(_) => unknown_tool(self.name().unwrap_or_default()),
+            TargetKind::Prompt(_) => unknown_prompt(self.name().unwrap_or_default()),
+            _ => ErrorObject::resource_not_found(self.name().unwrap_or_default(), version),
+        }
+    }
+}
+
+/// The error for a `tools/call` of a tool the server does not have.
+pub(in crate::server) fn unknown_tool(name: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Unknown tool: {name}"))
+}
+
+/// The error for a `prompts/get` of a prompt the server does not have.
+pub(in crate::server) fn unknown_prompt(name: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Unknown prompt: {name}"))
+}
