@@ -62,7 +62,7 @@ mod lifecycle;
 mod logging;
 mod prompts;
 mod resources;
-pub mod skills;
+mod skills;
 mod subscriptions;
 mod tasks;
 mod tools;
@@ -90,6 +90,7 @@ pub use crate::connection::{
     ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
     SendFuture, SharedSink,
 };
+pub use crate::handler::skill::{Skill, SkillError};
 pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
@@ -104,7 +105,6 @@ pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
-pub use skills::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 pub use tasks::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
     MAX_TASK_TTL, TaskOptions,
