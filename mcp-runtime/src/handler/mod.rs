@@ -26,10 +26,12 @@
 
 pub mod arguments;
 pub mod caller;
+mod client_request;
 pub mod completion;
 pub mod context;
 pub mod elicit;
 pub mod extract;
+pub(crate) mod host;
 pub mod prompt;
 pub mod request_state;
 pub mod resource;
@@ -39,4 +41,5 @@ pub(crate) mod task;
 pub mod tool;
 
 pub use caller::{HttpExtension, HttpRequest};
-pub use context::{ClientRequestError, NamedInput, RequestContext};
+pub use client_request::ClientRequestError;
+pub use context::{NamedInput, RequestContext};

@@ -111,8 +111,8 @@ pub use tasks::{
 };
 
 use crate::handler::completion::CompletionHandler;
-use crate::handler::context::{Host, state_of};
 use crate::handler::extract::FromRequestContext;
+use crate::handler::host::{Host, state_of};
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::ToolDefinition;
