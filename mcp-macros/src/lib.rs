@@ -102,7 +102,7 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Embeds a skills folder in the binary: `include_skills!("../skills")`, the path relative to
 /// the calling file as with `include_str!`, gives the `EmbeddedSkills` that
-/// `McpServerBuilder::skills` serves. See `mcp_runtime::server::skills`.
+/// `McpServerBuilder::skills` serves. See `mcp_runtime::handler::skill`.
 #[proc_macro]
 pub fn include_skills(input: TokenStream) -> TokenStream {
     finish(skills::expand(input.into()))

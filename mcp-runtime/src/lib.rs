@@ -98,7 +98,7 @@ pub mod prelude {
 /// What the attribute macros' generated code refers to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::server::EmbeddedSkills;
+    pub use crate::handler::skill::EmbeddedSkills;
     pub use ::indexmap::IndexMap;
     pub use ::inventory;
     pub use ::schemars;

@@ -24,9 +24,7 @@
 //!
 //! The guide's chapter "State and extractors" (`docs/src/state.md`) teaches it with examples.
 
-use std::any::{Any, TypeId};
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::elicitation::{
@@ -49,33 +47,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::caller::{Caller, HttpRequest};
+use super::client_request::ClientRequestError;
 use super::elicit::{Elicit, ElicitOutcome};
+use super::host::{Host, state_of};
 use super::rounds::Rounds;
 use super::task::{TaskLink, TaskPlan};
 use crate::auth::{AccessToken, Principal};
-use crate::connection::{ConnectionState, PeerRequestError};
-use crate::connection::{Outbound, SharedSink};
-
-/// What a [`RequestContext`] needs of the server that runs its request: a narrow view of it, so
-/// that handlers depend on this and not on the whole server.
-pub(crate) trait Host: Send + Sync + 'static {
-    /// The shared state registered under `type_id`.
-    fn state(&self, type_id: TypeId) -> Option<&(dyn Any + Send + Sync)>;
-    /// How long to wait for the client's answer to `request`.
-    fn client_request_timeout(&self, request: &ServerRequest) -> Option<Duration>;
-    /// The least severe level of log message to send on `connection`, or `None` when the server
-    /// does not log.
-    fn log_threshold(&self, connection: &ConnectionState) -> Option<LoggingLevel>;
-    /// The host itself, for the extractors that hand out the server.
-    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
-}
-
-/// The shared state of type `T` that `host` holds (a clone of it).
-pub(crate) fn state_of<T: Clone + 'static>(host: &dyn Host) -> Option<T> {
-    host.state(TypeId::of::<T>())
-        .and_then(|value| value.downcast_ref::<T>())
-        .cloned()
-}
+use crate::connection::{ConnectionState, Outbound, SharedSink};
 
 /// The context of one request, handed to handlers. Cheap to clone.
 #[derive(Clone)]
@@ -506,7 +484,8 @@ impl RequestContext {
         if let Some(task) = self.task() {
             // Boxed: a task's way of asking is a large future, which every request's would
             // otherwise carry (and every request waiting for an answer hold).
-            let answer = Box::pin(task.ask(self, key, request)).await?;
+            let answer =
+                Box::pin(task.ask(&*self.inner.host, &self.inner.connection, key, request)).await?;
             return serde_json::from_value(answer).map_err(|e| ClientRequestError::InvalidAnswer {
                 method,
                 detail: e.to_string(),
@@ -743,76 +722,4 @@ impl NamedInput<'_> {
     pub async fn list_roots(self) -> Result<ListRootsResult, ClientRequestError> {
         self.ctx.list_roots_as(Some(self.key)).await
     }
-}
-
-/// A request from server to client could not be made or did not succeed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClientRequestError {
-    /// The client did not declare the capability the request needs.
-    #[error("the client does not support {capability}")]
-    MissingCapability {
-        /// The capability, e.g. `"sampling"` or `"elicitation.url"`.
-        capability: &'static str,
-    },
-    /// There is no way to reach the client while this request runs: the transport gives
-    /// requests no channel back, or (2026-07-28) the method has no input-required rounds.
-    #[error(
-        "cannot send {method} to the client: server-to-client requests need a connection that \
-         keeps state (stdio, in-process, or a stateful HTTP server)"
-    )]
-    NoChannel {
-        /// The method that could not be sent.
-        method: &'static str,
-    },
-    /// The client speaks a handshake revision (before 2026-07-28) and this exchange has no
-    /// session, because the server was built [`stateless`]: such a client can be asked for
-    /// nothing mid-call.
-    ///
-    /// [`stateless`]: crate::server::McpServerBuilder::stateless
-    #[error(
-        "cannot ask the client for {capability}: a client of a revision before 2026-07-28 can be \
-         asked only within a session, and this server was built `.stateless()`, so the exchange \
-         has none; build the server with sessions (the default: drop `.stateless()`), or connect \
-         with a 2026-07-28 client"
-    )]
-    NoSession {
-        /// What the handler asked for, e.g. `"elicitation.form"` or `"sampling"`.
-        capability: &'static str,
-    },
-    /// The params given are not valid for the request.
-    #[error("invalid request params: {detail}")]
-    InvalidRequest {
-        /// What is wrong.
-        detail: String,
-    },
-    /// The client answered with an error, disconnected, or the request was cancelled.
-    #[error("{method}: {source}")]
-    Peer {
-        /// The method sent.
-        method: &'static str,
-        /// What happened.
-        source: PeerRequestError,
-    },
-    /// The request is a 2026-07-28 one: what it needs was asked of the client as input, and the
-    /// request is answered with an input-required result; the client's retry brings the answer.
-    #[error("{method} is asked of the client as input; the client will retry the request")]
-    InputRequired {
-        /// The method asked for.
-        method: &'static str,
-    },
-    /// The task the call runs as could not be read or changed (its store failed).
-    #[error("the task could not be updated: {detail}")]
-    Task {
-        /// What failed.
-        detail: String,
-    },
-    /// The client's answer does not fit the method.
-    #[error("invalid answer to {method}: {detail}")]
-    InvalidAnswer {
-        /// The method sent.
-        method: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
 }

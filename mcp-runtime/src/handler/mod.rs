@@ -9,6 +9,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`tool`], [`prompt`], [`resource`], [`completion`] | the definitions, and what handlers may return |
+//! | [`skill`] | skills: folders of instructions and files, read and checked, that a server serves as resources |
 //! | [`context`] | the [`RequestContext`]: progress, logs, cancellation, requests to the client |
 //! | [`extract`] | handler parameters that are not arguments: the context, shared state |
 //! | [`caller`] | who is calling: the verified access token, the HTTP request and its extensions |
@@ -25,16 +26,20 @@
 
 pub mod arguments;
 pub mod caller;
+mod client_request;
 pub mod completion;
 pub mod context;
 pub mod elicit;
 pub mod extract;
+pub(crate) mod host;
 pub mod prompt;
 pub mod request_state;
 pub mod resource;
 pub(crate) mod rounds;
+pub mod skill;
 pub(crate) mod task;
 pub mod tool;
 
 pub use caller::{HttpExtension, HttpRequest};
-pub use context::{ClientRequestError, NamedInput, RequestContext, Sent};
+pub use client_request::ClientRequestError;
+pub use context::{NamedInput, RequestContext, Sent};

@@ -19,6 +19,9 @@
 //! `notifications/tasks/status`); a change the store refused (the task had already ended) is not.
 //!
 //! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
+//!
+//! [`RequestContext`]: crate::handler::RequestContext
+//! [`RequestContext::start_task`]: crate::handler::RequestContext::start_task
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,10 +37,10 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::ClientRequestError;
-use super::context::RequestContext;
+use super::client_request::ClientRequestError;
+use super::host::Host;
 use crate::connection::{
-    MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
+    ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
 use crate::store::{TaskChange, TaskRecord, TaskStore};
 
@@ -55,6 +58,8 @@ pub enum TaskStart {
     After(Duration),
     /// Only when the handler calls [`RequestContext::start_task`]: what it asks for before, it
     /// asks in the call's own input-required rounds.
+    ///
+    /// [`RequestContext::start_task`]: crate::handler::RequestContext::start_task
     Explicitly,
 }
 
@@ -67,7 +72,7 @@ pub(crate) struct TaskPlan {
     pub(crate) requested_ttl: Option<u64>,
     /// The request's own cancellation, which ends the call only while it is not a task.
     pub(crate) request_token: CancellationToken,
-    /// Rung by [`RequestContext::start_task`].
+    /// Rung by `RequestContext::start_task`.
     pub(crate) requested: Notify,
     /// Whether the call became a task: `None` while undecided.
     pub(crate) started: watch::Sender<Option<bool>>,
@@ -276,10 +281,12 @@ impl TaskLink {
         }
     }
 
-    /// Asks the client for `request` for the handler of `ctx`, and waits for the answer.
+    /// Asks the client for `request` for a handler that `host` runs on `connection`, and waits
+    /// for the answer.
     pub(crate) async fn ask(
         &self,
-        ctx: &RequestContext,
+        host: &dyn Host,
+        connection: &ConnectionState,
         key: Option<&str>,
         mut request: InputRequest,
     ) -> Result<Value, ClientRequestError> {
@@ -289,7 +296,7 @@ impl TaskLink {
                 .meta_mut()
                 .get_or_insert_with(Default::default)
                 .related_task = Some(RelatedTaskMetadata::new(&self.id));
-            return self.ask_by_request(ctx, request).await;
+            return self.ask_by_request(host, connection, request).await;
         }
         let key = key.map_or_else(
             || {
@@ -308,7 +315,8 @@ impl TaskLink {
     /// when none opens within a couple of poll intervals, on the session's.
     async fn ask_by_request(
         &self,
-        ctx: &RequestContext,
+        host: &dyn Host,
+        connection: &ConnectionState,
         request: InputRequest,
     ) -> Result<Value, ClientRequestError> {
         let method = request.method();
@@ -316,7 +324,7 @@ impl TaskLink {
             self.change(TaskChange::Waiting { waiting: true }).await?;
         }
         let answer = match self.result_stream().await {
-            Some(sink) => self.send(ctx, &sink, request).await,
+            Some(sink) => self.send(host, connection, &sink, request).await,
             None => Err(ClientRequestError::NoChannel { method }),
         };
         if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -346,14 +354,15 @@ impl TaskLink {
     /// Sends `request` to the client on `sink` and waits for its answer.
     async fn send(
         &self,
-        ctx: &RequestContext,
+        host: &dyn Host,
+        connection: &ConnectionState,
         sink: &SharedSink,
         request: InputRequest,
     ) -> Result<Value, ClientRequestError> {
         let method = request.method();
         let request = ServerRequest::from(request);
-        let timeout = ctx.host().client_request_timeout(&request);
-        ctx.connection()
+        let timeout = host.client_request_timeout(&request);
+        connection
             .send_request(sink, request, &self.token, timeout)
             .await
             .map_err(|source| ClientRequestError::Peer { method, source })

@@ -28,6 +28,7 @@ use super::{
 };
 use crate::completion::CompletionHandler;
 use crate::extract::StateRequirement;
+use crate::handler::skill::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 use crate::prompt::PromptDefinition;
 use crate::request_state::RequestStateCodec;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
@@ -88,9 +89,9 @@ enum SkillSource {
     /// A folder read when the server is built.
     Folder(std::path::PathBuf),
     /// A folder embedded by `include_skills!`.
-    Embedded(super::EmbeddedSkills),
+    Embedded(EmbeddedSkills),
     /// One skill built in code.
-    One(Box<super::Skill>),
+    One(Box<Skill>),
 }
 
 /// A server cannot be built.
@@ -99,7 +100,7 @@ enum SkillSource {
 pub enum BuildError {
     /// A skill is invalid, or its folder unreadable.
     #[error(transparent)]
-    Skill(#[from] super::SkillError),
+    Skill(#[from] SkillError),
     /// Two items clash, or one is invalid.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -318,7 +319,7 @@ impl McpServerBuilder {
     }
 
     /// Serves the skills of the folder at `path` (one sub-folder per skill, each with its
-    /// `SKILL.md`; see [`skills`](super::skills)), read when the server is built: a missing
+    /// `SKILL.md`; see [`skill`](crate::handler::skill)), read when the server is built: a missing
     /// folder or a bad skill fails [`build`](Self::build) with [`BuildError::Skill`].
     pub fn skills_dir(mut self, path: impl Into<std::path::PathBuf>) -> Self {
         self.skills.push(SkillSource::Folder(path.into()));
@@ -339,13 +340,13 @@ impl McpServerBuilder {
     /// # }
     /// # build().unwrap();
     /// ```
-    pub fn skills(mut self, skills: super::EmbeddedSkills) -> Self {
+    pub fn skills(mut self, skills: EmbeddedSkills) -> Self {
         self.skills.push(SkillSource::Embedded(skills));
         self
     }
 
     /// Serves one skill built in code.
-    pub fn skill(mut self, skill: super::Skill) -> Self {
+    pub fn skill(mut self, skill: Skill) -> Self {
         self.skills.push(SkillSource::One(Box::new(skill)));
         self
     }
@@ -660,7 +661,7 @@ impl McpServerBuilder {
         // Last, so that the skills' files come after the other resources in `resources/list`.
         for source in self.skills {
             let skills = match source {
-                SkillSource::Folder(path) => super::read_skills_dir(path)?,
+                SkillSource::Folder(path) => read_skills_dir(path)?,
                 SkillSource::Embedded(embedded) => embedded.skills()?,
                 SkillSource::One(skill) => vec![*skill],
             };

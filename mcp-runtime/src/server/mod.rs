@@ -64,7 +64,7 @@ mod lifecycle;
 mod logging;
 mod prompts;
 mod resources;
-pub mod skills;
+mod skills;
 mod subscriptions;
 mod tasks;
 mod tools;
@@ -92,6 +92,7 @@ pub use crate::connection::{
     ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
     SendFuture, SharedSink,
 };
+pub use crate::handler::skill::{Skill, SkillError};
 pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
@@ -106,15 +107,14 @@ pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
-pub use skills::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 pub use tasks::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
     MAX_TASK_TTL, TaskOptions,
 };
 
 use crate::handler::completion::CompletionHandler;
-use crate::handler::context::{Host, state_of};
 use crate::handler::extract::FromRequestContext;
+use crate::handler::host::{Host, state_of};
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::ToolDefinition;

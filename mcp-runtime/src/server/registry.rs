@@ -14,6 +14,7 @@ use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use crate::handler::skill::Skill;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::{ToolDefinition, ToolHandler};
@@ -332,12 +333,12 @@ pub(crate) struct RegisteredTemplate {
 
 /// A skill and where it came from.
 pub(crate) struct RegisteredSkill {
-    pub(crate) skill: super::skills::Skill,
+    pub(crate) skill: Skill,
     pub(crate) origin: Origin,
 }
 
 impl std::ops::Deref for RegisteredSkill {
-    type Target = super::skills::Skill;
+    type Target = Skill;
 
     fn deref(&self) -> &Self::Target {
         &self.skill
@@ -440,11 +441,7 @@ impl Registry {
 
 impl Registry {
     /// Adds `skill`, and its files as resources.
-    pub(crate) fn add_skill(
-        &self,
-        skill: super::skills::Skill,
-        origin: Origin,
-    ) -> Result<(), RegistryError> {
+    pub(crate) fn add_skill(&self, skill: Skill, origin: Origin) -> Result<(), RegistryError> {
         let resources = skill.resources();
         let name = skill.name().to_owned();
         self.skills.insert(
