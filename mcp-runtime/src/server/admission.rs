@@ -328,7 +328,7 @@ impl Admitted {
 fn denied(admitted: &[Admitted], envelope: &Envelope<'_>) -> Option<authorization::Denied> {
     let token = envelope.caller.token()?;
     let started = admitted.iter().filter_map(|admitted| match admitted {
-        Admitted::Started(started) => Some(started.as_ref()),
+        Admitted::Started(started) => Some(started.request()),
         Admitted::Ready(_) => None,
     });
     authorization::check(started, token)
@@ -481,15 +481,17 @@ fn admit_request(
         Err(reply) => return Ok(Admitted::Ready(reply)),
     };
     if let Some(headers) = envelope.mirrored
-        && let (ClientRequest::CallTool(params), Some(tool)) =
-            (started.params(), started.target().tool_registration())
+        && let (ClientRequest::CallTool(params), Some(tool)) = (
+            started.request().params(),
+            started.request().target().tool_registration(),
+        )
         && !tool.header_params.is_empty()
     {
         // The `Mcp-Param-*` headers, last, against the arguments (SEP-2243).
         if let Err(mismatch) =
             headers::check_params(headers, &tool.header_params, params.arguments.as_ref())
         {
-            let id = Some(started.context().request_id().clone());
+            let id = Some(started.request().context().request_id().clone());
             return Err(Box::new(Reply::error(revision, id, mismatch.into())));
         }
     }

@@ -23,8 +23,8 @@
 use mcp_core::messages::ClientRequest;
 
 use super::McpServer;
-use super::dispatch::Started;
 use super::registry::{RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool};
+use super::request::McpRequest;
 #[cfg(feature = "http")]
 use crate::auth::scope_list;
 use crate::auth::{AccessToken, grants_all};
@@ -47,7 +47,7 @@ pub(super) struct Denied {
 /// `None` when the token grants them all. The scopes named are those of every request that lacks
 /// some, in order.
 pub(super) fn check<'a>(
-    started: impl Iterator<Item = &'a Started>,
+    started: impl Iterator<Item = &'a McpRequest>,
     token: &AccessToken,
 ) -> Option<Denied> {
     let mut denied: Option<Denied> = None;
@@ -74,7 +74,7 @@ pub(super) fn check<'a>(
 
 /// The scopes `request` needs, and its target in words; `None` when its target declares none
 /// (or it has no target).
-fn needs(request: &Started) -> Option<(&[String], String)> {
+fn needs(request: &McpRequest) -> Option<(&[String], String)> {
     let target = request.target();
     let scopes = target.scopes();
     if scopes.is_empty() {

@@ -5,7 +5,7 @@ use mcp_core::ErrorObject;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
 
 use super::McpServer;
-use super::middleware::{Target, TargetKind, unknown_prompt};
+use super::request::{Target, TargetKind, unknown_prompt};
 use crate::handler::RequestContext;
 use crate::handler::completion::CompletionRequest;
 

@@ -20,15 +20,11 @@ use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
 use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::result::EmptyResult;
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
-use super::middleware::{self, Hider, Listed, McpRequest, Target, TargetKind};
 use super::reply::Reply;
-use super::{
-    McpServer, completion, lifecycle, logging, prompts, resolve, resources, skills, subscriptions,
-    tasks, tools,
-};
+use super::request::{McpRequest, TargetKind};
+use super::{McpServer, middleware, resolve, tasks, tools};
 use crate::connection::{ConnectionState, InFlightGuard, Refusal, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::caller::Caller;
@@ -143,19 +139,9 @@ pub(super) fn start(
 }
 
 impl Started {
-    /// What the request targets.
-    pub(super) fn target(&self) -> &Target {
-        &self.request.target
-    }
-
-    /// The request's decoded params.
-    pub(super) fn params(&self) -> &ClientRequest {
-        &self.request.params
-    }
-
-    /// The request's context.
-    pub(super) fn context(&self) -> &RequestContext {
-        &self.request.ctx
+    /// The request, resolved.
+    pub(super) fn request(&self) -> &McpRequest {
+        &self.request
     }
 
     /// The work of the request: its handler runs when this is polled, and the id is freed when
@@ -227,8 +213,7 @@ fn gate(server: &McpServer, method: &str, connection: &ConnectionState) -> Optio
 async fn route(request: McpRequest) -> Result<ServerResult, ErrorObject> {
     let (server, ctx) = (request.server.clone(), request.ctx.clone());
     let outcome = match *request.params {
-        // A call runs its checks first, then the layers, as a task when it may become one.
-        ClientRequest::CallTool(_) => tools::call(request).await,
+        ClientRequest::CallTool(_) => call_tool(request).await,
         _ => middleware::run(request).await,
     };
     // A handler that asked the client for input is answered with what it asked for, whatever
@@ -263,82 +248,24 @@ async fn route(request: McpRequest) -> Result<ServerResult, ErrorObject> {
     }
 }
 
-/// The result of `request`, from its handler: the end of every stack of layers.
-pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    let McpRequest {
-        server,
-        params,
-        target,
-        ctx,
-        hidden,
-    } = request;
-    let (server, ctx) = (&server, &ctx);
-    let connection = ctx.connection();
-    let lists = Lists(&hidden);
-    Ok(match *params {
-        ClientRequest::Initialize(params) => {
-            lifecycle::initialize(server, params, connection)?.into()
+/// `tools/call`: the tool's checks first (the capabilities it needs, its arguments), then the
+/// layers and the tool, as a task when the call may become one (see [`tasks`]).
+async fn call_tool(mut request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    if let Some(refused) = tools::check(&mut request) {
+        return refused;
+    }
+    let (server, ctx) = (request.server.clone(), request.ctx.clone());
+    let run = async move {
+        match middleware::run(request).await? {
+            ServerResult::CallTool(result) => Ok(result),
+            _ => Err(ErrorObject::internal_error(
+                "a middleware layer answered tools/call with the result of another method",
+            )),
         }
-        ClientRequest::Ping(_) => EmptyResult::default().into(),
-        ClientRequest::Discover(_) => lifecycle::discover(server).into(),
-        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?.into(),
-        ClientRequest::CallTool(params) => tools::run(server, target, params, ctx.clone())
-            .await?
-            .into(),
-        ClientRequest::ListPrompts(params) => {
-            prompts::list_prompts(server, &params, ctx, lists)?.into()
-        }
-        ClientRequest::GetPrompt(params) => prompts::get(target, params, ctx).await?.into(),
-        ClientRequest::ListResources(params) => {
-            resources::list_resources(server, &params, ctx, lists)?.into()
-        }
-        ClientRequest::ListResourceTemplates(params) => {
-            resources::list_templates(server, &params, ctx, lists)?.into()
-        }
-        ClientRequest::ReadResource(params) => resources::read(target, params, ctx).await?.into(),
-        ClientRequest::Subscribe(params) => {
-            subscriptions::subscribe(server, &target, &params, ctx)?.into()
-        }
-        ClientRequest::Unsubscribe(params) => {
-            subscriptions::unsubscribe(server, &params, ctx)?.into()
-        }
-        ClientRequest::SetLevel(params) => logging::set_level(server, &params, connection)?.into(),
-        ClientRequest::Complete(params) => completion::complete(server, target, params, ctx)
-            .await?
-            .into(),
-        ClientRequest::SubscriptionsListen(params)
-            if ctx.protocol_version().era() == Era::Stateless =>
-        {
-            subscriptions::listen(server, params, ctx).await?.into()
-        }
-        ClientRequest::GetTask(params) => tasks::get(server, &params, ctx).await?.into(),
-        ClientRequest::GetTaskPayload(params) => tasks::result(server, &params, ctx).await?,
-        ClientRequest::ListTasks(params) if tasks::offered(server) => {
-            tasks::list(server, &params, ctx).await?.into()
-        }
-        ClientRequest::CancelTask(params) => tasks::cancel(server, &params, ctx).await?,
-        ClientRequest::UpdateTask(params) => tasks::update(server, params, ctx).await?.into(),
-        ClientRequest::ListSkills(params) if server.offers_skills() => {
-            skills::list(server, &params)?.into()
-        }
-        ClientRequest::GetSkill(params) if server.offers_skills() => {
-            skills::get(server, &params)?.into()
-        }
-        ClientRequest::ReadDirectory(params) if server.offers_skills() => {
-            skills::read_directory(server, &params)?.into()
-        }
-        other => return Err(ErrorObject::method_not_found(other.method())),
-    })
-}
-
-/// What layers hid from the lists a request gets.
-#[derive(Clone, Copy)]
-pub(super) struct Lists<'a>(&'a [Hider]);
-
-impl Lists<'_> {
-    /// Whether a layer hid `item`.
-    pub(super) fn hide(&self, item: Listed<'_>) -> bool {
-        self.0.iter().any(|hide| hide(item))
+    };
+    match ctx.task_plan() {
+        None => run.await.map(Into::into),
+        Some(plan) => tasks::run(&server, Box::pin(run), &ctx, plan).await,
     }
 }
 

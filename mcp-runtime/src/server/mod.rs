@@ -56,7 +56,9 @@ mod options;
 mod panics;
 pub mod registry;
 mod reply;
+mod request;
 mod resolve;
+mod route;
 
 // The features: what the server does for each method.
 mod completion;

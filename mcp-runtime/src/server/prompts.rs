@@ -6,9 +6,8 @@ use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResu
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::dispatch::Lists;
 use super::list::list;
-use super::middleware::{Listed, Target, TargetKind, unknown_prompt};
+use super::request::{Listed, Lists, Target, TargetKind, unknown_prompt};
 use crate::handler::RequestContext;
 
 /// `prompts/list`: one page of the prompts.

@@ -17,7 +17,7 @@ use mcp_core::messages::ClientRequest;
 use mcp_core::{ErrorObject, ProtocolVersion};
 
 use super::McpServer;
-use super::middleware::{Target, TargetKind, unknown_prompt, unknown_tool};
+use super::request::{Target, TargetKind, unknown_prompt, unknown_tool};
 
 /// What `request` targets; the error of a request whose target does not exist, where that is one.
 pub(super) fn target(

@@ -9,9 +9,8 @@ use mcp_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::dispatch::Lists;
 use super::list::list;
-use super::middleware::{Listed, Target, TargetKind};
+use super::request::{Listed, Lists, Target, TargetKind};
 use crate::handler::RequestContext;
 use crate::handler::resource::default_mime_type;
 

@@ -11,7 +11,7 @@ use mcp_core::subscriptions::{
     SubscriptionsListenRequestParams, SubscriptionsListenResult,
 };
 
-use super::middleware::Target;
+use super::request::Target;
 use super::{McpServer, tasks};
 use crate::connection::Outbound;
 use crate::handler::RequestContext;

@@ -13,11 +13,9 @@ use serde_json::Value;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::dispatch::Lists;
 use super::list::list;
-use super::middleware::{self, Listed, McpRequest, Target, TargetKind};
 use super::panics::panic_message;
-use super::tasks;
+use super::request::{Listed, Lists, McpRequest, Target, TargetKind};
 use crate::handler::ClientRequestError;
 use crate::handler::RequestContext;
 
@@ -35,16 +33,16 @@ pub(super) fn list_tools(
     })
 }
 
-/// `tools/call`: checks the capabilities the tool needs and its arguments, then runs it through
-/// the layers, as a task when the call may become one (see [`tasks`]).
-pub(super) async fn call(mut request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    let (server, ctx) = (request.server.clone(), request.ctx.clone());
+/// The checks of a `tools/call` before its layers run: the client capabilities the tool needs,
+/// and its arguments against its input schema. The answer to give instead of running it, when
+/// one fails: a tool error, or on 2026-07-28 the error that names the capabilities to declare.
+pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, ErrorObject>> {
+    let server = &request.server;
+    let ctx = &request.ctx;
     let (TargetKind::Tool(tool), ClientRequest::CallTool(params)) =
         (&request.target.kind, &mut *request.params)
     else {
-        return Err(ErrorObject::internal_error(
-            "tools/call reached its handler without its tool",
-        ));
+        return None;
     };
     let name = &params.name;
     if let Some(required) = &tool.definition.required_capabilities
@@ -52,10 +50,10 @@ pub(super) async fn call(mut request: McpRequest) -> Result<ServerResult, ErrorO
     {
         // 2026-07-28 has an error for it (-32021), which tells the client what to declare.
         if ctx.protocol_version().era() == Era::Stateless {
-            return Err(MissingClientCapability {
+            return Some(Err(MissingClientCapability {
                 required: required.clone(),
             }
-            .into());
+            .into()));
         }
         let message = match ctx.undeclared(missing) {
             why @ ClientRequestError::NoSession { .. } => format!("Tool {name} {why}"),
@@ -64,32 +62,21 @@ pub(super) async fn call(mut request: McpRequest) -> Result<ServerResult, ErrorO
                  declare"
             ),
         };
-        return Ok(CallToolResult::error(message).into());
+        return Some(Ok(CallToolResult::error(message).into()));
     }
     if server.inner.options.validate_input {
         let arguments = Value::Object(params.arguments.take().unwrap_or_default());
         if let Err(violation) = tool.input.validate(&arguments) {
-            return Ok(CallToolResult::error(format!(
+            return Some(Ok(CallToolResult::error(format!(
                 "Invalid arguments for tool {name}: {violation}"
             ))
-            .into());
+            .into()));
         }
         if let Value::Object(arguments) = arguments {
             params.arguments = Some(arguments);
         }
     }
-    let run = async move {
-        match middleware::run(request).await? {
-            ServerResult::CallTool(result) => Ok(result),
-            _ => Err(ErrorObject::internal_error(
-                "a middleware layer answered tools/call with the result of another method",
-            )),
-        }
-    };
-    match ctx.task_plan() {
-        None => run.await.map(Into::into),
-        Some(plan) => tasks::run(&server, Box::pin(run), &ctx, plan).await,
-    }
+    None
 }
 
 /// Runs the tool's handler (a panic is a tool error, or the internal error a task fails with)

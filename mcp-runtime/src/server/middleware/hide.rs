@@ -4,39 +4,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use mcp_core::messages::ServerResult;
-use mcp_core::prompts::Prompt;
-use mcp_core::resources::{Resource, ResourceTemplate};
-use mcp_core::tools::Tool;
 use tower::{Layer, Service};
 
-use super::{BoxError, McpRequest, Stack, StackFuture};
+use super::{BoxError, Listed, McpRequest, Stack, StackFuture};
 use crate::handler::RequestContext;
-
-/// An item of a list, as the client sees it.
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub enum Listed<'a> {
-    /// A tool.
-    Tool(&'a Tool),
-    /// A prompt.
-    Prompt(&'a Prompt),
-    /// A resource.
-    Resource(&'a Resource),
-    /// A resource template.
-    Template(&'a ResourceTemplate),
-}
-
-impl Listed<'_> {
-    /// The item's name: a tool's or prompt's name, a resource's URI, a template's URI template.
-    pub fn name(&self) -> &str {
-        match self {
-            Listed::Tool(tool) => &tool.name,
-            Listed::Prompt(prompt) => &prompt.name,
-            Listed::Resource(resource) => &resource.uri,
-            Listed::Template(template) => &template.uri_template,
-        }
-    }
-}
 
 type Rule = dyn Fn(&RequestContext, Listed<'_>) -> bool + Send + Sync;
 

@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::{BoxedLayer, Handler, Stack, Target, TargetKind, ToTarget};
+use super::{BoxedLayer, Handler, Stack, ToTarget};
 use crate::server::registry::Registry;
+use crate::server::request::{Target, TargetKind};
 
 /// What kind of item a target's own layers are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

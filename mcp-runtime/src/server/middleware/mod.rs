@@ -53,7 +53,6 @@ mod hide;
 mod layers;
 mod limits;
 mod rate_limit;
-mod request;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -61,12 +60,12 @@ use std::task::{Context, Poll};
 
 use mcp_core::messages::ServerResult;
 use mcp_core::{ErrorCode, ErrorObject};
-use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
+pub use super::request::{BoxError, Listed, McpRequest, Stack, Target};
 pub use audit::{Audit, AuditService};
 pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
-pub use hide::{Hide, HideService, Listed};
+pub use hide::{Hide, HideService};
 pub use layers::UnknownLayerTarget;
 pub(in crate::server) use layers::{Kind, Layers, TargetLayers};
 pub use limits::{
@@ -74,15 +73,6 @@ pub use limits::{
     Timeout, TimeoutService,
 };
 pub use rate_limit::{CallerKey, RateLimit, RateLimitService};
-pub(in crate::server) use request::{Hider, TargetKind, unknown_prompt, unknown_tool};
-pub use request::{McpRequest, Target};
-
-/// The error a layer fails with: any error, which the server turns into an MCP error (see the
-/// module docs).
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// What a layer wraps: the rest of the way to the handler, boxed.
-pub type Stack = BoxCloneSyncService<McpRequest, ServerResult, BoxError>;
 
 /// The future of a request through the layers.
 type StackFuture = Pin<Box<dyn Future<Output = Result<ServerResult, BoxError>> + Send>>;
@@ -138,11 +128,7 @@ impl Service<McpRequest> for Handler {
     }
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
-        Box::pin(async move {
-            super::dispatch::answer(request)
-                .await
-                .map_err(BoxError::from)
-        })
+        Box::pin(async move { super::route::answer(request).await.map_err(BoxError::from) })
     }
 }
 
@@ -150,7 +136,7 @@ impl Service<McpRequest> for Handler {
 pub(in crate::server) async fn run(request: McpRequest) -> Result<ServerResult, ErrorObject> {
     let stack = match (&request.server.inner.layers, &request.target.layers) {
         // No layer: straight to the handler, without a box.
-        (None, None) => return super::dispatch::answer(request).await,
+        (None, None) => return super::route::answer(request).await,
         (Some(server), _) => server.clone(),
         (None, Some(target)) => target.clone(),
     };

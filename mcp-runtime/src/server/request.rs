@@ -1,16 +1,16 @@
 //! [`McpRequest`]: one request as admission resolved it, which the layers and then the handler
-//! receive; and its [`Target`], the tool, prompt, resource or template it names.
+//! receive; its [`Target`], the tool, prompt, resource or template it names; and [`Listed`], an
+//! item of a list as layers see it.
 
 use std::sync::Arc;
 
-use mcp_core::messages::ClientRequest;
+use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::prompts::Prompt;
 use mcp_core::resources::{Resource, ResourceTemplate};
 use mcp_core::tools::Tool;
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use tower::util::BoxCloneSyncService;
 
-use super::Stack;
-use super::hide::Listed;
 use crate::auth::AccessToken;
 use crate::handler::RequestContext;
 use crate::server::McpServer;
@@ -18,6 +18,39 @@ use crate::server::registry::{
     RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool,
 };
 use crate::uri_template::UriMatch;
+
+/// An item of a list, as the client sees it.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Listed<'a> {
+    /// A tool.
+    Tool(&'a Tool),
+    /// A prompt.
+    Prompt(&'a Prompt),
+    /// A resource.
+    Resource(&'a Resource),
+    /// A resource template.
+    Template(&'a ResourceTemplate),
+}
+
+impl Listed<'_> {
+    /// The item's name: a tool's or prompt's name, a resource's URI, a template's URI template.
+    pub fn name(&self) -> &str {
+        match self {
+            Listed::Tool(tool) => &tool.name,
+            Listed::Prompt(prompt) => &prompt.name,
+            Listed::Resource(resource) => &resource.uri,
+            Listed::Template(template) => &template.uri_template,
+        }
+    }
+}
+
+/// The error a layer fails with: any error, which the server turns into an MCP error (see
+/// [`middleware`](super::middleware)).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a layer wraps: the rest of the way to the handler, boxed.
+pub type Stack = BoxCloneSyncService<McpRequest, ServerResult, BoxError>;
 
 /// A rule that hides items from a request's lists.
 pub(in crate::server) type Hider = Arc<dyn Fn(Listed<'_>) -> bool + Send + Sync>;
@@ -218,7 +251,7 @@ impl Target {
         }
     }
 
-    /// The target as the lists show it, for [`Hide`](super::Hide)'s rule.
+    /// The target as the lists show it, for [`Hide`](super::middleware::Hide)'s rule.
     pub(in crate::server) fn listed(&self) -> Option<Listed<'_>> {
         Some(match &self.kind {
             TargetKind::None => return None,
@@ -248,4 +281,15 @@ pub(in crate::server) fn unknown_tool(name: &str) -> ErrorObject {
 /// The error for a `prompts/get` of a prompt the server does not have.
 pub(in crate::server) fn unknown_prompt(name: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("Unknown prompt: {name}"))
+}
+
+/// What layers hid from the lists a request gets.
+#[derive(Clone, Copy)]
+pub(super) struct Lists<'a>(pub(super) &'a [Hider]);
+
+impl Lists<'_> {
+    /// Whether a layer hid `item`.
+    pub(super) fn hide(&self, item: Listed<'_>) -> bool {
+        self.0.iter().any(|hide| hide(item))
+    }
 }

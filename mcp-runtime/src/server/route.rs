@@ -1,0 +1,82 @@
+//! Routing: the handler of each method, the end of every stack of layers.
+//!
+//! [`answer`] hands a request to the feature module that serves its method
+//! ([`lifecycle`](super::lifecycle), [`tools`](super::tools), ...), with its resolved target.
+
+use mcp_core::Era;
+use mcp_core::ErrorObject;
+use mcp_core::messages::{ClientRequest, ServerResult};
+use mcp_core::result::EmptyResult;
+
+use super::request::{Lists, McpRequest};
+use super::{
+    completion, lifecycle, logging, prompts, resources, skills, subscriptions, tasks, tools,
+};
+
+/// The result of `request`, from its handler: the end of every stack of layers.
+pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObject> {
+    let McpRequest {
+        server,
+        params,
+        target,
+        ctx,
+        hidden,
+    } = request;
+    let (server, ctx) = (&server, &ctx);
+    let connection = ctx.connection();
+    let lists = Lists(&hidden);
+    Ok(match *params {
+        ClientRequest::Initialize(params) => {
+            lifecycle::initialize(server, params, connection)?.into()
+        }
+        ClientRequest::Ping(_) => EmptyResult::default().into(),
+        ClientRequest::Discover(_) => lifecycle::discover(server).into(),
+        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?.into(),
+        ClientRequest::CallTool(params) => tools::run(server, target, params, ctx.clone())
+            .await?
+            .into(),
+        ClientRequest::ListPrompts(params) => {
+            prompts::list_prompts(server, &params, ctx, lists)?.into()
+        }
+        ClientRequest::GetPrompt(params) => prompts::get(target, params, ctx).await?.into(),
+        ClientRequest::ListResources(params) => {
+            resources::list_resources(server, &params, ctx, lists)?.into()
+        }
+        ClientRequest::ListResourceTemplates(params) => {
+            resources::list_templates(server, &params, ctx, lists)?.into()
+        }
+        ClientRequest::ReadResource(params) => resources::read(target, params, ctx).await?.into(),
+        ClientRequest::Subscribe(params) => {
+            subscriptions::subscribe(server, &target, &params, ctx)?.into()
+        }
+        ClientRequest::Unsubscribe(params) => {
+            subscriptions::unsubscribe(server, &params, ctx)?.into()
+        }
+        ClientRequest::SetLevel(params) => logging::set_level(server, &params, connection)?.into(),
+        ClientRequest::Complete(params) => completion::complete(server, target, params, ctx)
+            .await?
+            .into(),
+        ClientRequest::SubscriptionsListen(params)
+            if ctx.protocol_version().era() == Era::Stateless =>
+        {
+            subscriptions::listen(server, params, ctx).await?.into()
+        }
+        ClientRequest::GetTask(params) => tasks::get(server, &params, ctx).await?.into(),
+        ClientRequest::GetTaskPayload(params) => tasks::result(server, &params, ctx).await?,
+        ClientRequest::ListTasks(params) if tasks::offered(server) => {
+            tasks::list(server, &params, ctx).await?.into()
+        }
+        ClientRequest::CancelTask(params) => tasks::cancel(server, &params, ctx).await?,
+        ClientRequest::UpdateTask(params) => tasks::update(server, params, ctx).await?.into(),
+        ClientRequest::ListSkills(params) if server.offers_skills() => {
+            skills::list(server, &params)?.into()
+        }
+        ClientRequest::GetSkill(params) if server.offers_skills() => {
+            skills::get(server, &params)?.into()
+        }
+        ClientRequest::ReadDirectory(params) if server.offers_skills() => {
+            skills::read_directory(server, &params)?.into()
+        }
+        other => return Err(ErrorObject::method_not_found(other.method())),
+    })
+}
