@@ -29,6 +29,7 @@ mod interop_tasks;
 mod lines_backpressure;
 mod macros_prompts_resources;
 mod memory_budget;
+mod middleware;
 mod protocol_schemas;
 mod server_context;
 mod server_protocol;

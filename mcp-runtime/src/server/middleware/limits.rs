@@ -10,8 +10,8 @@
 //!
 //! let server = McpServer::builder(server_info!())
 //!     .layer(ResponseSizeLimit::new(1 << 20))
-//!     .tool(ToolDefinition::new("crawl", "Crawl a site", |_args, _ctx| async {
-//!         CallToolResult::text("done")
+//!     .tool(ToolDefinition::new("crawl", Default::default(), |_args, _ctx| async {
+//!         "done"
 //!     }))
 //!     .tool_layer("crawl", Timeout::new(Duration::from_secs(30)))
 //!     .tool_layer("crawl", ConcurrencyLimit::new(2))
@@ -183,9 +183,10 @@ impl Service<McpRequest> for ConcurrencyLimitService {
     }
 }
 
-/// Refuses a result larger than a number of bytes (as JSON): a tool's becomes a tool error the
-/// model reads ("... is 3,145,728 bytes, over the limit ..."), another request's an internal
-/// error. What a handler sends meanwhile (progress, logs) is not counted.
+/// Refuses a result larger than a number of bytes as JSON (as the handler made it, before the
+/// revision's rendering adds or leaves out a few dozen bytes of envelope): a tool's becomes a tool
+/// error the model reads ("... is 3,145,728 bytes, over the limit ..."), another request's an
+/// internal error. What a handler sends meanwhile (progress, logs) is not counted.
 #[derive(Clone, Copy, Debug)]
 pub struct ResponseSizeLimit {
     limit: usize,
