@@ -6,7 +6,15 @@ use quote::{format_ident, quote};
 use crate::params::{self, PROMPT_ARG_OPTIONS};
 use crate::shared::{Annotated, Bound, text_parser};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "icon", "icons", "scopes"];
+const OPTIONS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "icon",
+    "icons",
+    "scopes",
+    "layer",
+];
 
 /// The error for a `Json<T>` parameter.
 const WHOLE_INPUT: &str =

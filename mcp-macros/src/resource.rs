@@ -19,6 +19,7 @@ const OPTIONS: &[&str] = &[
     "icons",
     "cache",
     "scopes",
+    "layer",
 ];
 
 /// The error for a `Json<T>` parameter.

@@ -106,6 +106,9 @@ impl Annotated {
         entry[..1].make_ascii_uppercase();
         let entry = format_ident!("{entry}Entry");
         let registration = submit(quote! { #entry }, &self.name, &definition_fn);
+        let layers = self
+            .layers(kind)
+            .unwrap_or_else(|error| error.to_compile_error());
         quote! {
             #function
 
@@ -116,7 +119,38 @@ impl Annotated {
             }
 
             #registration
+            #layers
         }
+    }
+
+    /// The registration of the item's own layers (`layer = Timeout::new(...)`, or an array of
+    /// layers, the first outermost), if it has any.
+    fn layers(&self, kind: &str) -> syn::Result<TokenStream> {
+        let Some(expr) = self.options.expr("layer")? else {
+            return Ok(TokenStream::new());
+        };
+        let layers: Vec<&syn::Expr> = match &expr {
+            syn::Expr::Array(array) => array.elems.iter().rev().collect(),
+            one => vec![one],
+        };
+        let layers_fn = format_ident!("__mcp_{kind}_layers_{}", self.function.sig.ident);
+        let name = &self.name;
+        Ok(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, clippy::all)]
+            fn #layers_fn() -> ::std::vec::Vec<::mcp_runtime::__private::BoxedLayer> {
+                ::std::vec![#(::mcp_runtime::__private::boxed_layer(#layers)),*]
+            }
+
+            ::mcp_runtime::__private::inventory::submit! {
+                ::mcp_runtime::__private::LayerEntry {
+                    module_path: ::core::module_path!(),
+                    kind: #kind,
+                    name: #name,
+                    layers: #layers_fn,
+                }
+            }
+        })
     }
 
     /// The call of the function with its parameters bound in order: an extracted one from the

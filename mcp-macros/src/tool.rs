@@ -25,6 +25,7 @@ const OPTIONS: &[&str] = &[
     "scopes",
     "task",
     "task_start",
+    "layer",
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {

@@ -122,6 +122,7 @@ pub mod __private {
         IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,
         parse_variable, require_variable,
     };
+    pub use crate::server::middleware::{BoxedLayer, LayerEntry, boxed_layer};
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
     pub use crate::tool::{
         BuildInvalidTool, BuildTypedTool, IntoToolResult, TaskStart, ToolDefinition, TypedTool,

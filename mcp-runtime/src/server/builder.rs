@@ -616,33 +616,24 @@ impl McpServerBuilder {
                 return Err(BuildError::EmptyModule { path: path.clone() });
             }
         }
+        let mut layers = self.layers;
         for entry in in_source_order::<ToolEntry>(|e| e.location) {
             if self.selection.takes(entry.module_path) {
-                registry.add_tool(
-                    (entry.definition)(),
-                    origin(entry.module_path, entry.location),
-                )?;
+                add_tool_entry(&registry, &mut layers, entry)?;
             }
         }
         for entry in in_source_order::<PromptEntry>(|e| e.location) {
             if self.selection.takes(entry.module_path) {
-                registry.add_prompt(
-                    (entry.definition)(),
-                    origin(entry.module_path, entry.location),
-                )?;
+                add_prompt_entry(&registry, &mut layers, entry)?;
             }
         }
         for entry in in_source_order::<ResourceEntry>(|e| e.location) {
             if self.selection.takes(entry.module_path) {
-                registry.add_resource(
-                    (entry.definition)(),
-                    entry.name,
-                    origin(entry.module_path, entry.location),
-                )?;
+                add_resource_entry(&registry, &mut layers, entry)?;
             }
         }
         for named in &self.named {
-            add_named(&registry, named)?;
+            add_named(&registry, &mut layers, named)?;
         }
         for tool in self.tools {
             registry.add_tool(tool, Origin::Dynamic)?;
@@ -670,7 +661,7 @@ impl McpServerBuilder {
             }
         }
         check_state(&registry, &self.state)?;
-        let (layers, target_layers) = self.layers.build(&registry)?;
+        let (layers, target_layers) = layers.build(&registry)?;
         Ok(McpServer::from_inner(ServerInner {
             info: self.info,
             instructions: self.instructions,
@@ -737,7 +728,7 @@ fn find_entry<'a, E: 'a>(
     }
 }
 
-fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
+fn add_named(registry: &Registry, layers: &mut Layers, named: &Named) -> Result<(), BuildError> {
     match named {
         Named::Tool(name) => {
             let entry = find_entry(
@@ -746,10 +737,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 name,
                 |e| (e.name, e.module_path, e.location),
             )?;
-            registry.add_tool(
-                (entry.definition)(),
-                origin(entry.module_path, entry.location),
-            )?;
+            add_tool_entry(registry, layers, entry)?;
         }
         Named::Prompt(name) => {
             let entry = find_entry(
@@ -758,10 +746,7 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 name,
                 |e| (e.name, e.module_path, e.location),
             )?;
-            registry.add_prompt(
-                (entry.definition)(),
-                origin(entry.module_path, entry.location),
-            )?;
+            add_prompt_entry(registry, layers, entry)?;
         }
         Named::Resource(name) => {
             let entry = find_entry(
@@ -770,13 +755,59 @@ fn add_named(registry: &Registry, named: &Named) -> Result<(), BuildError> {
                 name,
                 |e| (e.name, e.module_path, e.location),
             )?;
-            registry.add_resource(
-                (entry.definition)(),
-                entry.name,
-                origin(entry.module_path, entry.location),
-            )?;
+            add_resource_entry(registry, layers, entry)?;
         }
     }
+    Ok(())
+}
+
+/// Registers the tool of `entry`, with the layers its attribute gives it.
+fn add_tool_entry(
+    registry: &Registry,
+    layers: &mut Layers,
+    entry: &ToolEntry,
+) -> Result<(), BuildError> {
+    let definition = (entry.definition)();
+    let name = definition.name().to_owned();
+    registry.add_tool(definition, origin(entry.module_path, entry.location))?;
+    layers.of_entry(Kind::Tool, entry.module_path, entry.name, || name.clone());
+    Ok(())
+}
+
+/// Registers the prompt of `entry`, with the layers its attribute gives it.
+fn add_prompt_entry(
+    registry: &Registry,
+    layers: &mut Layers,
+    entry: &PromptEntry,
+) -> Result<(), BuildError> {
+    let definition = (entry.definition)();
+    let name = definition.prompt.name.clone();
+    registry.add_prompt(definition, origin(entry.module_path, entry.location))?;
+    layers.of_entry(Kind::Prompt, entry.module_path, entry.name, || name.clone());
+    Ok(())
+}
+
+/// Registers the resource or template of `entry`, with the layers its attribute gives it (kept
+/// under its URI or URI template).
+fn add_resource_entry(
+    registry: &Registry,
+    layers: &mut Layers,
+    entry: &ResourceEntry,
+) -> Result<(), BuildError> {
+    let definition = (entry.definition)();
+    let uri = match &definition {
+        ResourceKind::Direct(d) => d.resource.uri.clone(),
+        ResourceKind::Template(Ok(t)) => t.template.uri_template.clone(),
+        ResourceKind::Template(Err(_)) => String::new(),
+    };
+    registry.add_resource(
+        definition,
+        entry.name,
+        origin(entry.module_path, entry.location),
+    )?;
+    layers.of_entry(Kind::Resource, entry.module_path, entry.name, || {
+        uri.clone()
+    });
     Ok(())
 }
 

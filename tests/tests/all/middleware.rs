@@ -723,3 +723,75 @@ async fn a_layer_observes_what_the_handler_sends() {
         assert_eq!(notifications.len(), 3, "{way:?}: {notifications:?}");
     }
 }
+
+/// Tools whose layers their attribute gives.
+mod annotated {
+    use super::*;
+
+    /// Naps a minute, if its timeout lets it.
+    #[mcp_tool(layer = Timeout::new(Duration::from_millis(20)))]
+    async fn nap() -> String {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        "napped".into()
+    }
+
+    /// Greets, seen by a layer, within a timeout.
+    #[mcp_tool(layer = [middleware::from_fn(super::seen), Timeout::new(Duration::from_secs(10))])]
+    async fn greet(name: String) -> String {
+        format!("hi {name}")
+    }
+}
+
+#[tokio::test]
+async fn the_attribute_gives_a_tool_its_own_layers() {
+    for way in WAYS {
+        let path = format!("{}::annotated", module_path!());
+        let server = McpServer::from_module(Implementation::new("tests", "1"), &path)
+            .build()
+            .unwrap();
+        let mut peer = Peer::open(server, way).await;
+        assert_eq!(
+            peer.call("nap", json!({})).await,
+            Err(json!({"code": -32001, "message":
+                "tools/call nap timed out: it took longer than the 20 ms the server allows"})),
+            "{way:?}"
+        );
+        assert_eq!(
+            peer.call("greet", json!({"name": "ann"})).await,
+            Ok(text("hi ann (seen)")),
+            "{way:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn layers_run_around_the_work_of_a_task() {
+    use tests::tasks::{Session, call_2026, masked, task_2026, until_status, with};
+    // 2026-07-28: the call becomes a task, whose result the layer changed.
+    let (builder, fixture) = tests::tasks::builder();
+    let server = builder.layer(middleware::from_fn(seen)).build().unwrap();
+    let created = call_2026(&server, "work", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    fixture.gate.open(1);
+    let got = until_status(&server, &id, "completed").await;
+    assert_eq!(
+        masked(&got),
+        with(
+            task_2026("completed"),
+            json!({"resultType": "complete", "result": {"resultType": "complete",
+                "content": [{"type": "text", "text": "worked (seen)"}]}})
+        )
+    );
+    // 2025-11-25: a task-augmented call.
+    let mut session = Session::new(&server, json!({})).await;
+    let id = session.start_task("must", json!({})).await;
+    fixture.gate.open(1);
+    let result = session
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": "done (seen)"}])
+    );
+}

@@ -25,6 +25,22 @@ impl Kind {
     }
 }
 
+/// The layers `#[mcp_tool(layer = ...)]` (or `mcp_prompt`, `mcp_resource`) gives its item.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LayerEntry {
+    /// The module of the annotated function.
+    pub module_path: &'static str,
+    /// `tool`, `prompt` or `resource`.
+    pub kind: &'static str,
+    /// The item's name, as its entry has it.
+    pub name: &'static str,
+    /// Makes the layers, the innermost first.
+    pub layers: fn() -> Vec<BoxedLayer>,
+}
+
+inventory::collect!(LayerEntry);
+
 /// The layers given to a builder, in the order they were added.
 #[derive(Default)]
 pub(in crate::server) struct Layers {
@@ -52,6 +68,25 @@ impl Layers {
     /// Adds a layer around the requests of one target.
     pub(in crate::server) fn target(&mut self, kind: Kind, name: String, layer: BoxedLayer) {
         self.targets.push((kind, name, layer));
+    }
+
+    /// Adds the layers the attribute macro gave the `kind` entry `name` of `module_path`, kept
+    /// under `key` (a resource's URI or template).
+    pub(in crate::server) fn of_entry(
+        &mut self,
+        kind: Kind,
+        module_path: &str,
+        name: &str,
+        key: impl Fn() -> String,
+    ) {
+        let given = inventory::iter::<LayerEntry>.into_iter().filter(|entry| {
+            entry.kind == kind.word() && entry.module_path == module_path && entry.name == name
+        });
+        for entry in given {
+            for layer in (entry.layers)() {
+                self.target(kind, key(), layer);
+            }
+        }
     }
 
     /// The server's stack (`None` without layers) and the targets' own, checked against what

@@ -66,6 +66,7 @@ pub use super::request::{BoxError, Listed, McpRequest, Stack, Target};
 pub use audit::{Audit, AuditService};
 pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use hide::{Hide, HideService};
+pub use layers::LayerEntry;
 pub use layers::UnknownLayerTarget;
 pub(in crate::server) use layers::{Kind, Layers, TargetLayers};
 pub use limits::{
