@@ -157,6 +157,7 @@ mod guide {
         Skills: "skills.md",
         State: "state.md",
         Errors: "errors.md",
+        Middleware: "middleware.md",
         ClientFeatures: "client-features.md",
         Tasks: "tasks.md",
         Eras: "eras.md",

@@ -3,8 +3,8 @@
 //! Admission resolves each request into an [`McpRequest`]: its method and decoded params, the
 //! tool, prompt, resource or template it targets ([`Target`]), the caller (token, session, era).
 //! Between admission and the handler, the request passes through layers: [`tower`] layers over
-//! a [`Service`](tower::Service) of `McpRequest` that answers with a
-//! [`ServerResult`](mcp_core::messages::ServerResult). A layer sees
+//! a [`Service`] of `McpRequest` that answers with a
+//! [`ServerResult`]. A layer sees
 //! "`tools/call` of `delete_note` by subject alice", not bytes; it can refuse with an MCP error,
 //! answer by itself (from a cache), change the request or the result, and watch what the
 //! handler sends the client ([`RequestContext::observe`](crate::handler::RequestContext::observe)).
