@@ -140,10 +140,7 @@ pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use options::RequestOptions;
-pub use skills::{
-    ListSkillsResult, LoadedSkill, SKILLS_EXTENSION, SkillEntry, SkillFile, SkillVerificationError,
-    skill_digest, verify_skill_file,
-};
+pub use skills::{LoadedSkill, SkillVerificationError, verify_skill_file};
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, MIN_TASK_POLL_INTERVAL, ToolTask};
 pub use tokio_util::sync::CancellationToken;
 

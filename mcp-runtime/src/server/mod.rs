@@ -53,7 +53,7 @@ mod list;
 mod listeners;
 mod options;
 mod panics;
-pub mod registry;
+pub(crate) mod registry;
 mod reply;
 
 // The features: what the server does for each method.
@@ -86,11 +86,10 @@ use mcp_core::{ErrorObject, JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::connection::{
-    ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
-    SendFuture, SharedSink,
+pub(crate) use crate::connection::{
+    ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
-pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
+pub(crate) use crate::handler::RequestContext;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
@@ -104,7 +103,7 @@ pub use registry::RegistryError;
 #[cfg(feature = "http")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
-pub use skills::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
+pub(crate) use skills::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 pub use tasks::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
     MAX_TASK_TTL, TaskOptions,

@@ -75,9 +75,9 @@ pub use axum;
 /// CORS for browser clients ([`HttpOptions::cors`]).
 pub use tower_http::cors;
 
-pub use crate::auth::{HostPolicy, ResourceServer};
-pub use crate::memory::{MemoryBudget, MemoryUse};
-pub use crate::store::{EventStore, InMemoryEventStore, SessionStore, StoreFuture};
+use crate::auth::{HostPolicy, ResourceServer};
+use crate::memory::{MemoryBudget, MemoryUse};
+use crate::store::{EventStore, InMemoryEventStore, SessionStore};
 
 use crate::memory::Pool;
 use crate::server::{McpServer, PeerRequestError};
