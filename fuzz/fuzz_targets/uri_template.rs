@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::uri_template::UriTemplate;
+use mcp_runtime::resource::uri_template::UriTemplate;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

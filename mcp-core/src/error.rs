@@ -1,14 +1,5 @@
-//! JSON-RPC error codes and the error object every failure is turned into.
-//!
-//! Each concern of this crate has its own typed error ([`EnvelopeError`](crate::jsonrpc::EnvelopeError)
-//! for the JSON-RPC envelope, [`DecodeError`](crate::messages::DecodeError) for methods and params,
-//! [`UnsupportedVersion`](crate::UnsupportedVersion) for version checks,
-//! [`UnknownVersion`](crate::UnknownVersion) for revision names,
-//! [`SchemaError`](crate::schema::SchemaError) and [`SchemaViolation`](crate::schema::SchemaViolation)
-//! for JSON Schemas, [`ResourceNotFound`], [`HeaderMismatch`] (for the HTTP headers of
-//! 2026-07-28, see [`headers`](crate::headers)) and
-//! [`UrlElicitationRequired`](crate::elicitation::UrlElicitationRequired)); each converts into the
-//! [`ErrorObject`] that goes on the wire.
+//! JSON-RPC error codes and the error object every failure is turned into: the crate's root
+//! re-exports every item and documents them ("Errors").
 
 use std::fmt;
 

@@ -16,9 +16,8 @@
 //! | module | holds |
 //! |---|---|
 //! | [`jsonrpc`] | ids, envelopes, batches, parse and invalid-request errors |
-//! | [`version`] | [`ProtocolVersion`], eras, negotiation |
+//! | the root | [`ProtocolVersion`], [`Era`], negotiation ([`SupportedVersions`]); [`ErrorObject`] and its [`ErrorCode`]s |
 //! | [`render`] | version-targeted serialization |
-//! | [`error`] | error codes and [`ErrorObject`] |
 //! | [`messages`], [`methods`] | every request, notification and result, typed |
 //! | [`lifecycle`], [`capabilities`], [`implementation`] | `initialize`, `server/discover`, capabilities, server and client info |
 //! | [`tools`], [`prompts`], [`resources`], [`completion`], [`logging`] | server features |
@@ -38,7 +37,42 @@
 //! assert_eq!(wire, r#"{"method":"tools/list"}"#);
 //! ```
 //!
+//! Each item has one path: its module's, or, for the versions and the error object that every
+//! other module uses, the crate's root (their modules are private).
+//!
+//! # Revisions and eras
+//!
+//! MCP has five released revisions. The first four (the *handshake* era) agree on a version once, in the
+//! `initialize` handshake; `2026-07-28` (the *stateless* era) carries the version on every request in
+//! `_meta["io.modelcontextprotocol/protocolVersion"]` and has no handshake.
+//!
+//! ```
+//! use mcp_core::{Era, ProtocolVersion, SupportedVersions};
+//!
+//! let supported = SupportedVersions::ALL;
+//! // A handshake client asking for a revision we speak gets it...
+//! assert_eq!(supported.negotiate_initialize("2025-06-18"), Ok(ProtocolVersion::V2025_06_18));
+//! // ...and one asking for anything else gets our newest handshake revision.
+//! assert_eq!(supported.negotiate_initialize("1999-01-01"), Ok(ProtocolVersion::V2025_11_25));
+//! // A stateless request naming an unknown revision is refused with -32022.
+//! let err = supported.check_stateless("1999-01-01").unwrap_err();
+//! assert_eq!(err.requested, "1999-01-01");
+//! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
+//! ```
+//!
 //! The guide's chapter "The two protocol eras" (`docs/src/eras.md`) teaches it with examples.
+//!
+//! # Errors
+//!
+//! Each concern of this crate has its own typed error
+//! ([`EnvelopeError`](crate::jsonrpc::EnvelopeError) for the JSON-RPC envelope,
+//! [`DecodeError`](crate::messages::DecodeError) for methods and params, [`UnsupportedVersion`]
+//! for version checks, [`UnknownVersion`] for revision names,
+//! [`SchemaError`](crate::schema::SchemaError) and
+//! [`SchemaViolation`](crate::schema::SchemaViolation) for JSON Schemas, [`ResourceNotFound`],
+//! [`HeaderMismatch`] (for the HTTP headers of 2026-07-28, see [`headers`]) and
+//! [`UrlElicitationRequired`](crate::elicitation::UrlElicitationRequired)); each converts into the
+//! [`ErrorObject`] that goes on the wire.
 
 #![warn(missing_docs)]
 
@@ -48,7 +82,7 @@ pub mod completion;
 pub mod content;
 mod de;
 pub mod elicitation;
-pub mod error;
+mod error;
 pub mod headers;
 pub mod implementation;
 pub mod input;
@@ -72,10 +106,12 @@ pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
-pub mod version;
+mod version;
 
 /// A JSON object, as the protocol uses for schemas, arguments and `_meta` of entities.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
-pub use error::{ErrorCode, ErrorObject};
+#[doc(inline)]
+pub use error::{ErrorCode, ErrorObject, HeaderMismatch, ResourceNotFound};
+#[doc(inline)]
 pub use version::{Era, ProtocolVersion, SupportedVersions, UnknownVersion, UnsupportedVersion};

@@ -1,24 +1,5 @@
-//! Protocol revisions, their eras, and version negotiation.
-//!
-//! MCP has five released revisions. The first four (the *handshake* era) agree on a version once, in the
-//! `initialize` handshake; `2026-07-28` (the *stateless* era) carries the version on every request in
-//! `_meta["io.modelcontextprotocol/protocolVersion"]` and has no handshake.
-//!
-//! ```
-//! use mcp_core::{Era, ProtocolVersion, SupportedVersions};
-//!
-//! let supported = SupportedVersions::ALL;
-//! // A handshake client asking for a revision we speak gets it...
-//! assert_eq!(supported.negotiate_initialize("2025-06-18"), Ok(ProtocolVersion::V2025_06_18));
-//! // ...and one asking for anything else gets our newest handshake revision.
-//! assert_eq!(supported.negotiate_initialize("1999-01-01"), Ok(ProtocolVersion::V2025_11_25));
-//! // A stateless request naming an unknown revision is refused with -32022.
-//! let err = supported.check_stateless("1999-01-01").unwrap_err();
-//! assert_eq!(err.requested, "1999-01-01");
-//! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
-//! ```
-//!
-//! The guide's chapter "The two protocol eras" (`docs/src/eras.md`) teaches it with examples.
+//! Protocol revisions, their eras, and version negotiation: the crate's root re-exports every item
+//! and documents them ("Revisions and eras").
 
 use std::fmt;
 use std::str::FromStr;

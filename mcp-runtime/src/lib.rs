@@ -24,25 +24,42 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`handler`] | what a server offers and what its handlers see: [`tool`], [`prompt`], [`resource`] and [`completion`] definitions, the [`RequestContext`](handler::RequestContext), the [`extract`]ors, [`elicit`]ation forms |
-//! | [`server`] | [`McpServer`](server::McpServer): its builder, its registry, and the dispatcher that answers each request |
+//! | [`tool`], [`prompt`], [`resource`], [`completion`] | what a server offers: the definitions, and what handlers may return |
+//! | [`context`], [`extract`], [`elicit`], [`request_state`] | what a handler sees: the [`RequestContext`](context::RequestContext), its other parameters, elicitation forms, the state of a multi-round request |
+//! | [`server`] | [`McpServer`](server::McpServer): its builder, its options, and the dispatcher that answers each request |
 //! | [`connection`] | what the server keeps per peer, and the messages it sends to the peer |
 //! | [`transport`] | stdio, Streamable HTTP, in-process: bytes in, [`McpServer::admit`](server::McpServer::admit), bytes out |
 //! | [`sse`] | the `text/event-stream` encoder and decoder of Streamable HTTP |
 //! | [`memory`] | the memory budget: one ceiling on what peers can make a server hold |
-//! | [`store`] | what a deployment of several processes shares: the SSE event store |
+//! | [`store`] | what a deployment of several processes shares: the SSE event store, sessions, tasks |
 //! | [`auth`] | who may use the server: the `Host`/`Origin` policy, OAuth 2.1 bearer tokens and their scopes |
 //! | [`client`] | the MCP client |
 //! | [`protocol`] | the protocol model (the `mcp-core` crate) |
+//! | [`prelude`] | what most servers need, in one import |
 //!
 //! `ARCHITECTURE.md` at the repository's root walks one request through these modules.
+//!
+//! # One path per item
+//!
+//! Each item lives in one module, and that module's path is the only one that names it: the
+//! module that defines it, or, when the defining module is private (the handler modules live in
+//! one folder, `handler/`), the one public module that re-exports it with `#[doc(inline)]`. The
+//! [`prelude`] is the one exception: it re-exports what a server needs, plainly, so that
+//! the documentation still shows each item at its home. The protocol's types are in [`protocol`]
+//! only; a type of another crate that this API takes or returns (`axum`, `http`'s headers,
+//! `url::Url`, ...) is re-exported once, next to the API that uses it. What the macros' generated
+//! code calls is under the hidden `__private`, and is no API.
+//!
+//! `scripts/public-paths.py` lists the names that two paths reach (it should list none), and
+//! `scripts/public-api.sh` checks the public API against the snapshot in `public-api/`, so
+//! that the surface changes only on purpose (`scripts/public-api.sh --update` records a change).
 
 #![warn(missing_docs)]
 
 pub mod auth;
 pub mod client;
 pub mod connection;
-pub mod handler;
+mod handler;
 pub mod memory;
 pub mod server;
 #[cfg(any(feature = "http", feature = "client-http"))]
@@ -50,9 +67,10 @@ pub mod sse;
 pub mod store;
 pub mod transport;
 
-pub use handler::resource::uri_template;
-pub use handler::{completion, elicit, extract, prompt, request_state, resource, tool};
-pub use server::caching;
+#[doc(inline)]
+pub use handler::{
+    completion, context, elicit, extract, prompt, request_state, resource, skill, tool,
+};
 
 pub use mcp_core as protocol;
 pub use mcp_macros::{Elicit, include_skills, mcp_prompt, mcp_resource, mcp_tool};
@@ -73,29 +91,51 @@ macro_rules! server_info {
 }
 
 /// What most servers need, in one import.
+///
+/// Each item here has its home in another module, where its documentation is: the prelude only
+/// lists it (`#[doc(no_inline)]`).
 pub mod prelude {
+    #[doc(no_inline)]
     pub use crate::auth::AccessToken;
+    #[doc(no_inline)]
     pub use crate::completion::{CompletionRequest, prefix_match};
+    #[doc(no_inline)]
+    pub use crate::connection::ConnectionState;
+    #[doc(no_inline)]
+    pub use crate::context::RequestContext;
+    #[doc(no_inline)]
     pub use crate::elicit::{Elicit, ElicitOutcome};
+    #[doc(no_inline)]
     pub use crate::extract::{HttpExtension, HttpRequest, State};
+    #[doc(no_inline)]
     pub use crate::protocol::content::{ContentBlock, Role};
+    #[doc(no_inline)]
     pub use crate::protocol::implementation::Implementation;
+    #[doc(no_inline)]
     pub use crate::protocol::logging::LoggingLevel;
+    #[doc(no_inline)]
     pub use crate::protocol::prompts::{GetPromptResult, PromptMessage};
+    #[doc(no_inline)]
     pub use crate::protocol::resources::ResourceContents;
+    #[doc(no_inline)]
     pub use crate::protocol::tools::CallToolResult;
+    #[doc(no_inline)]
     pub use crate::resource::ResourceError;
-    pub use crate::server::{
-        ConnectionState, McpServer, McpServerBuilder, RequestContext, ServerMode, TaskOptions,
-    };
+    #[doc(no_inline)]
+    pub use crate::server::{McpServer, McpServerBuilder, ServerMode, TaskOptions};
+    #[doc(no_inline)]
     pub use crate::tool::{Json, ToolDefinition, ToolError};
+    #[doc(no_inline)]
     pub use crate::transport::Serve;
+    #[doc(no_inline)]
     pub use crate::{
         Elicit, include_skills, json, mcp_prompt, mcp_resource, mcp_tool, server_info,
     };
 }
 
-/// What the attribute macros' generated code refers to. Not a public API.
+/// What the attribute macros' generated code refers to: the glue of `handler/glue.rs`, the
+/// registry's entries, the public items it names, and the crates it derives with. Not a public
+/// API: `mcp-macros` and this list change together.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::handler::skill::EmbeddedSkills;
@@ -103,32 +143,29 @@ pub mod __private {
     pub use ::inventory;
     pub use ::schemars;
     pub use ::serde;
-    pub use ::serde_json;
     pub use mcp_core;
 
-    pub use crate::completion::{CompletionRequest, completer};
-    pub use crate::elicit::{
-        Elicit, ElicitEnum, ElicitField, decode_enum, decode_field, describe_property, enum_schema,
-        form_schema,
-    };
-    pub use crate::extract::FromRequestContext;
-    pub use crate::handler::RequestContext;
+    // The traits the glue's checks require are named here too, so that a compiler error that
+    // names one gives this path, not a private one.
     pub use crate::handler::arguments::FromArgumentText;
-    pub use crate::prompt::{
-        IntoPromptResult, PromptArguments, PromptDefinition, PromptOutcome, parse_argument,
-        require_argument,
-    };
-    pub use crate::resource::{
-        IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,
-        parse_variable, require_variable,
+    pub use crate::handler::glue::{
+        BuildInvalidTool, BuildTypedTool, PromptOutcome, ToolArgument, TypedTool, decode_enum,
+        decode_field, describe_property, enum_schema, extraction_failed, form_schema,
+        parse_argument, parse_variable, require_argument, require_variable, tool_argument,
     };
     pub use crate::server::middleware::{BoxedLayer, LayerEntry, boxed_layer};
     pub use crate::server::registry::{PromptEntry, ResourceEntry, ResourceKind, ToolEntry};
-    pub use crate::tool::{
-        BuildInvalidTool, BuildTypedTool, IntoToolResult, TaskStart, ToolDefinition, TypedTool,
-        extraction_failed, tool_argument,
+
+    pub use crate::completion::completer;
+    pub use crate::context::RequestContext;
+    pub use crate::elicit::{Elicit, ElicitEnum, ElicitField};
+    pub use crate::extract::FromRequestContext;
+    pub use crate::prompt::{IntoPromptResult, PromptArguments, PromptDefinition};
+    pub use crate::resource::uri_template::UriMatch;
+    pub use crate::resource::{
+        IntoResourceContents, ResourceDefinition, ResourceError, ResourceTemplateDefinition,
     };
-    pub use crate::uri_template::UriMatch;
+    pub use crate::tool::{IntoToolResult, TaskStart, ToolDefinition};
 }
 
 /// The README's examples, compiled and run as documentation tests.

@@ -67,9 +67,10 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use clap::Parser;
+use mcp_runtime::auth::HostPolicy;
 use mcp_runtime::extract::{HttpExtension, HttpRequest};
 use mcp_runtime::prelude::*;
-use mcp_runtime::transport::http::{HostPolicy, HttpOptions, HttpTransport};
+use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
 
 /// The header that carries the API key.
 const API_KEY_HEADER: HeaderName = HeaderName::from_static("x-api-key");

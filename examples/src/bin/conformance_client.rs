@@ -23,15 +23,16 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use mcp_runtime::auth::Algorithm;
+use mcp_runtime::client::McpClient;
 use mcp_runtime::client::oauth::{
     Assertion, ClientCredentials, EnterpriseIdp, Headless, OAuth, Secret,
 };
-use mcp_runtime::client::{McpClient, SKILLS_EXTENSION};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcp_runtime::protocol::implementation::Implementation;
 use mcp_runtime::protocol::roots::Root;
 use mcp_runtime::protocol::sampling::CreateMessageResult;
+use mcp_runtime::protocol::skills::SKILLS_EXTENSION;
 use serde_json::{Value, json};
 
 #[tokio::main]

@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 
-use super::handlers::Handlers;
+use super::answering::Handlers;
 use super::peer::{AfterClose, Peer};
 use super::tools::ToolCache;
 use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless};

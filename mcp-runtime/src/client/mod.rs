@@ -91,18 +91,18 @@
 //!
 //! The guide's chapter "The client" (`docs/src/client.md`) teaches it with examples.
 
+mod answering;
 mod connect;
 mod error;
-mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
-mod listen;
 #[cfg(feature = "client-auth")]
 pub mod oauth;
 mod options;
 mod pages;
 mod peer;
 mod skills;
+mod subscription;
 mod tasks;
 mod tools;
 
@@ -138,16 +138,13 @@ use tokio::sync::broadcast;
 pub use ::http::{HeaderMap, HeaderName, HeaderValue};
 pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
-pub use listen::Subscription;
 pub use options::RequestOptions;
-pub use skills::{
-    ListSkillsResult, LoadedSkill, SKILLS_EXTENSION, SkillEntry, SkillFile, SkillVerificationError,
-    skill_digest, verify_skill_file,
-};
+pub use skills::{LoadedSkill, SkillVerificationError, verify_skill_file};
+pub use subscription::Subscription;
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, MIN_TASK_POLL_INTERVAL, ToolTask};
 pub use tokio_util::sync::CancellationToken;
 
-use handlers::Handlers;
+use answering::Handlers;
 use pages::collect_pages;
 use peer::{Failure, Outstanding, Peer};
 use tools::ToolCache;

@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::ClientError;
-use super::handlers::Handlers;
+use super::answering::Handlers;
 
 /// What answers a request: its result, or why there is none.
 pub(crate) type Answer = Result<Value, Failure>;

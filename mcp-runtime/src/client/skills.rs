@@ -26,10 +26,7 @@ use serde_json::{Map, Value};
 use super::pages::collect_pages;
 use super::{ClientError, McpClient, RequestOptions};
 
-/// The extension's identifier, to declare with
-/// [`McpClientBuilder::extension`](super::McpClientBuilder::extension).
-pub use mcp_core::skills::SKILLS_EXTENSION;
-pub use mcp_core::skills::{ListSkillsResult, SkillEntry, SkillFile, skill_digest};
+use mcp_core::skills::{ListSkillsResult, SkillEntry, skill_digest};
 
 /// The method whose answers the checks apply to, named in the errors of refused files.
 const READ: &str = "resources/read";
@@ -142,7 +139,8 @@ impl From<SkillVerificationError> for ClientError {
 ///    field that differs).
 ///
 /// ```
-/// use mcp_runtime::client::{SkillEntry, SkillVerificationError, skill_digest, verify_skill_file};
+/// use mcp_runtime::client::{SkillVerificationError, verify_skill_file};
+/// use mcp_runtime::protocol::skills::{SkillEntry, skill_digest};
 /// use serde_json::json;
 ///
 /// let text = "---\nname: pdf-processing\n---\nInstructions.\n";
@@ -320,8 +318,9 @@ impl McpClient {
     /// [`read_skill_file`](Self::read_skill_file) when the skill needs them.
     ///
     /// ```no_run
-    /// use mcp_runtime::client::{McpClient, SKILLS_EXTENSION};
+    /// use mcp_runtime::client::McpClient;
     /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::skills::SKILLS_EXTENSION;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {

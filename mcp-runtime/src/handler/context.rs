@@ -47,7 +47,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::caller::{Caller, HttpRequest};
-use super::client_request::ClientRequestError;
+#[doc(inline)]
+pub use super::client_request::ClientRequestError;
 use super::elicit::{Elicit, ElicitOutcome};
 use super::host::{Host, state_of};
 use super::rounds::Rounds;

@@ -53,7 +53,7 @@ use indexmap::IndexMap;
 use mcp_core::elicitation::{
     BooleanSchema, ElicitAction, ElicitResult, ElicitValue, ElicitationSchema, EnumOption,
     NumberKind, NumberSchema, PrimitiveSchema, StringSchema, TitledMultiSelectEnumSchema,
-    TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
+    UntitledMultiSelectEnumSchema,
 };
 
 /// A flat struct that describes an elicitation form and decodes the user's answer.
@@ -102,40 +102,24 @@ pub trait ElicitEnum: Sized {
     fn choice(&self) -> &'static str;
 }
 
-/// The single-select schema of an [`ElicitEnum`] (titled when any choice has a title).
-pub fn enum_schema<E: ElicitEnum>() -> PrimitiveSchema {
-    let options = E::options();
-    if options.iter().any(|(_, title)| title.is_some()) {
-        let mut schema = TitledSingleSelectEnumSchema::default();
-        schema.one_of = titled(&options);
-        PrimitiveSchema::TitledSingleSelect(schema)
-    } else {
-        let mut schema = UntitledSingleSelectEnumSchema::default();
-        schema.values = options.iter().map(|(v, _)| (*v).to_owned()).collect();
-        PrimitiveSchema::UntitledSingleSelect(schema)
-    }
-}
-
-fn titled(options: &[(&'static str, Option<&'static str>)]) -> Vec<EnumOption> {
+/// The choices of a titled enum schema.
+pub(crate) fn titled(options: &[(&'static str, Option<&'static str>)]) -> Vec<EnumOption> {
     options
         .iter()
         .map(|(value, title)| EnumOption::new(*value, title.unwrap_or(value)))
         .collect()
 }
 
-/// Decodes a single choice.
-pub fn decode_enum<E: ElicitEnum>(value: Option<&ElicitValue>) -> Result<E, String> {
-    match value {
-        Some(ElicitValue::String(choice)) => E::from_choice(choice).ok_or_else(|| {
-            let allowed: Vec<_> = E::options().into_iter().map(|(v, _)| v).collect();
-            format!("`{choice}` is not one of {}", allowed.join(", "))
-        }),
-        Some(other) => Err(format!("expected a choice, got {}", describe(other))),
-        None => Err("missing".into()),
-    }
+/// The choice `E` whose wire value is `choice`, or what is wrong with it.
+pub(crate) fn parse_choice<E: ElicitEnum>(choice: &str) -> Result<E, String> {
+    E::from_choice(choice).ok_or_else(|| {
+        let allowed: Vec<_> = E::options().into_iter().map(|(v, _)| v).collect();
+        format!("`{choice}` is not one of {}", allowed.join(", "))
+    })
 }
 
-fn describe(value: &ElicitValue) -> String {
+/// A value of an answer as the user sent it, for an error message.
+pub(crate) fn describe(value: &ElicitValue) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -274,15 +258,12 @@ impl<E: ElicitEnum> ElicitField for Vec<E> {
 
     fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
         match value {
-            Some(ElicitValue::Strings(choices)) => choices
-                .iter()
-                .map(|c| decode_enum(Some(&ElicitValue::String(c.clone()))))
-                .collect(),
+            Some(ElicitValue::Strings(choices)) => {
+                choices.iter().map(|c| parse_choice(c)).collect()
+            }
             // A 2025-06-18 client answers a multi-select (rendered as a single select) with one
             // string.
-            Some(ElicitValue::String(choice)) => {
-                decode_enum(Some(&ElicitValue::String(choice.clone()))).map(|e| vec![e])
-            }
+            Some(ElicitValue::String(one)) => parse_choice(one).map(|e| vec![e]),
             Some(other) => Err(format!(
                 "expected a list of choices, got {}",
                 describe(other)
@@ -296,79 +277,6 @@ impl<E: ElicitEnum> ElicitField for Vec<E> {
             self.iter().map(|e| e.choice().to_owned()).collect(),
         ))
     }
-}
-
-/// Adds a title, a description and a default to a property schema (used by the derive).
-pub fn describe_property(
-    mut schema: PrimitiveSchema,
-    title: Option<&str>,
-    description: Option<&str>,
-    default: Option<ElicitValue>,
-) -> PrimitiveSchema {
-    let title = title.map(str::to_owned);
-    let description = description.map(str::to_owned);
-    macro_rules! describe {
-        ($s:expr) => {{
-            if title.is_some() {
-                $s.title = title;
-            }
-            if description.is_some() {
-                $s.description = description;
-            }
-        }};
-    }
-    match &mut schema {
-        PrimitiveSchema::String(s) => {
-            describe!(s);
-            if let Some(ElicitValue::String(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::Number(s) => {
-            describe!(s);
-            if let Some(ElicitValue::Number(d)) = default {
-                s.default = d.as_f64();
-            }
-        }
-        PrimitiveSchema::Boolean(s) => {
-            describe!(s);
-            if let Some(ElicitValue::Boolean(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::UntitledSingleSelect(s) => {
-            describe!(s);
-            if let Some(ElicitValue::String(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::TitledSingleSelect(s) => {
-            describe!(s);
-            if let Some(ElicitValue::String(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::UntitledMultiSelect(s) => {
-            describe!(s);
-            if let Some(ElicitValue::Strings(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::TitledMultiSelect(s) => {
-            describe!(s);
-            if let Some(ElicitValue::Strings(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        PrimitiveSchema::LegacyTitled(s) => {
-            describe!(s);
-            if let Some(ElicitValue::String(d)) = default {
-                s.default = Some(d);
-            }
-        }
-        _ => {}
-    }
-    schema
 }
 
 /// What the user did with a typed form.
@@ -404,32 +312,4 @@ impl<T> ElicitOutcome<T> {
             _ => None,
         }
     }
-}
-
-/// Decodes one field of an answer with `decode` (an [`ElicitField::decode`]), naming the field in
-/// the error (used by the derive, which names the field's type only as `<T as ElicitField>`, so
-/// that a type that cannot be a field is reported once).
-pub fn decode_field<T>(
-    content: &IndexMap<String, ElicitValue>,
-    name: &str,
-    decode: fn(Option<&ElicitValue>) -> Result<T, String>,
-) -> Result<T, String> {
-    decode(content.get(name)).map_err(|e| format!("field `{name}`: {e}"))
-}
-
-/// Builds a form schema from its properties (used by the derive).
-pub fn form_schema(properties: Vec<(&str, PrimitiveSchema, bool)>) -> ElicitationSchema {
-    let required: Vec<String> = properties
-        .iter()
-        .filter(|(_, _, required)| *required)
-        .map(|(name, _, _)| (*name).to_owned())
-        .collect();
-    let mut schema = ElicitationSchema::new(
-        properties
-            .into_iter()
-            .map(|(name, schema, _)| (name.to_owned(), schema))
-            .collect(),
-    );
-    schema.required = (!required.is_empty()).then_some(required);
-    schema
 }

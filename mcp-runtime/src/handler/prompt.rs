@@ -22,8 +22,6 @@ use mcp_core::implementation::Icon;
 use mcp_core::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
 use super::RequestContext;
-use super::arguments::FromArgumentText;
-use super::arguments::parse_text;
 use super::completion::Completer;
 use super::extract::StateRequirement;
 
@@ -204,63 +202,5 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
             Ok(value) => value.into_prompt_result(),
             Err(error) => Err(ErrorObject::internal_error(error.to_string())),
         }
-    }
-}
-
-/// A prompt's final outcome, passed through as it is (used by `#[mcp_prompt]`, whose generated
-/// code reports invalid arguments as the invalid-params errors they are).
-pub struct PromptOutcome(pub Result<GetPromptResult, ErrorObject>);
-
-impl IntoPromptResult for PromptOutcome {
-    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        self.0
-    }
-}
-
-/// Parses the argument `name` as `T` (used by `#[mcp_prompt]`): absent gives `None`, a value that
-/// does not parse gives an invalid-params error naming the argument and the type expected.
-pub fn parse_argument<T: FromArgumentText>(
-    arguments: &PromptArguments,
-    name: &str,
-) -> Result<Option<T>, ErrorObject> {
-    parse_text(arguments.get(name).map(String::as_str))
-        .map_err(|what| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {what}")))
-}
-
-/// Like [`parse_argument`], for a required argument.
-pub fn require_argument<T: FromArgumentText>(
-    arguments: &PromptArguments,
-    name: &str,
-) -> Result<T, ErrorObject> {
-    parse_argument(arguments, name)?
-        .ok_or_else(|| ErrorObject::invalid_params(format!("Missing required argument `{name}`")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(pairs: &[(&str, &str)]) -> PromptArguments {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
-
-    #[test]
-    fn arguments_parse_or_name_the_problem() {
-        let a = args(&[("count", "3"), ("bad", "x")]);
-        assert_eq!(require_argument::<u32>(&a, "count"), Ok(3));
-        assert_eq!(parse_argument::<u32>(&a, "absent"), Ok(None));
-        assert_eq!(
-            require_argument::<u32>(&a, "bad").unwrap_err().message,
-            "Invalid argument `bad`: expected u32, got \"x\" (invalid digit found in string)"
-        );
-        assert_eq!(
-            require_argument::<String>(&a, "absent")
-                .unwrap_err()
-                .message,
-            "Missing required argument `absent`"
-        );
     }
 }

@@ -337,86 +337,6 @@ impl ToolDefinition {
     }
 }
 
-/// A type a `#[mcp_tool]` argument may have: one the server describes with a JSON Schema and
-/// builds from the call's JSON arguments, and that a handler may move across threads.
-///
-/// Implemented for every such type; `#[mcp_tool]` checks it at each parameter with
-/// [`tool_argument`], so that a type that cannot be an argument is reported there.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument",
-    label = "tool arguments are read from JSON: this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on the type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; or, if \
-            the server supplies the value (an extractor such as `AccessToken` or `HttpRequest`), \
-            mark the parameter `#[ctx]`"
-)]
-pub trait ToolArgument: DeserializeOwned + JsonSchema + Send + 'static {}
-
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgument for T {}
-
-/// Checks that `T` can be a tool argument (used by `#[mcp_tool]`, at each parameter).
-pub fn tool_argument<T: ToolArgument>() {}
-
-/// Builds the definition of a `#[mcp_tool]` whose arguments deserialize into `A` (used by the
-/// macro, as `(&&TypedTool::<A>::new()).build(..)`).
-///
-/// When `A` is not a valid arguments type, method resolution falls back to
-/// [`BuildInvalidTool`] instead of reporting `A`'s missing traits: the macro has already reported
-/// the parameter whose type is at fault, through [`tool_argument`], and one error per parameter is
-/// clearer than the derives' internals.
-pub struct TypedTool<A>(std::marker::PhantomData<fn() -> A>);
-
-impl<A> TypedTool<A> {
-    /// The builder for arguments of type `A`.
-    pub fn new() -> Self {
-        TypedTool(std::marker::PhantomData)
-    }
-}
-
-impl<A> Default for TypedTool<A> {
-    fn default() -> Self {
-        TypedTool::new()
-    }
-}
-
-/// The definition of a tool whose arguments type is valid: [`ToolDefinition::typed`].
-pub trait BuildTypedTool<A> {
-    /// Builds the definition.
-    fn build<F, Fut, R>(&self, name: &str, handler: F) -> ToolDefinition
-    where
-        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult;
-}
-
-impl<A: DeserializeOwned + JsonSchema + Send + 'static> BuildTypedTool<A> for &TypedTool<A> {
-    fn build<F, Fut, R>(&self, name: &str, handler: F) -> ToolDefinition
-    where
-        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
-    {
-        ToolDefinition::typed(name, handler)
-    }
-}
-
-/// The definition of a tool whose arguments type is not valid, which only a crate that fails to
-/// compile can reach (see [`TypedTool`]); building a server with it fails.
-pub trait BuildInvalidTool {
-    /// A definition whose defect names the problem.
-    fn build<F>(&self, name: &str, handler: F) -> ToolDefinition;
-}
-
-impl<A> BuildInvalidTool for TypedTool<A> {
-    fn build<F>(&self, name: &str, _handler: F) -> ToolDefinition {
-        let mut definition = ToolDefinition::new(name, JsonObject::new(), |_, _| async {});
-        definition.defect = Some(format!(
-            "the arguments of tool `{name}` cannot be read from JSON ({})",
-            std::any::type_name::<A>()
-        ));
-        definition
-    }
-}
-
 /// What a tool handler may return.
 #[diagnostic::on_unimplemented(
     message = "a tool cannot return `{Self}`",
@@ -497,11 +417,6 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
-}
-
-/// The result of a tool whose handler could not be given a parameter (used by `#[mcp_tool]`).
-pub fn extraction_failed(error: mcp_core::ErrorObject) -> CallToolResult {
-    CallToolResult::error(error.message)
 }
 
 /// Structured data: as a tool result, `structuredContent` plus its JSON text, with `T`'s schema as

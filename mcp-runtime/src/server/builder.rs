@@ -10,6 +10,7 @@ use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::{ClientNotification, ServerResult};
+use mcp_core::result::CacheHint;
 use mcp_core::{JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -32,7 +33,7 @@ use crate::handler::skill::{EmbeddedSkills, Skill, SkillError, read_skills_dir};
 use crate::prompt::PromptDefinition;
 use crate::request_state::RequestStateCodec;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
-use crate::server::caching::{CacheHint, CachedList};
+use crate::server::caching::CachedList;
 use crate::tool::ToolDefinition;
 
 /// Which registry entries a server takes.
@@ -247,7 +248,7 @@ impl McpServerBuilder {
     }
 
     /// The caching hint (`ttlMs`, `cacheScope`) of `list` on 2026-07-28 (see
-    /// [`caching`](crate::caching)); without one, results must not be reused.
+    /// [`caching`](crate::server::caching)); without one, results must not be reused.
     pub fn cache_hint(mut self, list: CachedList, hint: CacheHint) -> Self {
         self.options.cache_hints.insert(list, hint);
         self

@@ -1,12 +1,14 @@
 //! Caching hints (2026-07-28, SEP-2549): how long a client may reuse a result and who may share
 //! it. `server/discover`, every `*/list` result and `resources/read` carry `ttlMs` and
 //! `cacheScope`; the server builder sets them per list, and resource and template definitions
-//! per resource.
+//! per resource. A hint is the protocol model's
+//! [`CacheHint`](crate::protocol::result::CacheHint).
 //!
 //! ```
 //! use std::time::Duration;
-//! use mcp_runtime::caching::{CacheHint, CachedList};
 //! use mcp_runtime::prelude::*;
+//! use mcp_runtime::protocol::result::CacheHint;
+//! use mcp_runtime::server::caching::CachedList;
 //!
 //! let server = McpServer::builder(server_info!())
 //!     // The tool list changes only with a deployment: any client may keep it five minutes.
@@ -15,8 +17,6 @@
 //!     .unwrap();
 //! # let _ = server;
 //! ```
-
-pub use mcp_core::result::{CacheHint, CacheScope};
 
 /// The results a server builder sets caching hints for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

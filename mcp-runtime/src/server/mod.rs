@@ -54,7 +54,7 @@ mod listeners;
 pub mod middleware;
 mod options;
 mod panics;
-pub mod registry;
+pub(crate) mod registry;
 mod reply;
 mod request;
 mod resolve;
@@ -90,12 +90,10 @@ use mcp_core::{ErrorObject, JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::connection::{
-    ConnectionState, Handshake, MessageSink, Outbound, OutboundMessage, PeerGone, PeerRequestError,
-    SendFuture, SharedSink,
+pub(crate) use crate::connection::{
+    ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
-pub use crate::handler::skill::{Skill, SkillError};
-pub use crate::handler::{ClientRequestError, NamedInput, RequestContext};
+pub(crate) use crate::handler::RequestContext;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
@@ -117,6 +115,7 @@ pub use tasks::{
 use crate::handler::completion::CompletionHandler;
 use crate::handler::extract::FromRequestContext;
 use crate::handler::host::{Host, state_of};
+use crate::handler::skill::Skill;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::ToolDefinition;

@@ -10,8 +10,9 @@ use mcp_core::SupportedVersions;
 use mcp_core::capabilities::CapabilityMap;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::messages::ServerRequest;
+use mcp_core::result::CacheHint;
 
-use super::caching::{CacheHint, CachedList};
+use super::caching::CachedList;
 
 /// Tunables set on the builder.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use crate::server::McpServer;
 use crate::server::registry::{
     RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool,
 };
-use crate::uri_template::UriMatch;
+use crate::resource::uri_template::UriMatch;
 
 /// An item of a list, as the client sees it.
 #[derive(Clone, Copy, Debug)]

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use mcp_runtime::auth::HostPolicy;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::protocol::params::NotificationParams;
-use mcp_runtime::transport::http::{HostPolicy, HttpOptions, HttpTransport, serve_on};
+use mcp_runtime::transport::http::{HttpOptions, HttpTransport, serve_on};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::http::{SseReader, TestHttpServer, standalone_get};

@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
+use mcp_runtime::auth::HostPolicy;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
-use mcp_runtime::transport::http::{HostPolicy, HttpOptions};
+use mcp_runtime::transport::http::HttpOptions;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::http::{
@@ -488,7 +489,7 @@ async fn the_get_stream_carries_unsolicited_messages_to_the_right_session() {
     assert_eq!(ping.await.unwrap(), Ok(()));
     assert_eq!(
         http.transport.ping_client("no-such-session").await,
-        Err(mcp_runtime::server::PeerRequestError::Disconnected)
+        Err(mcp_runtime::connection::PeerRequestError::Disconnected)
     );
     assert!(
         bystander_stream

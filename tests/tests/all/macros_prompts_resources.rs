@@ -124,7 +124,7 @@ mod annotated {
         size = 7,
         annotations = for_users(),
         icons = vec![Icon::new("https://example.com/guide.png")],
-        cache = mcp_runtime::caching::CacheHint::public(std::time::Duration::from_secs(90))
+        cache = mcp_runtime::protocol::result::CacheHint::public(std::time::Duration::from_secs(90))
     )]
     pub async fn user_guide() -> String {
         "# Guide".into()

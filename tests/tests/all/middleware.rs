@@ -12,7 +12,7 @@ use futures_util::future::join_all;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::protocol::messages::ServerResult;
-use mcp_runtime::protocol::version::ProtocolVersion;
+use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::server::middleware::{
     self, Audit, ConcurrencyLimit, Hide, Listed, McpRequest, Next, RateLimit, ResponseSizeLimit,
     Timeout,
@@ -696,7 +696,7 @@ async fn a_layer_observes_what_the_handler_sends() {
                     let seen = Arc::new(AtomicUsize::new(0));
                     let counter = seen.clone();
                     request.context().observe(move |sent| {
-                        if let mcp_runtime::handler::Sent::Notification(_) = sent {
+                        if let mcp_runtime::context::Sent::Notification(_) = sent {
                             counter.fetch_add(1, Ordering::SeqCst);
                         }
                     });

@@ -669,7 +669,7 @@ async fn requests_to_the_client_time_out_as_configured() {
     let connection = server.connections().pop().expect("one connection");
     assert_eq!(
         server.ping(&connection).await,
-        Err(mcp_runtime::server::PeerRequestError::TimedOut)
+        Err(mcp_runtime::connection::PeerRequestError::TimedOut)
     );
     let ping = client.recv().await.expect("the ping");
     assert_eq!(ping["method"], "ping");

@@ -9,9 +9,9 @@ use mcp_runtime::protocol::completion::CompleteResult;
 use mcp_runtime::protocol::implementation::Icon;
 use mcp_runtime::protocol::messages::ServerNotification;
 use mcp_runtime::resource::ResourceDefinition;
+use mcp_runtime::resource::uri_template::MAX_MATCHED_URI_LENGTH;
 use mcp_runtime::transport::in_process;
 use mcp_runtime::transport::lines::LineOptions;
-use mcp_runtime::uri_template::MAX_MATCHED_URI_LENGTH;
 use serde_json::{Value, json};
 use tests::TestClient;
 
@@ -1455,7 +1455,8 @@ async fn a_listen_stream_on_a_persistent_connection_ends_with_its_cancellation()
 
 #[tokio::test]
 async fn cache_hints_are_set_per_list_and_per_resource() {
-    use mcp_runtime::caching::{CacheHint, CachedList};
+    use mcp_runtime::protocol::result::CacheHint;
+    use mcp_runtime::server::caching::CachedList;
     use std::time::Duration;
 
     let cached = ResourceDefinition::new("test://cached", "cached", |_| async { "fresh" })

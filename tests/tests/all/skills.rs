@@ -4,12 +4,13 @@
 //! its other files, over HTTP on both eras. Bad skills fail the build with an error naming the
 //! file and the field, and a skill added at run time is announced.
 
-use mcp_runtime::client::{McpClient, SKILLS_EXTENSION};
+use mcp_runtime::client::McpClient;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::messages::ServerNotification;
-use mcp_runtime::protocol::skills::skill_digest;
-use mcp_runtime::server::{BuildError, Skill, SkillError};
+use mcp_runtime::protocol::skills::{SKILLS_EXTENSION, skill_digest};
+use mcp_runtime::server::BuildError;
+use mcp_runtime::skill::{Skill, SkillError};
 use mcp_runtime::transport::http::HttpOptions;
 use serde_json::json;
 use tests::http::TestHttpServer;

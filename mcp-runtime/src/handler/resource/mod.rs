@@ -26,7 +26,6 @@ use mcp_core::resources::{
 use mcp_core::{ErrorObject, ProtocolVersion};
 
 use super::RequestContext;
-use super::arguments::{FromArgumentText, parse_text};
 use super::completion::Completer;
 use super::extract::StateRequirement;
 use mcp_core::result::CacheHint;
@@ -417,26 +416,6 @@ impl<T: IntoResourceContents, E: Into<ResourceError>> IntoResourceContents for R
     fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
         self.map_err(Into::into)?.into_contents(uri)
     }
-}
-
-/// Parses the template variable `name` as `T` (used by `#[mcp_resource]`): absent gives `None`,
-/// a value that does not parse gives an invalid-params error naming the variable.
-pub fn parse_variable<T: FromArgumentText>(
-    captured: &UriMatch,
-    name: &str,
-) -> Result<Option<T>, ResourceError> {
-    parse_text(captured.get(name)).map_err(|what| {
-        ResourceError::invalid_uri(format!("Invalid value for `{{{name}}}`: {what}"))
-    })
-}
-
-/// Like [`parse_variable`], for a variable the template always captures.
-pub fn require_variable<T: FromArgumentText>(
-    captured: &UriMatch,
-    name: &str,
-) -> Result<T, ResourceError> {
-    parse_variable(captured, name)?
-        .ok_or_else(|| ResourceError::invalid_uri(format!("Missing value for `{{{name}}}`")))
 }
 
 /// Fills in the MIME type of contents that have none.

@@ -7,7 +7,7 @@
 //! [`ServerResult`]. A layer sees
 //! "`tools/call` of `delete_note` by subject alice", not bytes; it can refuse with an MCP error,
 //! answer by itself (from a cache), change the request or the result, and watch what the
-//! handler sends the client ([`RequestContext::observe`](crate::handler::RequestContext::observe)).
+//! handler sends the client ([`RequestContext::observe`](crate::context::RequestContext::observe)).
 //! The same layers run on stdio, in process and over HTTP, in both eras, and around the work of a
 //! task.
 //!

@@ -49,14 +49,14 @@
 //!
 //! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
+mod accept;
 mod bodies;
 mod extract;
-mod handlers;
 mod headers;
-mod listen;
 mod post;
 mod queue;
 mod response;
+mod routes;
 mod sessions;
 mod shared;
 mod streams;
@@ -75,9 +75,9 @@ pub use axum;
 /// CORS for browser clients ([`HttpOptions::cors`]).
 pub use tower_http::cors;
 
-pub use crate::auth::{HostPolicy, ResourceServer};
-pub use crate::memory::{MemoryBudget, MemoryUse};
-pub use crate::store::{EventStore, InMemoryEventStore, SessionStore, StoreFuture};
+use crate::auth::{HostPolicy, ResourceServer};
+use crate::memory::{MemoryBudget, MemoryUse};
+use crate::store::{EventStore, InMemoryEventStore, SessionStore};
 
 use crate::memory::Pool;
 use crate::server::{McpServer, PeerRequestError};
@@ -97,7 +97,7 @@ pub struct HttpOptions {
     pub(crate) body_read_timeout: Duration,
     pub(crate) memory_budget: MemoryBudget,
     pub(crate) max_sessions_per_client: Option<usize>,
-    pub(crate) limits: listen::ConnectionLimits,
+    pub(crate) limits: accept::ConnectionLimits,
     /// `None`: an [`InMemoryEventStore`] of the memory budget's share.
     pub(crate) event_store: Option<Arc<dyn EventStore>>,
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
@@ -118,7 +118,7 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             memory_budget: MemoryBudget::default(),
             max_sessions_per_client: None,
-            limits: listen::ConnectionLimits::default(),
+            limits: accept::ConnectionLimits::default(),
             event_store: None,
             session_store: None,
             retry: Duration::from_millis(1000),
@@ -414,10 +414,10 @@ impl HttpTransport {
         let router = Router::new()
             .route(
                 path,
-                any(handlers::other_method)
+                any(routes::other_method)
                     .post(post::post)
-                    .get(handlers::get)
-                    .delete(handlers::delete),
+                    .get(routes::get)
+                    .delete(routes::delete),
             )
             .with_state(self.state.clone());
         match &self.state.options.cors {
@@ -446,7 +446,7 @@ impl HttpTransport {
         let mut router = Router::new();
         if let Some(authorization) = &self.state.options.authorization {
             for path in authorization.metadata_paths() {
-                router = router.route(path, axum::routing::get(handlers::resource_metadata));
+                router = router.route(path, axum::routing::get(routes::resource_metadata));
             }
         }
         router.with_state(self.state.clone())
@@ -587,7 +587,7 @@ impl HttpTransport {
         // second routing and a copy of its path.
         let app = self.endpoint("/mcp").merge(self.metadata_router());
         let limits = self.state.options.limits.clone();
-        listen::serve_connections(listener, app, &limits, async move {
+        accept::serve_connections(listener, app, &limits, async move {
             tokio::select! {
                 () = server.shutdown_token().cancelled() => {}
                 // A signal shuts the server down as `McpServer::shutdown` does, so that the

@@ -17,12 +17,12 @@ use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
 
 use super::HttpState;
 use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
-use super::handlers::require_session;
 use super::headers::{Mirrored, header_str, header_version, is_stateless};
 use super::queue::{Queue, Reader, Weigh};
 use super::response::{
     error_reply, json_response, refusal_status, refuse, retry_after, status_of, unavailable,
 };
+use super::routes::require_session;
 use super::sessions::{ClientKey, Session, TooManySessions};
 use super::shared;
 use super::streams::{StreamEntry, sse_response};

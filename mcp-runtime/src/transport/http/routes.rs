@@ -1,5 +1,7 @@
-//! The GET, DELETE and other handlers of the MCP endpoint (POST has [`post`](super::post) to
-//! itself): the standalone stream, its resumption, and the end of a session.
+//! The routes of the transport besides POST (which has [`post`](super::post) to itself): on the
+//! MCP endpoint, GET (the standalone stream and its resumption), DELETE (the end of a session)
+//! and 405 for any other method; and the protected resource metadata of an OAuth resource server.
+//! Also the session lookup that POST shares.
 
 use std::sync::Arc;
 

@@ -1,5 +1,6 @@
-//! `subscriptions/listen` (2026-07-28): one long-lived request whose stream carries the
-//! notifications the client asked for, until the client drops it or the server ends it.
+//! The client's side of `subscriptions/listen` (2026-07-28): a [`Subscription`] is one long-lived
+//! request whose stream carries the notifications the client asked for, until the client drops it
+//! or the server ends it.
 
 use std::sync::Arc;
 use std::time::Duration;

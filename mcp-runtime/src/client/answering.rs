@@ -1,7 +1,7 @@
 //! What a client answers when the server asks: sampling, elicitation and roots, handled by
 //! functions the application registers (which also decide the capabilities the client declares),
 //! whether the server asks with a request, in the input-required rounds of a 2026-07-28 request,
-//! or in the `inputRequests` of a task.
+//! or in the `inputRequests` of a task. (The server's side of it is `connection/asking.rs`.)
 
 use std::future::Future;
 use std::pin::Pin;
