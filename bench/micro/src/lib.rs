@@ -33,9 +33,14 @@ pub struct Query {
 
 /// A server with the `add` tool only.
 pub fn add_server() -> McpServer {
-    McpServer::from_module(info(), module_path!())
+    add_server_builder()
         .build()
         .expect("the add server builds")
+}
+
+/// The builder of [`add_server`], to add layers to.
+pub fn add_server_builder() -> McpServerBuilder {
+    McpServer::from_module(info(), module_path!())
 }
 
 /// A server with `count` tools, each with a described two-field input schema.

@@ -311,7 +311,7 @@ pub(super) fn admit(
 /// A request admitted and not yet run, or the answer it got at once.
 enum Admitted {
     Ready(Box<Reply>),
-    Started(Box<Started>),
+    Started(Started),
 }
 
 impl Admitted {
@@ -495,7 +495,7 @@ fn admit_request(
             return Err(Box::new(Reply::error(revision, id, mismatch.into())));
         }
     }
-    Ok(Admitted::Started(Box::new(started)))
+    Ok(Admitted::Started(started))
 }
 
 /// Admits wire text: a message that is not JSON gets a parse error (`-32700`) and an invalid one

@@ -20,11 +20,12 @@ use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
 use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
+use mcp_core::tools::CallToolResult;
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
 use super::reply::Reply;
-use super::request::{McpRequest, TargetKind};
-use super::{McpServer, middleware, resolve, tasks, tools};
+use super::request::{McpRequest, RequestParts, TargetKind};
+use super::{McpServer, middleware, resolve, route, tasks, tools};
 use crate::connection::{ConnectionState, InFlightGuard, Refusal, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::caller::Caller;
@@ -128,11 +129,13 @@ pub(super) fn start(
     });
     Ok(Started {
         request: McpRequest {
-            server: server.clone(),
-            params: request,
-            target,
-            ctx,
-            hidden: Vec::new(),
+            parts: Box::new(RequestParts {
+                server: server.clone(),
+                params: request,
+                target,
+                ctx,
+                hidden: Vec::new(),
+            }),
         },
         slot,
     })
@@ -149,11 +152,14 @@ impl Started {
     pub(super) fn run(self) -> Running {
         let Started { request, slot } = self;
         Box::pin(async move {
-            let (server, ctx) = (request.server.clone(), request.ctx.clone());
+            let (server, ctx) = (request.parts.server.clone(), request.parts.ctx.clone());
             let method = request.method();
             // Everything a handler does runs inside `route`, its synchronous part included: a
             // panic anywhere becomes an internal error, and the guard frees the id either way.
-            let outcome = match AssertUnwindSafe(route(request)).catch_unwind().await {
+            let outcome = match AssertUnwindSafe(route(&server, &ctx, request))
+                .catch_unwind()
+                .await
+            {
                 Ok(outcome) => outcome,
                 Err(panic) => {
                     let reason = super::panics::panic_message(panic.as_ref());
@@ -210,11 +216,23 @@ fn gate(server: &McpServer, method: &str, connection: &ConnectionState) -> Optio
     })
 }
 
-async fn route(request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    let (server, ctx) = (request.server.clone(), request.ctx.clone());
-    let outcome = match *request.params {
-        ClientRequest::CallTool(_) => call_tool(request).await,
-        _ => middleware::run(request).await,
+async fn route(
+    server: &McpServer,
+    ctx: &RequestContext,
+    mut request: McpRequest,
+) -> Result<ServerResult, ErrorObject> {
+    // A `tools/call` is checked first (the capabilities the tool needs, its arguments), then
+    // runs through the layers, as a task when it may become one (see `tasks`). Every level of
+    // futures here costs a copy of the handler's future: the usual path has none of its own.
+    let refused = match *request.parts.params {
+        ClientRequest::CallTool(_) => tools::check(&mut request),
+        _ => None,
+    };
+    let outcome = match (refused, ctx.task_plan()) {
+        (Some(refused), _) => refused,
+        (None, Some(plan)) => tasks::run(server, Box::pin(tool_result(request)), ctx, plan).await,
+        (None, None) if middleware::is_layered(&request) => middleware::run(request).await,
+        (None, None) => route::answer(request).await,
     };
     // A handler that asked the client for input is answered with what it asked for, whatever
     // it returned meanwhile (typically the error of the request it could not make), unless the
@@ -248,24 +266,17 @@ async fn route(request: McpRequest) -> Result<ServerResult, ErrorObject> {
     }
 }
 
-/// `tools/call`: the tool's checks first (the capabilities it needs, its arguments), then the
-/// layers and the tool, as a task when the call may become one (see [`tasks`]).
-async fn call_tool(mut request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    if let Some(refused) = tools::check(&mut request) {
-        return refused;
-    }
-    let (server, ctx) = (request.server.clone(), request.ctx.clone());
-    let run = async move {
-        match middleware::run(request).await? {
-            ServerResult::CallTool(result) => Ok(result),
-            _ => Err(ErrorObject::internal_error(
-                "a middleware layer answered tools/call with the result of another method",
-            )),
-        }
+/// The result of a `tools/call` that may become a task: the work the task runs.
+async fn tool_result(request: McpRequest) -> Result<CallToolResult, ErrorObject> {
+    let outcome = match middleware::is_layered(&request) {
+        true => middleware::run(request).await,
+        false => route::answer(request).await,
     };
-    match ctx.task_plan() {
-        None => run.await.map(Into::into),
-        Some(plan) => tasks::run(&server, Box::pin(run), &ctx, plan).await,
+    match outcome? {
+        ServerResult::CallTool(result) => Ok(result),
+        _ => Err(ErrorObject::internal_error(
+            "a middleware layer answered tools/call with the result of another method",
+        )),
     }
 }
 

@@ -13,11 +13,11 @@ use tower::util::BoxCloneSyncService;
 
 use crate::auth::AccessToken;
 use crate::handler::RequestContext;
+use crate::resource::uri_template::UriMatch;
 use crate::server::McpServer;
 use crate::server::registry::{
     RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool,
 };
-use crate::resource::uri_template::UriMatch;
 
 /// An item of a list, as the client sees it.
 #[derive(Clone, Copy, Debug)]
@@ -60,6 +60,13 @@ pub(in crate::server) type Hider = Arc<dyn Fn(Listed<'_>) -> bool + Send + Sync>
 /// and the tool, prompt, resource or template it targets. Layers receive it, may change it, and
 /// pass it on; the handler runs last.
 pub struct McpRequest {
+    /// Boxed: the request travels by value through the futures of the layers and the handler,
+    /// and a box is cheaper than a copy at each level.
+    pub(in crate::server) parts: Box<RequestParts>,
+}
+
+/// What an [`McpRequest`] holds.
+pub(in crate::server) struct RequestParts {
     pub(in crate::server) server: McpServer,
     pub(in crate::server) params: Box<ClientRequest>,
     pub(in crate::server) target: Target,
@@ -72,9 +79,9 @@ impl std::fmt::Debug for McpRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpRequest")
             .field("method", &self.method())
-            .field("target", &self.target.name())
-            .field("id", self.ctx.request_id())
-            .field("version", &self.ctx.protocol_version())
+            .field("target", &self.parts.target.name())
+            .field("id", self.parts.ctx.request_id())
+            .field("version", &self.parts.ctx.protocol_version())
             .finish_non_exhaustive()
     }
 }
@@ -82,58 +89,58 @@ impl std::fmt::Debug for McpRequest {
 impl McpRequest {
     /// The method, as the client sent it (`"tools/call"`).
     pub fn method(&self) -> &'static str {
-        self.params.method()
+        self.parts.params.method()
     }
 
     /// The decoded params. Their `_meta` is not in them: read it with
     /// [`RequestContext::meta`].
     pub fn params(&self) -> &ClientRequest {
-        &self.params
+        &self.parts.params
     }
 
     /// The decoded params, to change before the handler sees them. The arguments of a
     /// `tools/call` were checked against the tool's input schema before the layers ran; a layer
     /// that changes them keeps them valid.
     pub fn params_mut(&mut self) -> &mut ClientRequest {
-        &mut self.params
+        &mut self.parts.params
     }
 
     /// What the request targets: the tool of a `tools/call`, the prompt of a `prompts/get`, the
     /// resource or template of a `resources/read`, ...; [`Target::is_none`] for the others.
     pub fn target(&self) -> &Target {
-        &self.target
+        &self.parts.target
     }
 
     /// The request's context: its id, the connection it came on, the client's capabilities,
     /// the HTTP request that carried it, shared state, and what the handler uses to talk back.
     pub fn context(&self) -> &RequestContext {
-        &self.ctx
+        &self.parts.ctx
     }
 
     /// The revision the request follows.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.ctx.protocol_version()
+        self.parts.ctx.protocol_version()
     }
 
     /// Whether the request came in a session of the handshake era or on its own (2026-07-28).
     pub fn era(&self) -> Era {
-        self.ctx.protocol_version().era()
+        self.parts.ctx.protocol_version().era()
     }
 
     /// The caller's verified access token, on a server whose HTTP transport checks them.
     pub fn access_token(&self) -> Option<&AccessToken> {
-        self.ctx.access_token()
+        self.parts.ctx.access_token()
     }
 
     /// The server the request came to.
     pub fn server(&self) -> &McpServer {
-        &self.server
+        &self.parts.server
     }
 
     /// A name for the request in logs: the method, and the target's name when it has one
     /// (`tools/call delete_note`).
     pub fn describe(&self) -> String {
-        match self.target.name() {
+        match self.parts.target.name() {
             Some(name) => format!("{} {name}", self.method()),
             None => self.method().to_owned(),
         }
@@ -143,7 +150,7 @@ impl McpRequest {
     /// `resources/list`, `resources/templates/list`) every item `hide` returns `true` for,
     /// before the list is cut into pages.
     pub fn hide_from_lists(&mut self, hide: impl Fn(Listed<'_>) -> bool + Send + Sync + 'static) {
-        self.hidden.push(Arc::new(hide));
+        self.parts.hidden.push(Arc::new(hide));
     }
 }
 

@@ -8,20 +8,20 @@ use mcp_core::ErrorObject;
 use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::result::EmptyResult;
 
-use super::request::{Lists, McpRequest};
+use super::request::{Lists, McpRequest, RequestParts, TargetKind};
 use super::{
     completion, lifecycle, logging, prompts, resources, skills, subscriptions, tasks, tools,
 };
 
 /// The result of `request`, from its handler: the end of every stack of layers.
 pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    let McpRequest {
+    let RequestParts {
         server,
         params,
         target,
         ctx,
         hidden,
-    } = request;
+    } = *request.parts;
     let (server, ctx) = (&server, &ctx);
     let connection = ctx.connection();
     let lists = Lists(&hidden);
@@ -32,9 +32,19 @@ pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObj
         ClientRequest::Ping(_) => EmptyResult::default().into(),
         ClientRequest::Discover(_) => lifecycle::discover(server).into(),
         ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?.into(),
-        ClientRequest::CallTool(params) => tools::run(server, target, params, ctx.clone())
-            .await?
-            .into(),
+        ClientRequest::CallTool(params) => match target.kind {
+            TargetKind::Tool(tool) => {
+                let arguments = params.arguments.unwrap_or_default();
+                tools::run(server, tool, arguments, ctx.clone())
+                    .await?
+                    .into()
+            }
+            _ => {
+                return Err(ErrorObject::internal_error(
+                    "tools/call reached its handler without its tool",
+                ));
+            }
+        },
         ClientRequest::ListPrompts(params) => {
             prompts::list_prompts(server, &params, ctx, lists)?.into()
         }

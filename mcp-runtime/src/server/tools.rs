@@ -7,15 +7,18 @@ use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::params::PaginatedRequestParams;
 
 use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
-use mcp_core::{Era, ErrorObject};
+use std::sync::Arc;
+
+use mcp_core::tools::{CallToolResult, ListToolsResult};
+use mcp_core::{Era, ErrorObject, JsonObject};
 use serde_json::Value;
 
 use super::McpServer;
 use super::caching::CachedList;
 use super::list::list;
 use super::panics::panic_message;
-use super::request::{Listed, Lists, McpRequest, Target, TargetKind};
+use super::registry::RegisteredTool;
+use super::request::{Listed, Lists, McpRequest, TargetKind};
 use crate::handler::ClientRequestError;
 use crate::handler::RequestContext;
 
@@ -37,10 +40,11 @@ pub(super) fn list_tools(
 /// and its arguments against its input schema. The answer to give instead of running it, when
 /// one fails: a tool error, or on 2026-07-28 the error that names the capabilities to declare.
 pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, ErrorObject>> {
-    let server = &request.server;
-    let ctx = &request.ctx;
+    let parts = &mut *request.parts;
+    let server = &parts.server;
+    let ctx = &parts.ctx;
     let (TargetKind::Tool(tool), ClientRequest::CallTool(params)) =
-        (&request.target.kind, &mut *request.params)
+        (&parts.target.kind, &mut *parts.params)
     else {
         return None;
     };
@@ -83,16 +87,10 @@ pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, Err
 /// and checks its structured output when asked to.
 pub(super) async fn run(
     server: &McpServer,
-    target: Target,
-    params: CallToolRequestParams,
+    tool: Arc<RegisteredTool>,
+    arguments: JsonObject,
     ctx: RequestContext,
 ) -> Result<CallToolResult, ErrorObject> {
-    let TargetKind::Tool(tool) = target.kind else {
-        return Err(ErrorObject::internal_error(
-            "tools/call reached its handler without its tool",
-        ));
-    };
-    let arguments = params.arguments.unwrap_or_default();
     let name = tool.definition.name();
     // The handler is called inside the future, so a panic in its synchronous part (say, while
     // decoding typed arguments) is caught like one in its body.

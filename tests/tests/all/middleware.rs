@@ -11,8 +11,8 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ErrorObject;
-use mcp_runtime::protocol::messages::ServerResult;
 use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::protocol::messages::ServerResult;
 use mcp_runtime::server::middleware::{
     self, Audit, ConcurrencyLimit, Hide, Listed, McpRequest, Next, RateLimit, ResponseSizeLimit,
     Timeout,

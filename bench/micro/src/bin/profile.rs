@@ -6,23 +6,34 @@
 //! ```
 //!
 //! Cases: `call` (`tools/call add`, 2025-11-25 session), `call-stateless` (2026-07-28, stateless),
-//! `list` (`tools/list` of 100 tools).
+//! `list` (`tools/list` of 100 tools). A third argument puts one layer on the server of `call`
+//! and `call-stateless` (what one layer costs): `empty` (a `from_fn` that passes the request
+//! on), `timeout`, `concurrency`, `rate-limit`, `response-size`, `hide`, `audit`, or
+//! `tool-empty` (an empty layer on the tool `add` alone).
 
 use std::sync::Arc;
 
 use mcp_runtime::prelude::*;
+use std::time::Duration;
+
 use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::server::middleware;
 use micro::{
     CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
-    server_with_tools,
+    add_server_builder, server_with_tools,
 };
 
-const USAGE: &str = "usage: profile call|call-stateless|list ITERATIONS";
+const USAGE: &str = "usage: profile call|call-stateless|list ITERATIONS [LAYER]";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (case, iterations) = match args.as_slice() {
-        [case, n] => (case.as_str(), n.parse::<usize>().expect(USAGE)),
+    let (case, iterations, layer) = match args.as_slice() {
+        [case, n] => (case.as_str(), n.parse::<usize>().expect(USAGE), None),
+        [case, n, layer] => (
+            case.as_str(),
+            n.parse::<usize>().expect(USAGE),
+            Some(layer.as_str()),
+        ),
         _ => panic!("{USAGE}"),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -31,7 +42,10 @@ fn main() {
         .expect("a runtime");
     rt.block_on(async {
         let (server, message) = match case {
-            "call" | "call-stateless" => (add_server(), CALL_ADD),
+            "call" | "call-stateless" => match layer {
+                None => (add_server(), CALL_ADD),
+                Some(layer) => (layered(layer), CALL_ADD),
+            },
             "list" => (server_with_tools(100), LIST_TOOLS),
             _ => panic!("{USAGE}"),
         };
@@ -50,6 +64,30 @@ fn main() {
         }
         eprintln!("{iterations} replies, {bytes} bytes");
     });
+}
+
+/// The `add` server with `layer`.
+fn layered(layer: &str) -> McpServer {
+    let builder = add_server_builder();
+    let builder = match layer {
+        "empty" => builder.layer(middleware::from_fn(|request, next: middleware::Next| {
+            next.run(request)
+        })),
+        "tool-empty" => builder.tool_layer(
+            "add",
+            middleware::from_fn(|request, next: middleware::Next| next.run(request)),
+        ),
+        "timeout" => builder.layer(middleware::Timeout::new(Duration::from_secs(30))),
+        "concurrency" => builder.layer(middleware::ConcurrencyLimit::new(64)),
+        "rate-limit" => builder.layer(middleware::RateLimit::per_second(1_000_000_000)),
+        "response-size" => builder.layer(middleware::ResponseSizeLimit::new(1 << 20)),
+        "hide" => builder.layer(middleware::Hide::new(|_, item| {
+            item.name().starts_with("admin_")
+        })),
+        "audit" => builder.layer(middleware::Audit),
+        _ => panic!("{USAGE}"),
+    };
+    builder.build().expect("the layered add server builds")
 }
 
 async fn session(server: &McpServer) -> Arc<ConnectionState> {

@@ -108,7 +108,7 @@ impl Service<McpRequest> for ToTarget {
     }
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
-        match request.target.layers.clone() {
+        match request.parts.target.layers.clone() {
             Some(layers) => Box::pin(layers.oneshot(request)),
             None => Handler.call(request),
         }
@@ -134,18 +134,30 @@ impl Service<McpRequest> for Handler {
 }
 
 /// Runs `request` through the server's layers and its target's, then its handler.
-pub(in crate::server) async fn run(request: McpRequest) -> Result<ServerResult, ErrorObject> {
-    let stack = match (&request.server.inner.layers, &request.target.layers) {
-        // No layer: straight to the handler, without a box.
-        (None, None) => return super::route::answer(request).await,
+///
+/// A request without layers ([`is_layered`]) goes straight to [`route::answer`](super::route::answer)
+/// instead: the dispatcher calls it, without a box or a level of futures.
+pub(in crate::server) fn run(
+    request: McpRequest,
+) -> Pin<Box<dyn Future<Output = Result<ServerResult, ErrorObject>> + Send>> {
+    let parts = &request.parts;
+    let stack = match (&parts.server.inner.layers, &parts.target.layers) {
         (Some(server), _) => server.clone(),
         (None, Some(target)) => target.clone(),
+        (None, None) => Stack::new(Handler),
     };
     let method = request.method();
-    stack
-        .oneshot(request)
-        .await
-        .map_err(|error| error_object(method, error))
+    Box::pin(async move {
+        stack
+            .oneshot(request)
+            .await
+            .map_err(|error| error_object(method, error))
+    })
+}
+
+/// Whether `request` has layers to run through: the server's, or its target's.
+pub(in crate::server) fn is_layered(request: &McpRequest) -> bool {
+    request.parts.server.inner.layers.is_some() || request.parts.target.layers.is_some()
 }
 
 /// The MCP error for what a layer failed with (see the module docs).
