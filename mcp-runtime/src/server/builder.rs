@@ -9,16 +9,13 @@ use std::time::Duration;
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::{ClientNotification, ServerResult};
+use mcp_core::messages::ClientNotification;
 use mcp_core::result::CacheHint;
 use mcp_core::{JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
-use tower::{Layer, Service};
 
-use super::middleware::{
-    BoxError, Kind, Layers, McpRequest, Stack, UnknownLayerTarget, boxed_layer,
-};
+use super::middleware::{Kind, Layers, McpLayer, UnknownLayerTarget};
 use super::registry::{
     Origin, PromptEntry, Registry, RegistryError, ResourceEntry, ResourceKind, ToolEntry,
     in_module, in_source_order,
@@ -183,60 +180,34 @@ impl McpServerBuilder {
 
     /// Runs every request through `layer`, between admission and the handler (see
     /// [`middleware`](super::middleware)): a tower layer over a service of
-    /// [`McpRequest`](super::middleware::McpRequest), such as tower's `TimeoutLayer`, a built-in
-    /// of [`middleware`](super::middleware), or [`from_fn`](super::middleware::from_fn). The
-    /// layer added last runs first.
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: Layer<Stack> + Send + Sync + 'static,
-        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
-        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as Service<McpRequest>>::Future: Send + 'static,
-    {
-        self.layers.server(boxed_layer(layer));
+    /// [`McpRequest`](super::middleware::McpRequest) ([`McpLayer`]), such as tower's
+    /// `TimeoutLayer`, a built-in of [`middleware`](super::middleware), or
+    /// [`from_fn`](super::middleware::from_fn). The layer added last runs first.
+    pub fn layer(mut self, layer: impl McpLayer) -> Self {
+        self.layers.server(layer.boxed());
         self
     }
 
     /// Runs the calls of the tool `name` through `layer`, after the server's layers (see
     /// [`layer`](Self::layer)). Building fails when the server has no such tool.
-    pub fn tool_layer<L>(mut self, name: impl Into<String>, layer: L) -> Self
-    where
-        L: Layer<Stack> + Send + Sync + 'static,
-        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
-        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as Service<McpRequest>>::Future: Send + 'static,
-    {
-        self.layers
-            .target(Kind::Tool, name.into(), boxed_layer(layer));
+    pub fn tool_layer(mut self, name: impl Into<String>, layer: impl McpLayer) -> Self {
+        self.layers.target(Kind::Tool, name.into(), layer.boxed());
         self
     }
 
     /// Runs the requests for the prompt `name` (`prompts/get`, its completions) through
     /// `layer`, after the server's layers.
-    pub fn prompt_layer<L>(mut self, name: impl Into<String>, layer: L) -> Self
-    where
-        L: Layer<Stack> + Send + Sync + 'static,
-        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
-        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as Service<McpRequest>>::Future: Send + 'static,
-    {
-        self.layers
-            .target(Kind::Prompt, name.into(), boxed_layer(layer));
+    pub fn prompt_layer(mut self, name: impl Into<String>, layer: impl McpLayer) -> Self {
+        self.layers.target(Kind::Prompt, name.into(), layer.boxed());
         self
     }
 
     /// Runs the requests for the resource at `uri`, or for the template whose URI template is
     /// `uri` (`resources/read`, subscriptions, completions), through `layer`, after the server's
     /// layers.
-    pub fn resource_layer<L>(mut self, uri: impl Into<String>, layer: L) -> Self
-    where
-        L: Layer<Stack> + Send + Sync + 'static,
-        L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
-        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
-        <L::Service as Service<McpRequest>>::Future: Send + 'static,
-    {
+    pub fn resource_layer(mut self, uri: impl Into<String>, layer: impl McpLayer) -> Self {
         self.layers
-            .target(Kind::Resource, uri.into(), boxed_layer(layer));
+            .target(Kind::Resource, uri.into(), layer.boxed());
         self
     }
 

@@ -1,12 +1,11 @@
 //! [`Audit`]: one structured `tracing` event per request.
 
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_core::messages::ServerResult;
 use tower::{Layer, Service};
 
-use super::{BoxError, McpRequest, Stack, StackFuture};
+use super::{McpRequest, Stack, StackFuture};
 
 /// Emits one `tracing` event per request when it ends, at `INFO` with the target `mcp::audit`:
 /// the method, the target's name, the caller (issuer, subject and client of its token), the
@@ -39,13 +38,7 @@ pub struct AuditService {
 }
 
 impl Service<McpRequest> for AuditService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
+    stack_service!(ready when inner);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         let method = request.method();

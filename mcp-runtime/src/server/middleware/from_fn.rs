@@ -1,7 +1,6 @@
 //! [`from_fn`]: an async function as a layer, as axum has.
 
 use std::future::Future;
-use std::task::{Context, Poll};
 
 use mcp_core::ErrorObject;
 use mcp_core::messages::ServerResult;
@@ -71,13 +70,7 @@ where
     F: Fn(McpRequest, Next) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<ServerResult, ErrorObject>> + Send + 'static,
 {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
+    stack_service!(always ready);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         let next = Next {

@@ -1,12 +1,10 @@
 //! [`Hide`]: what a caller may not see, left out of its lists and refused as unknown.
 
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use mcp_core::messages::ServerResult;
 use tower::{Layer, Service};
 
-use super::{BoxError, Listed, McpRequest, Stack, StackFuture};
+use super::{Listed, McpRequest, Stack, StackFuture};
 use crate::handler::RequestContext;
 
 type Rule = dyn Fn(&RequestContext, Listed<'_>) -> bool + Send + Sync;
@@ -75,13 +73,7 @@ impl std::fmt::Debug for HideService {
 }
 
 impl Service<McpRequest> for HideService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
+    stack_service!(ready when inner);
 
     fn call(&mut self, mut request: McpRequest) -> StackFuture {
         let hidden = request

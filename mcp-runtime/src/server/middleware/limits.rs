@@ -22,7 +22,6 @@
 
 use std::io::Write;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_core::ErrorObject;
@@ -31,7 +30,7 @@ use mcp_core::tools::CallToolResult;
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt};
 
-use super::{BoxError, McpRequest, Stack, StackFuture, timed_out};
+use super::{McpRequest, Stack, StackFuture, timed_out};
 
 /// Refuses a request that takes longer than a duration: the handler is stopped (its future
 /// dropped) and the client gets a `-32001` error ("... timed out"). Unlike tower's own
@@ -75,13 +74,7 @@ impl std::fmt::Debug for TimeoutService {
 }
 
 impl Service<McpRequest> for TimeoutService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
+    stack_service!(ready when inner);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         let limit = self.limit;
@@ -156,13 +149,7 @@ impl std::fmt::Debug for ConcurrencyLimitService {
 }
 
 impl Service<McpRequest> for ConcurrencyLimitService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
+    stack_service!(always ready);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         let places = self.places.clone();
@@ -226,13 +213,7 @@ impl std::fmt::Debug for ResponseSizeLimitService {
 }
 
 impl Service<McpRequest> for ResponseSizeLimitService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
+    stack_service!(ready when inner);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         let limit = self.limit;

@@ -47,6 +47,36 @@
 //!
 //! The guide's chapter "Middleware" (`docs/src/middleware.md`) teaches it.
 
+/// What every service of this module declares: it answers an `McpRequest` with a boxed future
+/// of a `ServerResult`, and is ready when the service it wraps is (or always: for one that wraps
+/// none, or clones what it wraps for each call).
+macro_rules! stack_service {
+    (ready when inner) => {
+        type Response = mcp_core::messages::ServerResult;
+        type Error = crate::server::middleware::BoxError;
+        type Future = crate::server::middleware::StackFuture;
+
+        fn poll_ready(
+            &mut self,
+            cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), crate::server::middleware::BoxError>> {
+            self.inner.poll_ready(cx)
+        }
+    };
+    (always ready) => {
+        type Response = mcp_core::messages::ServerResult;
+        type Error = crate::server::middleware::BoxError;
+        type Future = crate::server::middleware::StackFuture;
+
+        fn poll_ready(
+            &mut self,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), crate::server::middleware::BoxError>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    };
+}
+
 mod audit;
 mod from_fn;
 mod hide;
@@ -56,7 +86,6 @@ mod rate_limit;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use mcp_core::messages::ServerResult;
 use mcp_core::{ErrorCode, ErrorObject};
@@ -76,22 +105,38 @@ pub use limits::{
 pub use rate_limit::{CallerKey, RateLimit, RateLimitService};
 
 /// The future of a request through the layers.
-type StackFuture = Pin<Box<dyn Future<Output = Result<ServerResult, BoxError>> + Send>>;
+pub(in crate::server) type StackFuture =
+    Pin<Box<dyn Future<Output = Result<ServerResult, BoxError>> + Send>>;
 
 /// A layer applied to a [`Stack`], kept until the server is built.
 #[doc(hidden)]
 pub type BoxedLayer = Box<dyn FnOnce(Stack) -> Stack + Send + Sync>;
 
-/// `layer`, boxed for later: what `McpServerBuilder::layer` and `#[mcp_tool(layer = ...)]` keep.
-#[doc(hidden)]
-pub fn boxed_layer<L>(layer: L) -> BoxedLayer
+/// A layer a server can run requests through: a tower [`Layer`] over [`Stack`] whose service
+/// answers an [`McpRequest`] with a [`ServerResult`], and fails with any error. Tower's own
+/// layers, the built-ins and [`from_fn`] all are; there is nothing to implement.
+pub trait McpLayer: Send + Sync + 'static {
+    /// The layer, boxed for the builder to apply when it builds the server.
+    #[doc(hidden)]
+    fn boxed(self) -> BoxedLayer;
+}
+
+impl<L> McpLayer for L
 where
     L: Layer<Stack> + Send + Sync + 'static,
     L::Service: Service<McpRequest, Response = ServerResult> + Clone + Send + Sync + 'static,
     <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
     <L::Service as Service<McpRequest>>::Future: Send + 'static,
 {
-    Box::new(move |inner| Stack::new(layer.layer(inner).map_err(Into::into)))
+    fn boxed(self) -> BoxedLayer {
+        Box::new(move |inner| Stack::new(self.layer(inner).map_err(Into::into)))
+    }
+}
+
+/// `layer`, boxed for later: what `#[mcp_tool(layer = ...)]` keeps.
+#[doc(hidden)]
+pub fn boxed_layer(layer: impl McpLayer) -> BoxedLayer {
+    layer.boxed()
 }
 
 /// The end of the server's layers: the target's own layers, if it has any, then the handler.
@@ -99,13 +144,7 @@ where
 pub(in crate::server) struct ToTarget;
 
 impl Service<McpRequest> for ToTarget {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
+    stack_service!(always ready);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         match request.parts.target.layers.clone() {
@@ -120,13 +159,7 @@ impl Service<McpRequest> for ToTarget {
 pub(in crate::server) struct Handler;
 
 impl Service<McpRequest> for Handler {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
+    stack_service!(always ready);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         Box::pin(async move { super::route::answer(request).await.map_err(BoxError::from) })

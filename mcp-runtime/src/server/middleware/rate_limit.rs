@@ -3,17 +3,15 @@
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use mcp_core::ErrorObject;
-use mcp_core::messages::ServerResult;
 use serde_json::json;
 use tower::{Layer, Service};
 
-use super::{BoxError, McpRequest, OVERLOADED, Stack, StackFuture};
+use super::{McpRequest, OVERLOADED, Stack, StackFuture};
 
 /// Who a request counts against, for [`RateLimit`]: the subject of the caller's verified token
 /// (with its issuer), else the client's IP address (HTTP), else the connection (stdio, in
@@ -144,13 +142,7 @@ pub struct RateLimitService {
 }
 
 impl Service<McpRequest> for RateLimitService {
-    type Response = ServerResult;
-    type Error = BoxError;
-    type Future = StackFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
+    stack_service!(ready when inner);
 
     fn call(&mut self, request: McpRequest) -> StackFuture {
         match self.limit.check(&request) {
