@@ -58,8 +58,10 @@ pub struct ConnectionState {
     initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
-    in_flight: Mutex<HashMap<RequestId, InFlight>>,
-    pending: Mutex<HashMap<RequestId, Waiter>>,
+    /// Keyed with a fast hasher, randomly seeded (the ids are the peer's): a lookup of each
+    /// request's id costs a fraction of SipHash's.
+    in_flight: Mutex<HashMap<RequestId, InFlight, foldhash::fast::RandomState>>,
+    pending: Mutex<HashMap<RequestId, Waiter, foldhash::fast::RandomState>>,
     next_request_id: AtomicI64,
     /// Fires when the connection closes; every request's token is a child of it.
     closing: CancellationToken,
@@ -201,8 +203,8 @@ impl ConnectionState {
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(HashSet::new()),
-            in_flight: Mutex::new(HashMap::new()),
-            pending: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::default()),
+            pending: Mutex::new(HashMap::default()),
             next_request_id: AtomicI64::new(0),
             closing: CancellationToken::new(),
             shared: OnceLock::new(),

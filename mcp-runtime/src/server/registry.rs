@@ -257,14 +257,14 @@ pub enum RegistryError {
 /// Items keyed by name, remembering where each came from.
 pub(crate) struct Catalog<T> {
     kind: &'static str,
-    items: RwLock<IndexMap<String, Arc<T>>>,
+    items: RwLock<IndexMap<String, Arc<T>, foldhash::fast::RandomState>>,
 }
 
 impl<T> Catalog<T> {
     pub(crate) fn new(kind: &'static str) -> Self {
         Catalog {
             kind,
-            items: RwLock::new(IndexMap::new()),
+            items: RwLock::new(IndexMap::default()),
         }
     }
 
