@@ -54,6 +54,7 @@
 //!
 //! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
+use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -130,7 +131,9 @@ impl From<RequestStateError> for ErrorObject {
 #[derive(Clone, Debug)]
 pub struct RequestBinding {
     principal: Option<Principal>,
-    method: String,
+    /// Borrowed for the three methods that have rounds, so that binding a request allocates
+    /// nothing.
+    method: Cow<'static, str>,
     /// Made canonical and hashed only when a token is sealed or opened, which most requests
     /// never need.
     params: Option<Params>,
@@ -152,9 +155,15 @@ impl RequestBinding {
         method: &str,
         params: Option<Params>,
     ) -> Self {
+        let method = match method {
+            "tools/call" => Cow::Borrowed("tools/call"),
+            "prompts/get" => Cow::Borrowed("prompts/get"),
+            "resources/read" => Cow::Borrowed("resources/read"),
+            other => Cow::Owned(other.to_owned()),
+        };
         RequestBinding {
             principal: principal.cloned(),
-            method: method.to_owned(),
+            method,
             params,
         }
     }
