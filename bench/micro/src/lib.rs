@@ -33,9 +33,7 @@ pub struct Query {
 
 /// A server with the `add` tool only.
 pub fn add_server() -> McpServer {
-    add_server_builder()
-        .build()
-        .expect("the add server builds")
+    add_server_builder().build().expect("the add server builds")
 }
 
 /// The builder of [`add_server`], to add layers to.
