@@ -2,12 +2,11 @@
 //! body or as an SSE stream of what the handlers send and then their replies.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::join_all;
@@ -67,10 +66,7 @@ pub(crate) async fn post(
             let principal = authorized.principal.clone();
             let client = match &principal {
                 Some(principal) => Some(ClientKey::Principal(principal.clone())),
-                None => request
-                    .extensions
-                    .get::<ConnectInfo<SocketAddr>>()
-                    .map(|ConnectInfo(address)| ClientKey::Address(address.ip())),
+                None => request.client_address().map(ClientKey::Address),
             };
             match http
                 .sessions
