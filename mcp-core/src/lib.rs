@@ -16,7 +16,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`jsonrpc`] | ids, envelopes, batches, parse and invalid-request errors |
-//! | the root | [`ProtocolVersion`], [`Era`], negotiation ([`SupportedVersions`]); [`ErrorObject`] and its [`ErrorCode`]s |
+//! | the root | [`ProtocolVersion`], [`Era`] and what differs between the eras ([`Asking`], [`TaskModel`]), negotiation ([`SupportedVersions`]); [`ErrorObject`] and its [`ErrorCode`]s |
 //! | [`render`] | version-targeted serialization |
 //! | [`messages`], [`methods`] | every request, notification and result, typed |
 //! | [`lifecycle`], [`capabilities`], [`implementation`] | `initialize`, `server/discover`, capabilities, server and client info |
@@ -60,6 +60,10 @@
 //! assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
 //! ```
 //!
+//! Everything else that differs between the eras is a rule of [`Era`] (how the server asks the
+//! client, the error of a missing client capability, what a result's `_meta` holds, how tasks
+//! run): the runtime decides a request's era once, from its revision, and then asks the rules.
+//!
 //! The guide's chapter "The two protocol eras" (`docs/src/eras.md`) teaches it with examples.
 //!
 //! # Errors
@@ -82,6 +86,7 @@ pub mod completion;
 pub mod content;
 mod de;
 pub mod elicitation;
+mod era;
 mod error;
 pub mod headers;
 pub mod implementation;
@@ -112,6 +117,7 @@ mod version;
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
 #[doc(inline)]
-pub use error::{ErrorCode, ErrorObject, HeaderMismatch, ResourceNotFound};
+pub use era::{Asking, Era, TaskModel};
 #[doc(inline)]
-pub use version::{Era, ProtocolVersion, SupportedVersions, UnknownVersion, UnsupportedVersion};
+pub use error::{ErrorCode, ErrorObject, HeaderMismatch, ResourceNotFound};
+pub use version::{ProtocolVersion, SupportedVersions, UnknownVersion, UnsupportedVersion};

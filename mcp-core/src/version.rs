@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::Era;
 use crate::error::{ErrorCode, ErrorObject};
 
 /// One released revision of the Model Context Protocol.
@@ -26,18 +27,6 @@ pub enum ProtocolVersion {
     /// `2026-07-28`: the stateless revision (per-request `_meta`, `server/discover`, multi-round-trip
     /// requests, `subscriptions/listen`, caching hints).
     V2026_07_28,
-}
-
-/// The two eras of the protocol, which differ in how a conversation starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Era {
-    /// Revisions up to `2025-11-25`: an `initialize` handshake opens a session whose version and
-    /// capabilities hold for every later message.
-    Handshake,
-    /// Revisions from `2026-07-28` on: every request carries its version, client capabilities and
-    /// client info in `_meta`; there is no session.
-    Stateless,
 }
 
 impl ProtocolVersion {
@@ -89,24 +78,11 @@ impl ProtocolVersion {
 
     /// The error code for "resource not found": `-32002` up to `2025-11-25`, `-32602` after.
     pub const fn resource_not_found_code(self) -> ErrorCode {
-        match self.era() {
-            Era::Handshake => ErrorCode::RESOURCE_NOT_FOUND,
-            Era::Stateless => ErrorCode::INVALID_PARAMS,
-        }
+        self.era().resource_not_found_code()
     }
 
     const fn bit(self) -> u8 {
         1 << (self as u8)
-    }
-}
-
-impl Era {
-    /// The newest revision of this era.
-    pub const fn latest(self) -> ProtocolVersion {
-        match self {
-            Era::Handshake => ProtocolVersion::LATEST_HANDSHAKE,
-            Era::Stateless => ProtocolVersion::LATEST,
-        }
     }
 }
 

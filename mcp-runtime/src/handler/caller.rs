@@ -37,6 +37,7 @@
 use std::sync::Arc;
 
 use mcp_core::ErrorObject;
+use mcp_core::headers::RequestHeaders;
 
 use super::RequestContext;
 use super::extract::FromRequestContext;
@@ -99,6 +100,13 @@ impl HttpRequest {
     /// The extension of type `T` that a layer set, if any.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.0.extensions.get::<T>()
+    }
+}
+
+/// Its headers, as [`mcp_core::headers`] reads them.
+impl RequestHeaders for HttpRequest {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.0.headers.get(name).map(http::HeaderValue::as_bytes)
     }
 }
 

@@ -41,7 +41,7 @@ use mcp_core::params::RequestParams;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::roots::ListRootsResult;
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_core::{Era, ProtocolVersion};
+use mcp_core::{Asking, Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -194,7 +194,7 @@ impl RequestContext {
         // those of the handshake.
         static NONE: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
         match self.meta().and_then(|m| m.client_capabilities.as_deref()) {
-            Some(declared) if self.is_stateless() => declared,
+            Some(declared) if self.era().client_in_meta() => declared,
             _ => self
                 .inner
                 .connection
@@ -206,22 +206,22 @@ impl RequestContext {
     /// Who the client says it is.
     pub fn client_info(&self) -> Option<&Implementation> {
         match self.meta().and_then(|m| m.client_info.as_deref()) {
-            Some(info) if self.is_stateless() => Some(info),
+            Some(info) if self.era().client_in_meta() => Some(info),
             _ => self.inner.connection.handshake().map(|h| &h.client_info),
         }
     }
 
-    /// Whether the request follows the 2026-07-28 rules (its `_meta` carries what a session
-    /// would: the client's capabilities, information and log level).
-    fn is_stateless(&self) -> bool {
-        self.inner.version.era() == Era::Stateless
+    /// The era of the request's revision, whose rules say what differs between the eras (see
+    /// [`Era`]).
+    pub fn era(&self) -> Era {
+        self.inner.version.era()
     }
 
     /// Whether this is a handshake-era request without a session (a server built
     /// `.stateless()`, over HTTP): the client's capabilities are unknown, and it cannot be sent
     /// requests.
     pub(crate) fn is_sessionless(&self) -> bool {
-        !self.is_stateless() && self.inner.connection.handshake().is_none()
+        self.era().keeps_state() && self.inner.connection.handshake().is_none()
     }
 
     /// Shared state of type `T` registered on the server builder.
@@ -247,10 +247,10 @@ impl RequestContext {
 
     /// `notification` about this request, in the form of the request's revision.
     pub(crate) fn outbound(&self, notification: ServerNotification) -> Outbound {
-        if self.is_stateless() {
-            Outbound::Stateless(notification)
-        } else {
+        if self.era().keeps_state() {
             Outbound::Notification(notification)
+        } else {
+            Outbound::Stateless(notification)
         }
     }
 
@@ -406,7 +406,7 @@ impl RequestContext {
 
     async fn emit_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
         // A 2026-07-28 request asks for logs with `_meta` logLevel; without it, it gets none.
-        let threshold = if self.is_stateless() {
+        let threshold = if self.era().client_in_meta() {
             self.meta().and_then(|m| m.log_level)
         } else {
             self.inner.host.log_threshold(&self.inner.connection)
@@ -505,8 +505,9 @@ impl RequestContext {
                     detail: e.to_string(),
                 });
         }
-        // 2026-07-28 has no server-to-client requests: only the methods with rounds can ask.
-        if self.is_stateless() {
+        // Where the client is asked with input-required results, only the methods with rounds
+        // can ask.
+        if self.era().asks_client() == Asking::InputRequired {
             return Err(ClientRequestError::NoChannel { method });
         }
         let request = ServerRequest::from(request);

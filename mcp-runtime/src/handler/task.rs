@@ -31,7 +31,7 @@ use std::time::Duration;
 use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::tasks::RelatedTaskMetadata;
-use mcp_core::{Era, ProtocolVersion};
+use mcp_core::{Asking, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
@@ -222,14 +222,17 @@ impl TaskLink {
         &self.token
     }
 
-    fn handshake_era(&self) -> bool {
-        self.version.era() == Era::Handshake
+    /// How the revision of the call runs its task.
+    fn model(&self) -> TaskModel {
+        self.version.era().tasks()
     }
 
     /// Where the handler's progress and logs go: the session, tagged with the task (2025-11-25),
     /// or nowhere.
     pub(crate) fn sink(&self) -> Option<&SharedSink> {
-        self.tagged.as_ref().filter(|_| self.handshake_era())
+        self.tagged
+            .as_ref()
+            .filter(|_| self.model() == TaskModel::Core)
     }
 
     /// Tells the client of the task's new state, once per revision: a change the store refused
@@ -243,7 +246,7 @@ impl TaskLink {
     /// Whether the handler's progress becomes the task's status message: on 2026-07-28, whose
     /// tasks carry no progress notifications.
     pub(crate) fn reports_progress_as_status(&self) -> bool {
-        !self.handshake_era()
+        self.model() == TaskModel::Extension
     }
 
     /// Makes `message` the task's status message (what `tasks/get` shows while it works).
@@ -291,7 +294,7 @@ impl TaskLink {
         mut request: InputRequest,
     ) -> Result<Value, ClientRequestError> {
         let method = request.method();
-        if self.handshake_era() {
+        if self.version.era().asks_client() == Asking::Request {
             request
                 .meta_mut()
                 .get_or_insert_with(Default::default)

@@ -13,7 +13,7 @@
 //!    connection, follows that revision's rules: its `_meta` must carry the protocol version and
 //!    the client's capabilities (`-32602`), the server must speak that version (`-32022`, listing
 //!    those it speaks) and the revision must have the method (`-32601`).
-//! 4. A 2026-07-28 request that came with HTTP headers ([`Envelope::mirrored`]) is also refused
+//! 4. A 2026-07-28 request that came with HTTP headers ([`Envelope::with_http_request`]) is also refused
 //!    when they disagree with it (SEP-2243, `-32020`): the `MCP-Protocol-Version` header is
 //!    checked first, against `_meta`, and the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
 //!    headers last, against the body. Such a refusal is of the whole message
@@ -40,28 +40,20 @@ use crate::handler::caller::Caller;
 
 /// What a transport knows of a message besides the message itself.
 #[derive(Clone, Default)]
-pub struct Envelope<'a> {
-    mirrored: Option<&'a dyn RequestHeaders>,
+pub struct Envelope {
     caller: Caller,
 }
 
-impl<'a> Envelope<'a> {
+impl Envelope {
     /// A message that came with nothing else (stdio, in process).
     pub fn bare() -> Self {
         Envelope::default()
     }
 
-    /// A 2026-07-28 message that came with the HTTP headers mirroring it (`MCP-Protocol-Version`,
-    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), which admission checks against it.
-    pub fn mirrored(headers: &'a dyn RequestHeaders) -> Self {
-        Envelope {
-            mirrored: Some(headers),
-            ..Envelope::default()
-        }
-    }
-
     /// The message came in `request`, which its handlers may read
-    /// ([`RequestContext::http_request`](crate::handler::RequestContext::http_request)).
+    /// ([`RequestContext::http_request`](crate::handler::RequestContext::http_request)). When
+    /// it is of the stateless era, admission also checks the headers that mirror it
+    /// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) against it.
     pub fn with_http_request(mut self, request: HttpRequest) -> Self {
         self.caller.http = Some(request);
         self
@@ -77,23 +69,51 @@ impl<'a> Envelope<'a> {
         self
     }
 
-    /// The envelope of one entry of a batch: the same caller, no mirrored headers (a batch has
-    /// none).
-    fn entry(&self) -> Envelope<'static> {
-        Envelope {
-            mirrored: None,
-            caller: self.caller.clone(),
+    /// The HTTP headers that mirror a message to `connection`, which admission checks: those of
+    /// a stateless-era message (a batch is of the handshake era, and has none).
+    fn mirrored(&self, connection: &ConnectionState) -> Option<&dyn RequestHeaders> {
+        match &self.caller.http {
+            Some(request) if !connection.version().era().keeps_state() => Some(request),
+            _ => None,
         }
     }
 }
 
-impl std::fmt::Debug for Envelope<'_> {
+impl std::fmt::Debug for Envelope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Envelope")
-            .field("mirrored", &self.mirrored.is_some())
             .field("http", &self.caller.http.is_some())
             .field("principal", &self.caller.principal())
             .finish()
+    }
+}
+
+/// The era of a message that came over HTTP with `headers` (the "dual-era" server of the
+/// 2026-07-28 versioning page): one that names a session, or that carries neither a
+/// stateless-era `MCP-Protocol-Version` header nor a protocol version in its `_meta`, is of the
+/// handshake era; any other is of the stateless era, served on its own. `message` is `None` for
+/// a GET or a DELETE.
+pub(crate) fn era_over_http(headers: &dyn RequestHeaders, message: Option<&Incoming>) -> Era {
+    if headers::text(headers, headers::SESSION_HEADER).is_some() {
+        return Era::Handshake;
+    }
+    let named =
+        headers::text(headers, headers::VERSION_HEADER).and_then(ProtocolVersion::from_name);
+    if named.is_some_and(|v| v.era() == Era::Stateless) {
+        return Era::Stateless;
+    }
+    let params = match message {
+        Some(Incoming::Message(JsonRpcMessage::Request(request))) => {
+            request.request.params.as_ref()
+        }
+        Some(Incoming::Message(JsonRpcMessage::Notification(notification))) => {
+            notification.notification.params.as_ref()
+        }
+        _ => None,
+    };
+    match StatelessMeta::of(params).is_stateless() {
+        true => Era::Stateless,
+        false => Era::Handshake,
     }
 }
 
@@ -278,7 +298,7 @@ pub(super) fn admit(
     incoming: Incoming,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    envelope: Envelope<'_>,
+    envelope: Envelope,
 ) -> Admission {
     let outcome = match incoming {
         // The usual message, straight to its request's admission.
@@ -325,7 +345,7 @@ impl Admitted {
 
 /// Why `admitted` are refused as a whole: the scopes their targets need that the caller's token
 /// lacks, if it has a token.
-fn denied(admitted: &[Admitted], envelope: &Envelope<'_>) -> Option<authorization::Denied> {
+fn denied(admitted: &[Admitted], envelope: &Envelope) -> Option<authorization::Denied> {
     let token = envelope.caller.token()?;
     let started = admitted.iter().filter_map(|admitted| match admitted {
         Admitted::Started(started) => Some(started.request()),
@@ -358,7 +378,7 @@ fn admit_batch(
     entries: Vec<Result<JsonRpcMessage, EnvelopeError>>,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    envelope: &Envelope<'_>,
+    envelope: &Envelope,
 ) -> Admission {
     let version = connection.version();
     if !version.accepts_batches() {
@@ -368,13 +388,14 @@ fn admit_batch(
         return Admission::refused(Box::new(Reply::error(version, None, error)));
     }
     let mut admitted = Vec::with_capacity(entries.len());
-    let each = envelope.entry();
+    // The entries share the envelope; none is checked against headers, as only a stateless-era
+    // message is, and batches are of 2025-03-26.
     for entry in entries {
         let answer = match entry {
             Ok(JsonRpcMessage::Request(request)) => {
-                admit_request(server, request, connection, sink.clone(), &each, true).map(Some)
+                admit_request(server, request, connection, sink.clone(), envelope, true).map(Some)
             }
-            Ok(message) => admit_other(server, message, connection, &each),
+            Ok(message) => admit_other(server, message, connection, envelope),
             Err(error) => {
                 let error_object = ErrorObject::from(&error);
                 let reply = Reply::error(version, error.id().cloned(), error_object);
@@ -404,11 +425,11 @@ fn admit_other(
     server: &McpServer,
     message: JsonRpcMessage,
     connection: &Arc<ConnectionState>,
-    envelope: &Envelope<'_>,
+    envelope: &Envelope,
 ) -> Result<Option<Admitted>, Box<Reply>> {
     match message {
         JsonRpcMessage::Notification(notification) => {
-            if let Some(headers) = envelope.mirrored {
+            if let Some(headers) = envelope.mirrored(connection) {
                 let method = &notification.notification.method;
                 if let Err(mismatch) = headers::check_standard(headers, method, None) {
                     let error = mismatch.into();
@@ -440,7 +461,7 @@ fn admit_request(
     request: JsonRpcRequest,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
-    envelope: &Envelope<'_>,
+    envelope: &Envelope,
     batched: bool,
 ) -> Result<Admitted, Box<Reply>> {
     let ready =
@@ -449,7 +470,7 @@ fn admit_request(
         let error = ErrorObject::invalid_request("initialize must not be part of a batch");
         return ready(connection.version(), Some(request.id), error);
     }
-    let revision = match envelope.mirrored {
+    let revision = match envelope.mirrored(connection) {
         Some(headers) => match check_mirrored(server, headers, &request) {
             Ok(version) => version,
             Err(error) => {
@@ -480,7 +501,7 @@ fn admit_request(
         Ok(started) => started,
         Err(reply) => return Ok(Admitted::Ready(reply)),
     };
-    if let Some(headers) = envelope.mirrored
+    if let Some(headers) = envelope.mirrored(connection)
         && let (ClientRequest::CallTool(params), Some(tool)) = (
             started.request().params(),
             started.request().target().tool_registration(),

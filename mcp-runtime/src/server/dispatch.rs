@@ -16,12 +16,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
+use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::tools::CallToolResult;
-use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_core::{Asking, ErrorCode, ErrorObject, ProtocolVersion};
 
 use super::reply::Reply;
 use super::request::{McpRequest, RequestParts, TargetKind};
@@ -60,9 +60,10 @@ pub(super) fn start(
     } = request;
     let RawCall { method, params, .. } = call;
     let refuse = |id, error| Err(Box::new(Reply::error(version, Some(id), error)));
-    // A request of the stateless era has no session: its `_meta` says what one would.
-    let stateless = version.era() == Era::Stateless;
-    if let Some(error) = gate(server, &method, connection).filter(|_| !stateless) {
+    let era = version.era();
+    // The lifecycle's order holds where a connection keeps state; elsewhere `_meta` says what
+    // a session would.
+    if let Some(error) = gate(server, &method, connection).filter(|_| era.keeps_state()) {
         return refuse(id, error);
     }
     // Boxed: the request travels through the handler's future, which would otherwise hold it
@@ -77,7 +78,7 @@ pub(super) fn start(
     };
     // The input-required rounds are bound to the request as first sent (its method and params)
     // and to the caller's principal (the issuer, subject and client of its token).
-    let binding = (stateless
+    let binding = (era.asks_client() == Asking::InputRequired
         && matches!(
             method.as_str(),
             "tools/call" | "prompts/get" | "resources/read"
@@ -177,17 +178,16 @@ impl Started {
                 tracing::debug!(%id, "the request was cancelled; its response is not sent");
                 return None;
             }
-            let stateless = ctx.protocol_version().era() == Era::Stateless;
-            // `initialize` may just have settled the version to render for.
-            let version = if stateless {
-                ctx.protocol_version()
-            } else {
+            let era = ctx.era();
+            // `initialize` may just have settled the connection's version to render for.
+            let version = if era.keeps_state() {
                 ctx.connection().version()
+            } else {
+                ctx.protocol_version()
             };
             Some(match outcome {
                 Ok(mut result) => {
-                    // A 2026-07-28 result names the server, since no handshake did.
-                    if stateless
+                    if era.result_names_server()
                         && server.inner.options.result_server_info
                         && let Some(meta) = result.meta_mut()
                     {
@@ -248,21 +248,23 @@ async fn route(
             state,
         )));
     }
-    // A 2026-07-28 request that failed for want of a capability it did not declare gets the
-    // error that says which (-32021), so that the client can declare it and retry.
+    // A request that failed for want of a capability it did not declare gets the error that
+    // says which, where the era has one (-32021), so that the client can declare it and retry.
     let failed = match &outcome {
         Err(_) => true,
         Ok(ServerResult::CallTool(result)) => result.is_error(),
         Ok(_) => false,
     };
-    match ctx.missing_capability() {
-        Some(capability) if failed && ctx.protocol_version().era() == Era::Stateless => {
-            Err(MissingClientCapability {
-                required: ClientCapabilities::named(capability),
-            }
-            .into())
-        }
-        _ => outcome,
+    let refusal = ctx
+        .missing_capability()
+        .filter(|_| failed)
+        .and_then(|name| {
+            ctx.era()
+                .missing_capability(&ClientCapabilities::named(name))
+        });
+    match refusal {
+        Some(error) => Err(error),
+        None => outcome,
     }
 }
 

@@ -94,6 +94,7 @@ pub(crate) use crate::connection::{
     ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
 pub(crate) use crate::handler::RequestContext;
+pub(crate) use admission::era_over_http;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
@@ -618,7 +619,7 @@ impl McpServer {
         incoming: Incoming,
         connection: &Arc<ConnectionState>,
         sink: Option<SharedSink>,
-        envelope: Envelope<'_>,
+        envelope: Envelope,
     ) -> Admission {
         admission::admit(self, incoming, connection, sink, envelope)
     }

@@ -124,7 +124,7 @@ impl McpRequest {
 
     /// Whether the request came in a session of the handshake era or on its own (2026-07-28).
     pub fn era(&self) -> Era {
-        self.parts.ctx.protocol_version().era()
+        self.parts.ctx.era()
     }
 
     /// The caller's verified access token, on a server whose HTTP transport checks them.

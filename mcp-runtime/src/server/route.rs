@@ -3,9 +3,9 @@
 //! [`answer`] hands a request to the feature module that serves its method
 //! ([`lifecycle`](super::lifecycle), [`tools`](super::tools), ...), with its resolved target.
 
-use mcp_core::Era;
 use mcp_core::ErrorObject;
 use mcp_core::messages::{ClientRequest, ServerResult};
+use mcp_core::methods::{Request as _, SubscriptionsListen};
 use mcp_core::result::EmptyResult;
 
 use super::request::{Lists, McpRequest, RequestParts, TargetKind};
@@ -67,7 +67,7 @@ pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObj
             .await?
             .into(),
         ClientRequest::SubscriptionsListen(params)
-            if ctx.protocol_version().era() == Era::Stateless =>
+            if SubscriptionsListen::REVISIONS.contains(&ctx.protocol_version()) =>
         {
             subscriptions::listen(server, params, ctx).await?.into()
         }

@@ -46,7 +46,7 @@ use mcp_core::tasks::{
     TaskResult, TaskStatus, TaskStatusNotificationParams, UpdateTaskParams,
 };
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
-use mcp_core::{Era, ErrorCode, ErrorObject, JsonObject, ProtocolVersion};
+use mcp_core::{ErrorCode, ErrorObject, JsonObject, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
 
@@ -222,8 +222,13 @@ pub(super) fn plan(
     let support = tool.definition.task_support();
     let name = &params.name;
     let plan = |start, ttl| Ok(Some(TaskPlan::new(start, ttl, request_token.clone())));
-    if version == ProtocolVersion::V2025_11_25 {
-        return match (&params.task, support) {
+    if version < ProtocolVersion::V2025_11_25 {
+        // Revisions before 2025-11-25 know no tasks: every tool runs as a plain call there.
+        return Ok(None);
+    }
+    match version.era().tasks() {
+        // A call asks for a task with its `task` params.
+        TaskModel::Core => match (&params.task, support) {
             // A server that offers no tasks ignores the request for one.
             (Some(_), TaskSupport::Forbidden) if !offered(server) => Ok(None),
             (Some(task), TaskSupport::Optional | TaskSupport::Required) => {
@@ -238,19 +243,19 @@ pub(super) fn plan(
                 format!("Tool {name} runs only as a task: call it with `task` params"),
             )),
             (None, _) => Ok(None),
-        };
-    }
-    if version.era() != Era::Stateless || support == TaskSupport::Forbidden {
-        // Revisions before 2025-11-25 know no tasks: every tool runs as a plain call there.
-        return Ok(None);
-    }
-    let declared = meta
-        .and_then(|m| m.client_capabilities.as_deref())
-        .is_some_and(|c| c.supports_extension(TASKS_EXTENSION));
-    match (declared, support) {
-        (true, _) => plan(tool.definition.task_start, None),
-        (false, TaskSupport::Required) => Err(missing_extension()),
-        (false, _) => Ok(None),
+        },
+        // A call of a client that declares the extension may become a task, when the tool says.
+        TaskModel::Extension => {
+            let declared = meta
+                .and_then(|m| m.client_capabilities.as_deref())
+                .is_some_and(|c| c.supports_extension(TASKS_EXTENSION));
+            match (declared, support) {
+                (_, TaskSupport::Forbidden) => Ok(None),
+                (true, _) => plan(tool.definition.task_start, None),
+                (false, TaskSupport::Required) => Err(missing_extension()),
+                (false, _) => Ok(None),
+            }
+        }
     }
 }
 
@@ -393,7 +398,7 @@ fn announcer(
     version: ProtocolVersion,
     session: Option<SharedSink>,
 ) -> Announce {
-    if version.era() == Era::Handshake {
+    if version.era().tasks() == TaskModel::Core {
         return Arc::new(move |record: &TaskRecord| {
             if let Some(sink) = &session {
                 let params = TaskStatusNotificationParams::new(record.task.clone());
@@ -504,9 +509,7 @@ fn task_id() -> String {
 fn owner(ctx: &RequestContext) -> String {
     match ctx.caller_principal() {
         Some(principal) => format!("principal:{}", principal.key()),
-        None if ctx.protocol_version().era() == Era::Handshake
-            && ctx.connection().is_persistent() =>
-        {
+        None if ctx.era().keeps_state() && ctx.connection().is_persistent() => {
             format!("session:{}", ctx.connection().id())
         }
         None => ANYONE.to_owned(),
@@ -527,8 +530,7 @@ fn check_available(
     if !offered(server) || ctx.protocol_version() < ProtocolVersion::V2025_11_25 {
         return Err(ErrorObject::method_not_found(method));
     }
-    let stateless = ctx.protocol_version().era() == Era::Stateless;
-    if stateless
+    if ctx.era().tasks() == TaskModel::Extension
         && !ctx
             .client_capabilities()
             .supports_extension(TASKS_EXTENSION)
@@ -666,8 +668,8 @@ pub(super) async fn cancel(
 ) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
     check_available(server, ctx, "tasks/cancel")?;
     let record = find(server, ctx, &params.task_id).await?;
-    let stateless = ctx.protocol_version().era() == Era::Stateless;
-    if record.is_terminal() && !stateless {
+    let model = ctx.era().tasks();
+    if record.is_terminal() && model == TaskModel::Core {
         return Err(ErrorObject::invalid_params(format!(
             "Cannot cancel task: already in terminal status '{}'",
             serde_json::to_value(record.task.status)
@@ -684,7 +686,7 @@ pub(super) async fn cancel(
             link.announce(record);
         }
     }
-    if stateless {
+    if model == TaskModel::Extension {
         return Ok(EmptyResult::default().into());
     }
     let record = cancelled.unwrap_or(record);

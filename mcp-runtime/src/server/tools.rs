@@ -3,14 +3,13 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::capabilities::MissingClientCapability;
 use mcp_core::params::PaginatedRequestParams;
 
 use mcp_core::messages::{ClientRequest, ServerResult};
 use std::sync::Arc;
 
 use mcp_core::tools::{CallToolResult, ListToolsResult};
-use mcp_core::{Era, ErrorObject, JsonObject};
+use mcp_core::{ErrorObject, JsonObject};
 use serde_json::Value;
 
 use super::McpServer;
@@ -52,12 +51,9 @@ pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, Err
     if let Some(required) = &tool.definition.required_capabilities
         && let Some(missing) = required.first_missing(ctx.client_capabilities())
     {
-        // 2026-07-28 has an error for it (-32021), which tells the client what to declare.
-        if ctx.protocol_version().era() == Era::Stateless {
-            return Some(Err(MissingClientCapability {
-                required: required.clone(),
-            }
-            .into()));
+        // The stateless era has an error for it (-32021), which tells the client what to declare.
+        if let Some(error) = ctx.era().missing_capability(required) {
+            return Some(Err(error));
         }
         let message = match ctx.undeclared(missing) {
             why @ ClientRequestError::NoSession { .. } => format!("Tool {name} {why}"),

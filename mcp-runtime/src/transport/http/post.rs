@@ -16,7 +16,7 @@ use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
 
 use super::HttpState;
 use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
-use super::headers::{Mirrored, header_str, header_version, is_stateless};
+use super::headers::{header_str, header_version};
 use super::queue::{Queue, Reader, Weigh};
 use super::response::{
     error_reply, json_response, refusal_status, refuse, retry_after, status_of, unavailable,
@@ -29,7 +29,7 @@ use crate::handler::HttpRequest;
 use crate::memory::EVENT_OVERHEAD;
 use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
-    SendFuture, ServerMode, SharedSink, busy, render_batch,
+    SendFuture, ServerMode, SharedSink, busy, era_over_http, render_batch,
 };
 
 /// The POST handler: one message or a batch, admitted by the server, answered as JSON or as a
@@ -47,8 +47,8 @@ pub(crate) async fn post(
     // the header against `_meta`.
     let named_version = header_version(headers);
     let header_version = named_version.clone().ok().flatten();
-    let stateless = is_stateless(headers, header_version, &incoming);
-    if let (false, Err(name)) = (stateless, &named_version) {
+    let era = era_over_http(&request, Some(&incoming));
+    if let (true, Err(name)) = (era.keeps_state(), &named_version) {
         return refuse(
             StatusCode::BAD_REQUEST,
             format!("Bad Request: unsupported MCP-Protocol-Version {name:?}"),
@@ -56,12 +56,8 @@ pub(crate) async fn post(
     }
     let initialize = matches!(&incoming, Incoming::Message(JsonRpcMessage::Request(r)) if r.request.method == "initialize");
     let (connection, session, new_session) = match http.server.mode() {
-        // A 2026-07-28 request is served on its own, whatever the mode: that era has no session.
-        _ if stateless => (
-            ConnectionState::transient(ProtocolVersion::V2026_07_28),
-            None,
-            false,
-        ),
+        // A stateless-era request is served on its own, whatever the mode: it has no session.
+        _ if !era.keeps_state() => (ConnectionState::transient(era.latest()), None, false),
         ServerMode::Stateful if initialize && header_str(headers, SESSION_HEADER).is_none() => {
             let principal = authorized.principal.clone();
             let client = match &principal {
@@ -123,15 +119,8 @@ pub(crate) async fn post(
         queue,
         connection: connection.clone(),
     });
-    let mirrored = Mirrored(headers);
     let admission = {
-        // Built in place: an envelope (which borrows the headers) must not live across an await.
-        let envelope = if stateless {
-            Envelope::mirrored(&mirrored)
-        } else {
-            Envelope::bare()
-        }
-        .with_http_request(request.clone());
+        let envelope = Envelope::bare().with_http_request(request.clone());
         let envelope = match authorized.token {
             Some(token) => envelope.authorized(token),
             None => envelope,

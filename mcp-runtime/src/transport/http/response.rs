@@ -2,7 +2,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion};
 
 use crate::server::Reply;
 
@@ -53,19 +53,13 @@ pub(crate) fn unavailable(error: &crate::store::SessionStoreError) -> Response {
     )
 }
 
-/// The HTTP status of a reply sent as a JSON body: a 2026-07-28 error the revision ties to a
-/// status gets it (`-32601` 404; `-32020`, `-32021` and `-32022` 400), anything else 200.
+/// The HTTP status of a reply sent as a JSON body: the one its era ties to its error code
+/// ([`Era::http_status`](mcp_core::Era::http_status)), else 200.
 pub(crate) fn status_of(reply: &Reply) -> StatusCode {
-    let stateless = reply.version.era() == Era::Stateless;
-    match reply.error_object().map(|e| e.code) {
-        Some(ErrorCode::METHOD_NOT_FOUND) if stateless => StatusCode::NOT_FOUND,
-        Some(
-            ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-        ) if stateless => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    }
+    reply
+        .error_object()
+        .and_then(|e| StatusCode::from_u16(reply.version.era().http_status(e.code)).ok())
+        .unwrap_or(StatusCode::OK)
 }
 
 /// The HTTP status of a message the server refused as a whole: 404 for a method the revision

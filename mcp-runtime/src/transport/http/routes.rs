@@ -13,14 +13,14 @@ use mcp_core::headers::SESSION_HEADER;
 
 use super::HttpState;
 use super::extract::{AcceptsStream, AllowedHost, Authorized};
-use super::headers::{header_str, is_stateless_client};
+use super::headers::{Headers, header_str};
 use super::response::{json_response, refuse, unavailable};
 use super::sessions::Session;
 use super::shared;
 use super::streams::{Streams, sse_response};
 use crate::auth::Principal;
-use crate::server::ServerMode;
 use crate::server::authorization::declared_scopes;
+use crate::server::{ServerMode, era_over_http};
 use crate::store::SessionStoreError;
 
 /// A request the transport refuses: its status and what the JSON-RPC error says, or the session
@@ -82,7 +82,10 @@ pub(crate) async fn get(
     _: AcceptsStream,
     headers: HeaderMap,
 ) -> Response {
-    if is_stateless_client(&headers) {
+    // A stateless-era client (no session, a stateless-era `MCP-Protocol-Version`) has neither a
+    // standalone stream nor sessions to end.
+    let stateless = !era_over_http(&Headers(&headers), None).keeps_state();
+    if stateless {
         return method_not_allowed("2026-07-28 has no standalone stream: use subscriptions/listen");
     }
     if http.server.mode() != ServerMode::Stateful {
@@ -146,7 +149,8 @@ pub(crate) async fn delete(
     authorized: Authorized,
     headers: HeaderMap,
 ) -> Response {
-    if is_stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
+    let stateless = !era_over_http(&Headers(&headers), None).keeps_state();
+    if stateless || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
     let session = match require_session(&http, &headers, authorized.principal.as_ref()).await {
