@@ -20,6 +20,11 @@
 //!    ([`Admission::refusal`]), which the transport answers with an HTTP error status.
 //! 5. Every other request is started by the [dispatcher](super::dispatch): registered as in
 //!    flight on its connection, its handler's work returned, not yet run.
+//!
+//! The era of each request is decided here, once, with its revision (step 3); over HTTP,
+//! [`era_over_http`] decides a message's from the headers the transport hands in, before the
+//! transport picks its connection. Code after admission asks the era's rules
+//! ([`Era`](mcp_core::Era)), never its name.
 
 use std::sync::Arc;
 
@@ -91,14 +96,17 @@ impl std::fmt::Debug for Envelope {
 /// The era of a message that came over HTTP with `headers` (the "dual-era" server of the
 /// 2026-07-28 versioning page): one that names a session, or that carries neither a
 /// stateless-era `MCP-Protocol-Version` header nor a protocol version in its `_meta`, is of the
-/// handshake era; any other is of the stateless era, served on its own. `message` is `None` for
-/// a GET or a DELETE.
-pub(crate) fn era_over_http(headers: &dyn RequestHeaders, message: Option<&Incoming>) -> Era {
+/// handshake era; any other is of the stateless era, served on its own. `named` is the revision
+/// the `MCP-Protocol-Version` header names, as the transport read it; `message` is `None` for a
+/// GET or a DELETE.
+pub(crate) fn era_over_http(
+    headers: &dyn RequestHeaders,
+    named: Option<ProtocolVersion>,
+    message: Option<&Incoming>,
+) -> Era {
     if headers::text(headers, headers::SESSION_HEADER).is_some() {
         return Era::Handshake;
     }
-    let named =
-        headers::text(headers, headers::VERSION_HEADER).and_then(ProtocolVersion::from_name);
     if named.is_some_and(|v| v.era() == Era::Stateless) {
         return Era::Stateless;
     }

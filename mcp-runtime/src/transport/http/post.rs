@@ -47,7 +47,7 @@ pub(crate) async fn post(
     // the header against `_meta`.
     let named_version = header_version(headers);
     let header_version = named_version.clone().ok().flatten();
-    let era = era_over_http(&request, Some(&incoming));
+    let era = era_over_http(&request, header_version, Some(&incoming));
     if let (true, Err(name)) = (era.keeps_state(), &named_version) {
         return refuse(
             StatusCode::BAD_REQUEST,

@@ -13,7 +13,7 @@ use mcp_core::headers::SESSION_HEADER;
 
 use super::HttpState;
 use super::extract::{AcceptsStream, AllowedHost, Authorized};
-use super::headers::{Headers, header_str};
+use super::headers::{Headers, header_str, header_version};
 use super::response::{json_response, refuse, unavailable};
 use super::sessions::Session;
 use super::shared;
@@ -82,10 +82,7 @@ pub(crate) async fn get(
     _: AcceptsStream,
     headers: HeaderMap,
 ) -> Response {
-    // A stateless-era client (no session, a stateless-era `MCP-Protocol-Version`) has neither a
-    // standalone stream nor sessions to end.
-    let stateless = !era_over_http(&Headers(&headers), None).keeps_state();
-    if stateless {
+    if stateless_client(&headers) {
         return method_not_allowed("2026-07-28 has no standalone stream: use subscriptions/listen");
     }
     if http.server.mode() != ServerMode::Stateful {
@@ -149,8 +146,7 @@ pub(crate) async fn delete(
     authorized: Authorized,
     headers: HeaderMap,
 ) -> Response {
-    let stateless = !era_over_http(&Headers(&headers), None).keeps_state();
-    if stateless || http.server.mode() != ServerMode::Stateful {
+    if stateless_client(&headers) || http.server.mode() != ServerMode::Stateful {
         return method_not_allowed("this server is stateless: it has no sessions");
     }
     let session = match require_session(&http, &headers, authorized.principal.as_ref()).await {
@@ -195,4 +191,12 @@ pub(crate) async fn other_method(_: AllowedHost) -> Response {
         .headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     response
+}
+
+/// Whether a GET or DELETE comes from a client of the stateless era (no session, a stateless-era
+/// `MCP-Protocol-Version`), as the server decides: that era has neither a standalone stream nor
+/// sessions to end.
+fn stateless_client(headers: &HeaderMap) -> bool {
+    let named = header_version(headers).ok().flatten();
+    !era_over_http(&Headers(headers), named, None).keeps_state()
 }
