@@ -119,7 +119,7 @@ fn scope_check(c: &mut Criterion) {
     );
     let connection = ConnectionState::transient(ProtocolVersion::V2025_03_26);
     let expected = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"3"}]}}"#;
-    let admit = |envelope: Envelope<'static>| {
+    let admit = |envelope: Envelope| {
         let incoming = jsonrpc::parse(black_box(CALL_ADD)).expect("JSON-RPC");
         server.admit(incoming, &connection, None, envelope).finish()
     };
