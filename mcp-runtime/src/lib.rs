@@ -62,6 +62,7 @@ pub mod connection;
 mod handler;
 pub mod memory;
 pub mod server;
+mod spans;
 #[cfg(any(feature = "http", feature = "client-http"))]
 pub mod sse;
 pub mod store;

@@ -20,6 +20,7 @@ pub mod redis;
 pub mod scripted;
 pub mod stores;
 pub mod tasks;
+pub mod ways;
 pub mod wire;
 
 pub use client::TestClient;

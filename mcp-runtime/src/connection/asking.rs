@@ -27,9 +27,11 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::{ConnectionState, Outbound, SharedSink};
 use crate::memory::{ANSWER_WAIT_WEIGHT, Pool, REQUEST_WEIGHT};
+use crate::spans;
 
 /// A request the server sent and waits for the answer to.
 pub(super) struct Waiter {
@@ -158,12 +160,35 @@ impl ConnectionState {
         cancel: &CancellationToken,
         timeout: Option<Duration>,
     ) -> Result<Value, PeerRequestError> {
+        // A client span of its own, inside the span of the call that needed the answer.
+        let span = spans::server_request(request.method(), self.version());
+        let outcome = self
+            .exchange(sink, request, cancel, timeout)
+            .instrument(span.clone())
+            .await;
+        match &outcome {
+            Ok(_) => {}
+            Err(PeerRequestError::Refused(error)) => spans::record_error(&span, error),
+            Err(failure) => spans::record_failure(&span, failure.kind(), &failure.to_string()),
+        }
+        outcome
+    }
+
+    /// [`send_request`](Self::send_request), inside its span.
+    async fn exchange(
+        &self,
+        sink: &SharedSink,
+        request: ServerRequest,
+        cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<Value, PeerRequestError> {
         let weighed = match self.request_budget.get() {
             Some(budget) if budget.take(ANSWER_WAIT_WEIGHT) => true,
             Some(_) => return Err(PeerRequestError::Busy),
             None => false,
         };
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        spans::record_id(&tracing::Span::current(), &id);
         let (tx, rx) = oneshot::channel();
         self.pending.lock().insert(
             id.clone(),
@@ -348,6 +373,19 @@ pub enum PeerRequestError {
          few seconds"
     )]
     Busy,
+}
+
+impl PeerRequestError {
+    /// The error's class, as a span's `error.type` records it.
+    fn kind(&self) -> &'static str {
+        match self {
+            PeerRequestError::Refused(_) => "refused",
+            PeerRequestError::Disconnected => "disconnected",
+            PeerRequestError::Cancelled => "cancelled",
+            PeerRequestError::TimedOut => "timeout",
+            PeerRequestError::Busy => "busy",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -323,7 +323,7 @@ pub(super) fn admit(
         Ok(Some(admitted)) => {
             let admitted = [admitted];
             if let Some(denied) = denied(&admitted, &envelope) {
-                return forbidden(connection.version(), denied);
+                return forbidden(connection.version(), denied, &admitted);
             }
             let [admitted] = admitted;
             Admission {
@@ -363,7 +363,12 @@ fn denied(admitted: &[Admitted], envelope: &Envelope) -> Option<authorization::D
 }
 
 /// The refusal of a message whose requests need scopes the caller's token lacks.
-fn forbidden(version: ProtocolVersion, denied: authorization::Denied) -> Admission {
+/// The spans of the requests `admitted` say so too.
+fn forbidden(
+    version: ProtocolVersion,
+    denied: authorization::Denied,
+    admitted: &[Admitted],
+) -> Admission {
     let one = denied.scopes.len() == 1;
     let error = ErrorObject::invalid_request(format!(
         "Forbidden: {} need{} the scope{} {}, and the access token was not granted {}",
@@ -373,6 +378,11 @@ fn forbidden(version: ProtocolVersion, denied: authorization::Denied) -> Admissi
         joined(&denied.scopes),
         if one { "it" } else { "them all" },
     ));
+    for admitted in admitted {
+        if let Admitted::Started(started) = admitted {
+            started.record_error(&error);
+        }
+    }
     Admission {
         insufficient_scope: Some(denied.scopes),
         ..Admission::refused(Box::new(Reply::error(version, None, error)))
@@ -418,7 +428,7 @@ fn admit_batch(
         }
     }
     if let Some(denied) = denied(&admitted, envelope) {
-        return forbidden(version, denied);
+        return forbidden(version, denied, &admitted);
     }
     let mut admission = Admission::new(true);
     for answer in admitted {
@@ -521,7 +531,9 @@ fn admit_request(
             headers::check_params(headers, &tool.header_params, params.arguments.as_ref())
         {
             let id = Some(started.request().context().request_id().clone());
-            return Err(Box::new(Reply::error(revision, id, mismatch.into())));
+            let error = mismatch.into();
+            started.record_error(&error);
+            return Err(Box::new(Reply::error(revision, id, error)));
         }
     }
     Ok(Admitted::Started(started))

@@ -22,6 +22,7 @@ use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::tools::CallToolResult;
 use mcp_core::{Asking, ErrorCode, ErrorObject, ProtocolVersion};
+use tracing::{Instrument, Span};
 
 use super::reply::Reply;
 use super::request::{McpRequest, RequestParts, TargetKind};
@@ -32,6 +33,7 @@ use crate::handler::caller::Caller;
 use crate::handler::context::ContextParts;
 use crate::handler::request_state::RequestBinding;
 use crate::handler::rounds::Rounds;
+use crate::spans;
 
 /// The work of a request that was started: its handler runs when this is polled, and yields no
 /// reply when the request was cancelled.
@@ -41,6 +43,7 @@ pub type Running = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 pub(super) struct Started {
     request: McpRequest,
     slot: InFlightGuard,
+    span: Span,
 }
 
 /// Starts a request admitted as one of `version` (2026-07-28 for a request that follows that
@@ -59,7 +62,12 @@ pub(super) fn start(
         id, request: call, ..
     } = request;
     let RawCall { method, params, .. } = call;
-    let refuse = |id, error| Err(Box::new(Reply::error(version, Some(id), error)));
+    let http = caller.http.as_ref().map(|request| &request.headers);
+    let span = spans::request(&method, &id, version, http);
+    let refuse = |id, error| {
+        spans::record_error(&span, &error);
+        Err(Box::new(Reply::error(version, Some(id), error)))
+    };
     let era = version.era();
     // The lifecycle's order holds where a connection keeps state; elsewhere `_meta` says what
     // a session would.
@@ -72,6 +80,7 @@ pub(super) fn start(
         Ok(request) => Box::new(request),
         Err(error) => return refuse(id, error.into()),
     };
+    spans::record_target(&span, &request);
     let target = match resolve::target(server, &request, version) {
         Ok(target) => target,
         Err(error) => return refuse(id, error),
@@ -92,7 +101,13 @@ pub(super) fn start(
     };
     let slot = match slot {
         Ok(slot) => slot,
-        Err(refusal) => return Err(Box::new(refused(version, id, refusal))),
+        Err(refusal) => {
+            let reply = refused(version, id, refusal);
+            if let Some(error) = reply.error_object() {
+                spans::record_error(&span, error);
+            }
+            return Err(Box::new(reply));
+        }
     };
     let rounds = match binding.map(|b| rounds(server, b, &request)).transpose() {
         Ok(rounds) => rounds,
@@ -139,6 +154,7 @@ pub(super) fn start(
             }),
         },
         slot,
+        span,
     })
 }
 
@@ -148,57 +164,71 @@ impl Started {
         &self.request
     }
 
+    /// Records on the request's span that admission refused it with `error`.
+    pub(super) fn record_error(&self, error: &ErrorObject) {
+        spans::record_error(&self.span, error);
+    }
+
     /// The work of the request: its handler runs when this is polled, and the id is freed when
     /// it ends.
     pub(super) fn run(self) -> Running {
-        let Started { request, slot } = self;
-        Box::pin(async move {
-            let (server, ctx) = (request.parts.server.clone(), request.parts.ctx.clone());
-            let method = request.method();
-            // Everything a handler does runs inside `route`, its synchronous part included: a
-            // panic anywhere becomes an internal error, and the guard frees the id either way.
-            let outcome = match AssertUnwindSafe(route(&server, &ctx, request))
-                .catch_unwind()
-                .await
-            {
-                Ok(outcome) => outcome,
-                Err(panic) => {
-                    let reason = super::panics::panic_message(panic.as_ref());
-                    let id = ctx.request_id();
-                    tracing::error!(%id, %method, %reason, "a request handler panicked");
-                    Err(ErrorObject::internal_error(format!(
-                        "{method} failed: the handler panicked ({reason})"
-                    )))
-                }
-            };
-            let cancelled = slot.cancelled_by_peer();
-            drop(slot);
-            let id = ctx.request_id().clone();
-            if cancelled {
-                tracing::debug!(%id, "the request was cancelled; its response is not sent");
-                return None;
-            }
-            let era = ctx.era();
-            // `initialize` may just have settled the connection's version to render for.
-            let version = if era.keeps_state() {
-                ctx.connection().version()
-            } else {
-                ctx.protocol_version()
-            };
-            Some(match outcome {
-                Ok(mut result) => {
-                    if era.result_names_server()
-                        && server.inner.options.result_server_info
-                        && let Some(meta) = result.meta_mut()
-                    {
-                        meta.server_info
-                            .get_or_insert_with(|| Box::new(server.info().clone()));
+        let Started {
+            request,
+            slot,
+            span,
+        } = self;
+        let recorder = span.clone();
+        Box::pin(
+            async move {
+                let (server, ctx) = (request.parts.server.clone(), request.parts.ctx.clone());
+                let method = request.method();
+                // Everything a handler does runs inside `route`, its synchronous part included: a
+                // panic anywhere becomes an internal error, and the guard frees the id either way.
+                let outcome = match AssertUnwindSafe(route(&server, &ctx, request))
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(outcome) => outcome,
+                    Err(panic) => {
+                        let reason = super::panics::panic_message(panic.as_ref());
+                        let id = ctx.request_id();
+                        tracing::error!(%id, %method, %reason, "a request handler panicked");
+                        Err(ErrorObject::internal_error(format!(
+                            "{method} failed: the handler panicked ({reason})"
+                        )))
                     }
-                    Reply::result(version, id, result)
+                };
+                spans::record_outcome(&recorder, &outcome);
+                let cancelled = slot.cancelled_by_peer();
+                drop(slot);
+                let id = ctx.request_id().clone();
+                if cancelled {
+                    tracing::debug!(%id, "the request was cancelled; its response is not sent");
+                    return None;
                 }
-                Err(error) => Reply::error(version, Some(id), error),
-            })
-        })
+                let era = ctx.era();
+                // `initialize` may just have settled the connection's version to render for.
+                let version = if era.keeps_state() {
+                    ctx.connection().version()
+                } else {
+                    ctx.protocol_version()
+                };
+                Some(match outcome {
+                    Ok(mut result) => {
+                        if era.result_names_server()
+                            && server.inner.options.result_server_info
+                            && let Some(meta) = result.meta_mut()
+                        {
+                            meta.server_info
+                                .get_or_insert_with(|| Box::new(server.info().clone()));
+                        }
+                        Reply::result(version, id, result)
+                    }
+                    Err(error) => Reply::error(version, Some(id), error),
+                })
+            }
+            .instrument(span),
+        )
     }
 }
 

@@ -63,6 +63,7 @@ pub(super) fn notification(
     connection: &Arc<ConnectionState>,
 ) {
     let RawCall { method, params, .. } = notification.notification;
+    let _span = crate::spans::notification(&method, connection.version()).entered();
     let notification = match ClientNotification::decode(&method, params.as_ref()) {
         Ok(notification) => notification,
         Err(error) => {

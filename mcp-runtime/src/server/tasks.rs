@@ -49,12 +49,14 @@ use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
 use mcp_core::{ErrorCode, ErrorObject, JsonObject, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::McpServer;
 use super::registry::RegisteredTool;
 use crate::connection::{Outbound, SharedSink};
 use crate::handler::RequestContext;
 use crate::handler::task::{Announce, TaskLink, TaskLinkParts, TaskPlan, TaskStart};
+use crate::spans;
 use crate::store::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskRecord, TaskStore, timestamp,
 };
@@ -313,11 +315,16 @@ pub(super) async fn run(
         finished.clone(),
     ));
     let background = server.clone();
-    tokio::spawn(async move {
-        let outcome = call.await;
-        finish(&background, &link, outcome).await;
-        finished.cancel();
-    });
+    // The work goes on in a span of its own, linked to the call's, which ends now.
+    let span = spans::task(link.id());
+    tokio::spawn(
+        async move {
+            let outcome = call.await;
+            finish(&background, &link, outcome).await;
+            finished.cancel();
+        }
+        .instrument(span),
+    );
     Ok(CreateTaskResult::new(task).into())
 }
 

@@ -35,6 +35,7 @@ mod server_context;
 mod server_protocol;
 mod shared_sessions;
 mod skills;
+mod spans;
 mod spec_examples;
 mod stores;
 mod tasks_2025;
