@@ -1,8 +1,9 @@
 //! The `tracing` spans of MCP operations, named and attributed by the OpenTelemetry semantic
 //! conventions for MCP (`docs/gen-ai/mcp.md` of the GenAI conventions): the server's span of each
 //! request and notification it handles, the client span of each request the server sends its
-//! client (elicitation, sampling, the roots) inside the call that needed it, and the span of a
-//! task's work, linked to the call that created the task.
+//! client (elicitation, sampling, the roots) inside the call that needed it, the span of a
+//! task's work, linked to the call that created the task, and the client's span of each request
+//! an [`McpClient`](crate::client::McpClient) sends.
 //!
 //! A request's span covers its handler, whose own spans and events nest inside it; it is named
 //! `{mcp.method.name} {target}` (`otel.name`, the field `tracing-opentelemetry` names an exported
@@ -31,6 +32,7 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use http::HeaderMap;
+use serde_json::Value;
 
 /// The target of the spans: filter them with `mcp::server`.
 const TARGET: &str = "mcp::server";
@@ -196,4 +198,111 @@ pub(crate) fn task(id: &str) -> Span {
     );
     span.follows_from(Span::current());
     span
+}
+
+/// The client span of a request with `method` and `params` that a client sends, of `version`;
+/// its id is recorded once it has one ([`record_id`]), its outcome when it ends
+/// ([`record_client_outcome`]). The input-required rounds of a 2026-07-28 request are one span.
+pub(crate) fn client_request(method: &str, params: &Value, version: ProtocolVersion) -> Span {
+    let span = tracing::info_span!(
+        target: CLIENT_TARGET,
+        "mcp.client_request",
+        otel.name = method,
+        otel.kind = "client",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = method,
+        mcp.protocol.version = version.as_str(),
+        jsonrpc.request.id = Empty,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        gen_ai.operation.name = Empty,
+        mcp.resource.uri = Empty,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let text = |key: &str| params.get(key).and_then(Value::as_str);
+    let name = match method {
+        "tools/call" => text("name").inspect(|name| {
+            span.record("gen_ai.tool.name", *name);
+            span.record("gen_ai.operation.name", "execute_tool");
+        }),
+        "prompts/get" => text("name").inspect(|name| {
+            span.record("gen_ai.prompt.name", *name);
+        }),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            if let Some(uri) = text("uri") {
+                record_uri(&span, uri);
+            }
+            None
+        }
+        _ => None,
+    };
+    if let Some(name) = name {
+        span.record("otel.name", format!("{method} {name}"));
+    }
+    span
+}
+
+/// Records on a client's `span` how its request ended: the server's JSON-RPC error, a tool's
+/// error result (`tool_error`), or a failure of the client's own (`kind`, with its message).
+pub(crate) fn record_client_outcome(span: &Span, outcome: Result<&Value, ClientFailure<'_>>) {
+    if span.is_disabled() {
+        return;
+    }
+    match outcome {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            span.record("error.type", "tool_error");
+            span.record("otel.status_code", "error");
+        }
+        Ok(_) => {}
+        Err(ClientFailure::Server(error)) => record_error(span, error),
+        Err(ClientFailure::Other { kind, description }) => {
+            record_failure(span, kind, description);
+        }
+    }
+}
+
+/// How a client's request failed, for its span.
+pub(crate) enum ClientFailure<'a> {
+    /// The server answered with an error.
+    Server(&'a ErrorObject),
+    /// The client gave up on it, or could not send it: `kind` (`timeout`, `cancelled`, ...) and
+    /// the message.
+    Other {
+        kind: &'static str,
+        description: &'a str,
+    },
+}
+
+/// The target of the client's spans: filter them with `mcp::client`.
+const CLIENT_TARGET: &str = "mcp::client";
+
+/// The span of an HTTP request (`method` of `uri`) to the MCP endpoint (target `mcp::http`),
+/// inside which the spans of the MCP messages it carries open: named by its method, with
+/// `http.request.method`, `url.path`, and `http.response.status_code` once it is answered
+/// ([`record_http_status`]).
+#[cfg(feature = "http")]
+pub(crate) fn http_request(method: &http::Method, uri: &http::Uri) -> Span {
+    let method = method.as_str();
+    tracing::info_span!(
+        target: "mcp::http",
+        "http.request",
+        otel.name = method,
+        otel.kind = "server",
+        http.request.method = method,
+        url.path = uri.path(),
+        http.response.status_code = Empty,
+    )
+}
+
+/// Records the `status` of the response to the HTTP request of `span`.
+#[cfg(feature = "http")]
+pub(crate) fn record_http_status(span: &Span, status: http::StatusCode) {
+    if !span.is_disabled() {
+        span.record("http.response.status_code", status.as_u16());
+    }
 }

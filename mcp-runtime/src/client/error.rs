@@ -93,6 +93,22 @@ impl ClientError {
             _ => None,
         }
     }
+
+    /// The error's class, as a span's `error.type` records it.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            ClientError::Server { .. } => "server_error",
+            ClientError::Disconnected => "disconnected",
+            ClientError::Transport { .. } => "transport",
+            ClientError::TimedOut { .. } => "timeout",
+            ClientError::Cancelled { .. } | ClientError::TaskCancelled { .. } => "cancelled",
+            ClientError::Protocol { .. } => "protocol",
+            ClientError::Tool { .. } => "tool_error",
+            #[cfg(feature = "client-auth")]
+            ClientError::Authorization { .. } => "authorization",
+            ClientError::Spawn(_) => "spawn",
+        }
+    }
 }
 
 fn first_text(result: &CallToolResult) -> &str {

@@ -131,6 +131,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
+use tracing::Instrument;
+
+use crate::spans;
 
 /// The headers of [`McpClientBuilder::http_headers`] (the `http` crate's types, which
 /// `reqwest` uses too), so that a client needs no other crate to build them.
@@ -298,8 +301,36 @@ impl McpClient {
         self.request_value(method, params, &options).await
     }
 
-    /// [`request`](Self::request) with JSON params and result.
+    /// [`request`](Self::request) with JSON params and result, inside the request's span.
     async fn request_value(
+        &self,
+        method: &'static str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let span = spans::client_request(method, &params, self.protocol_version());
+        let outcome = self
+            .rounds(method, params, options)
+            .instrument(span.clone())
+            .await;
+        let description;
+        let failure = match &outcome {
+            Ok(value) => Ok(value),
+            Err(ClientError::Server { error, .. }) => Err(spans::ClientFailure::Server(error)),
+            Err(other) => {
+                description = other.to_string();
+                Err(spans::ClientFailure::Other {
+                    kind: other.kind(),
+                    description: &description,
+                })
+            }
+        };
+        spans::record_client_outcome(&span, failure);
+        outcome
+    }
+
+    /// Sends the request, and again with the answers to each input-required round.
+    async fn rounds(
         &self,
         method: &'static str,
         mut params: Value,
@@ -381,6 +412,7 @@ impl McpClient {
     ) -> Result<Value, Attempt> {
         let peer = &self.inner.peer;
         let id = peer.next_id();
+        spans::record_id(&tracing::Span::current(), &id);
         let mut params = params.clone();
         if let Some(sink) = &options.progress {
             let meta = params

@@ -94,6 +94,7 @@ pub(crate) use crate::connection::{
     ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
 pub(crate) use crate::handler::RequestContext;
+#[cfg(feature = "http")]
 pub(crate) use admission::era_over_http;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use builder::{BuildError, McpServerBuilder};

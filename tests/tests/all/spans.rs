@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use mcp_runtime::client::McpClient;
 use mcp_runtime::prelude::*;
 use serde_json::json;
 use tests::ways::{Peer, WAYS, Way};
@@ -143,9 +144,36 @@ fn request_span(way: Way, fields: &[(&str, &str)]) -> Seen {
     .collect();
     Seen {
         name: "mcp.request",
-        parent: None,
+        parent: over_http(way).then_some("http.request"),
         fields: all,
     }
+}
+
+fn over_http(way: Way) -> bool {
+    matches!(way, Way::Http2025 | Way::Http2026)
+}
+
+/// The spans of one exchange: over HTTP, the POST's span first, the others inside it.
+fn exchange(way: Way, spans: impl IntoIterator<Item = Seen>) -> Vec<Seen> {
+    let http = Seen {
+        name: "http.request",
+        parent: None,
+        fields: [
+            ("otel.name", "POST"),
+            ("otel.kind", "server"),
+            ("http.request.method", "POST"),
+            ("url.path", "/mcp"),
+            ("http.response.status_code", "200"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect(),
+    };
+    over_http(way)
+        .then_some(http)
+        .into_iter()
+        .chain(spans)
+        .collect()
 }
 
 #[tokio::test]
@@ -177,12 +205,16 @@ async fn each_request_has_a_span_named_and_attributed_by_the_conventions() {
             fields.extend_from_slice(extra);
             request_span(way, &fields)
         };
-        assert_eq!(spans.take(way), [call(&[]), inside.clone()], "{way:?}");
+        assert_eq!(
+            spans.take(way),
+            exchange(way, [call(&[]), inside.clone()]),
+            "{way:?}"
+        );
 
         // A tool's error result is an error of the span.
         peer.call("echo", json!({"text": "fail"})).await.unwrap();
         let failed = call(&[("error.type", "tool_error"), ("otel.status_code", "error")]);
-        assert_eq!(spans.take(way), [failed, inside], "{way:?}");
+        assert_eq!(spans.take(way), exchange(way, [failed, inside]), "{way:?}");
 
         // A JSON-RPC error, even one refused before any handler ran: its code, and its message
         // as the status.
@@ -200,7 +232,7 @@ async fn each_request_has_a_span_named_and_attributed_by_the_conventions() {
         unknown
             .fields
             .insert("gen_ai.tool.name".into(), "nope".into());
-        assert_eq!(spans.take(way), [unknown], "{way:?}");
+        assert_eq!(spans.take(way), exchange(way, [unknown]), "{way:?}");
 
         peer.request("tools/list", json!({})).await.unwrap();
         let list = request_span(
@@ -210,7 +242,7 @@ async fn each_request_has_a_span_named_and_attributed_by_the_conventions() {
                 ("mcp.method.name", "tools/list"),
             ],
         );
-        assert_eq!(spans.take(way), [list], "{way:?}");
+        assert_eq!(spans.take(way), exchange(way, [list]), "{way:?}");
     }
 }
 
@@ -339,4 +371,84 @@ async fn a_tasks_work_has_a_span_linked_to_the_call_that_created_it() {
     );
     let task = seen.iter().find(|s| s.name == "mcp.task").unwrap();
     assert_eq!(task.fields["mcp.task.id"], id);
+}
+
+#[tokio::test]
+async fn the_client_has_a_span_for_each_request_it_sends() {
+    use mcp_runtime::protocol::ProtocolVersion;
+    let spans = Spans::default();
+    let _capture =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let server = McpServer::builder(Implementation::new("tests", "1"))
+            .tool(echo())
+            .build()
+            .unwrap();
+        let client = McpClient::builder(Implementation::new("client", "1"))
+            .protocol_version(version)
+            .connect_in_process(server)
+            .await
+            .unwrap();
+        let way = Way::Stdio2025;
+        spans.take(way);
+        let client_span = |extra: &[(&str, &str)]| {
+            let fields = [
+                ("otel.name", "tools/call echo"),
+                ("otel.kind", "client"),
+                ("mcp.method.name", "tools/call"),
+                ("mcp.protocol.version", version.as_str()),
+                ("gen_ai.tool.name", "echo"),
+                ("gen_ai.operation.name", "execute_tool"),
+            ];
+            Seen {
+                name: "mcp.client_request",
+                parent: None,
+                fields: fields
+                    .iter()
+                    .chain(extra)
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            }
+        };
+        let client_spans = || -> Vec<Seen> {
+            let mut seen: Vec<Seen> = spans
+                .take(way)
+                .into_iter()
+                .filter(|s| s.name == "mcp.client_request")
+                .collect();
+            for span in &mut seen {
+                let id = span.fields.remove("jsonrpc.request.id");
+                assert!(id.is_some_and(|id| !id.is_empty()), "{version}: the id");
+            }
+            seen
+        };
+
+        client
+            .call_tool("echo", json!({"text": "a"}))
+            .await
+            .unwrap();
+        assert_eq!(client_spans(), [client_span(&[])], "{version}");
+
+        let failed = client.call_tool("echo", json!({"text": "fail"})).await;
+        assert!(failed.unwrap().is_error(), "{version}");
+        let tool_error =
+            client_span(&[("error.type", "tool_error"), ("otel.status_code", "error")]);
+        assert_eq!(client_spans(), [tool_error], "{version}");
+
+        let unknown = client.call_tool("nope", json!({})).await.unwrap_err();
+        assert_eq!(unknown.server_error().map(|e| e.code.0), Some(-32602));
+        let mut refused = client_span(&[
+            ("error.type", "-32602"),
+            ("rpc.response.status_code", "-32602"),
+            ("otel.status_code", "error"),
+            ("otel.status_description", "Unknown tool: nope"),
+        ]);
+        refused
+            .fields
+            .insert("otel.name".into(), "tools/call nope".into());
+        refused
+            .fields
+            .insert("gen_ai.tool.name".into(), "nope".into());
+        assert_eq!(client_spans(), [refused], "{version}");
+    }
 }

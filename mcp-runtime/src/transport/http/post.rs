@@ -13,6 +13,7 @@ use futures_util::future::join_all;
 use mcp_core::ProtocolVersion;
 use mcp_core::headers::SESSION_HEADER;
 use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
+use tracing::Instrument;
 
 use super::HttpState;
 use super::extract::{AcceptsPost, AllowedHost, Authorized, JsonRpcPost, insufficient_scope};
@@ -31,6 +32,7 @@ use crate::server::{
     Admission, Answer, ConnectionState, Envelope, MessageSink, Outbound, PeerGone, Reply,
     SendFuture, ServerMode, SharedSink, busy, era_over_http, render_batch,
 };
+use crate::spans;
 
 /// The POST handler: one message or a batch, admitted by the server, answered as JSON or as a
 /// stream.
@@ -41,7 +43,23 @@ pub(crate) async fn post(
     _: AcceptsPost,
     JsonRpcPost { parts, incoming }: JsonRpcPost,
 ) -> Response {
-    let request = HttpRequest::new(parts);
+    // The POST in a span of its own, with the spans of its MCP messages inside.
+    let span = spans::http_request(&parts.method, &parts.uri);
+    let recorder = span.clone();
+    let response = answer(http, authorized, HttpRequest::new(parts), incoming)
+        .instrument(span)
+        .await;
+    spans::record_http_status(&recorder, response.status());
+    response
+}
+
+/// What the POST of `request`, carrying `incoming`, is answered with.
+async fn answer(
+    http: Arc<HttpState>,
+    authorized: Authorized,
+    request: HttpRequest,
+    incoming: Incoming,
+) -> Response {
     let headers = &request.headers;
     // An unknown version is refused unless the request is of 2026-07-28, whose admission checks
     // the header against `_meta`.
