@@ -37,6 +37,33 @@ use serde_json::Value;
 /// The target of the spans: filter them with `mcp::server`.
 const TARGET: &str = "mcp::server";
 
+/// The span of one MCP request (`$method`, of `$version`), as its sender (`$kind` "client") or
+/// its receiver ("server") sees it: every field the conventions give a request, those known
+/// later left empty to record.
+macro_rules! operation_span {
+    ($target:expr, $name:literal, $kind:literal, $method:expr, $version:expr) => {
+        tracing::info_span!(
+            target: $target,
+            $name,
+            otel.name = $method,
+            otel.kind = $kind,
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            mcp.method.name = $method,
+            mcp.protocol.version = $version.as_str(),
+            mcp.session.id = Empty,
+            jsonrpc.request.id = Empty,
+            gen_ai.tool.name = Empty,
+            gen_ai.prompt.name = Empty,
+            gen_ai.operation.name = Empty,
+            mcp.resource.uri = Empty,
+            network.transport = Empty,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+        )
+    };
+}
+
 /// The span of the request `id` with `method`, of `version`, that came in an HTTP request with
 /// `http` headers (`None` on stdio and in process); not yet entered. Its target is recorded once
 /// the params are decoded ([`record_target`]).
@@ -46,28 +73,11 @@ pub(crate) fn request(
     version: ProtocolVersion,
     http: Option<&HeaderMap>,
 ) -> Span {
-    let span = tracing::info_span!(
-        target: TARGET,
-        "mcp.request",
-        otel.name = method,
-        otel.kind = "server",
-        otel.status_code = Empty,
-        otel.status_description = Empty,
-        mcp.method.name = method,
-        mcp.protocol.version = version.as_str(),
-        mcp.session.id = Empty,
-        jsonrpc.request.id = %id,
-        gen_ai.tool.name = Empty,
-        gen_ai.prompt.name = Empty,
-        gen_ai.operation.name = Empty,
-        mcp.resource.uri = Empty,
-        network.transport = Empty,
-        error.type = Empty,
-        rpc.response.status_code = Empty,
-    );
+    let span = operation_span!(TARGET, "mcp.request", "server", method, version);
     if span.is_disabled() {
         return span;
     }
+    record_id(&span, id);
     span.record(
         "network.transport",
         if http.is_some() { "tcp" } else { "pipe" },
@@ -204,22 +214,12 @@ pub(crate) fn task(id: &str) -> Span {
 /// its id is recorded once it has one ([`record_id`]), its outcome when it ends
 /// ([`record_client_outcome`]). The input-required rounds of a 2026-07-28 request are one span.
 pub(crate) fn client_request(method: &str, params: &Value, version: ProtocolVersion) -> Span {
-    let span = tracing::info_span!(
-        target: CLIENT_TARGET,
+    let span = operation_span!(
+        CLIENT_TARGET,
         "mcp.client_request",
-        otel.name = method,
-        otel.kind = "client",
-        otel.status_code = Empty,
-        otel.status_description = Empty,
-        mcp.method.name = method,
-        mcp.protocol.version = version.as_str(),
-        jsonrpc.request.id = Empty,
-        gen_ai.tool.name = Empty,
-        gen_ai.prompt.name = Empty,
-        gen_ai.operation.name = Empty,
-        mcp.resource.uri = Empty,
-        error.type = Empty,
-        rpc.response.status_code = Empty,
+        "client",
+        method,
+        version
     );
     if span.is_disabled() {
         return span;
