@@ -127,12 +127,15 @@ pub(crate) fn record_outcome(span: &Span, outcome: &Result<ServerResult, ErrorOb
     }
     match outcome {
         Err(error) => record_error(span, error),
-        Ok(ServerResult::CallTool(result)) if result.is_error() => {
-            span.record("error.type", "tool_error");
-            span.record("otel.status_code", "error");
-        }
+        Ok(ServerResult::CallTool(result)) if result.is_error() => record_tool_error(span),
         Ok(_) => {}
     }
+}
+
+/// Records on `span` that its `tools/call` answered with a tool's error result.
+pub(crate) fn record_tool_error(span: &Span) {
+    span.record("error.type", "tool_error");
+    span.record("otel.status_code", "error");
 }
 
 /// The span of a notification with `method`, of `version`, to enter while it is handled.
@@ -211,8 +214,8 @@ pub(crate) fn task(id: &str) -> Span {
 }
 
 /// The client span of a request with `method` and `params` that a client sends, of `version`;
-/// its id is recorded once it has one ([`record_id`]), its outcome when it ends
-/// ([`record_client_outcome`]). The input-required rounds of a 2026-07-28 request are one span.
+/// its id is recorded once it has one ([`record_id`]), its outcome when it ends. The
+/// input-required rounds of a 2026-07-28 request are one span.
 pub(crate) fn client_request(method: &str, params: &Value, version: ProtocolVersion) -> Span {
     let span = operation_span!(
         CLIENT_TARGET,
@@ -245,37 +248,6 @@ pub(crate) fn client_request(method: &str, params: &Value, version: ProtocolVers
         span.record("otel.name", format!("{method} {name}"));
     }
     span
-}
-
-/// Records on a client's `span` how its request ended: the server's JSON-RPC error, a tool's
-/// error result (`tool_error`), or a failure of the client's own (`kind`, with its message).
-pub(crate) fn record_client_outcome(span: &Span, outcome: Result<&Value, ClientFailure<'_>>) {
-    if span.is_disabled() {
-        return;
-    }
-    match outcome {
-        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
-            span.record("error.type", "tool_error");
-            span.record("otel.status_code", "error");
-        }
-        Ok(_) => {}
-        Err(ClientFailure::Server(error)) => record_error(span, error),
-        Err(ClientFailure::Other { kind, description }) => {
-            record_failure(span, kind, description);
-        }
-    }
-}
-
-/// How a client's request failed, for its span.
-pub(crate) enum ClientFailure<'a> {
-    /// The server answered with an error.
-    Server(&'a ErrorObject),
-    /// The client gave up on it, or could not send it: `kind` (`timeout`, `cancelled`, ...) and
-    /// the message.
-    Other {
-        kind: &'static str,
-        description: &'a str,
-    },
 }
 
 /// The target of the client's spans: filter them with `mcp::client`.

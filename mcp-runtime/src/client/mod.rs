@@ -313,19 +313,16 @@ impl McpClient {
             .rounds(method, params, options)
             .instrument(span.clone())
             .await;
-        let description;
-        let failure = match &outcome {
-            Ok(value) => Ok(value),
-            Err(ClientError::Server { error, .. }) => Err(spans::ClientFailure::Server(error)),
-            Err(other) => {
-                description = other.to_string();
-                Err(spans::ClientFailure::Other {
-                    kind: other.kind(),
-                    description: &description,
-                })
+        if !span.is_disabled() {
+            match &outcome {
+                Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                    spans::record_tool_error(&span);
+                }
+                Ok(_) => {}
+                Err(ClientError::Server { error, .. }) => spans::record_error(&span, error),
+                Err(other) => spans::record_failure(&span, other.kind(), &other.to_string()),
             }
-        };
-        spans::record_client_outcome(&span, failure);
+        }
         outcome
     }
 

@@ -169,7 +169,10 @@ impl ConnectionState {
         match &outcome {
             Ok(_) => {}
             Err(PeerRequestError::Refused(error)) => spans::record_error(&span, error),
-            Err(failure) => spans::record_failure(&span, failure.kind(), &failure.to_string()),
+            Err(failure) if !span.is_disabled() => {
+                spans::record_failure(&span, failure.kind(), &failure.to_string());
+            }
+            Err(_) => {}
         }
         outcome
     }

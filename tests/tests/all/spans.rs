@@ -74,6 +74,13 @@ where
 }
 
 impl Spans {
+    /// Records the spans opened on this thread until the guard drops.
+    fn capture() -> (Spans, tracing::subscriber::DefaultGuard) {
+        let spans = Spans::default();
+        let registry = tracing_subscriber::registry().with(spans.clone());
+        (spans, tracing::subscriber::set_default(registry))
+    }
+
     /// The spans seen since the last call, with the fields whose values vary from run to run
     /// (the request id, which each client picks, and the session id) checked and taken out.
     fn take(&self, way: Way) -> Vec<Seen> {
@@ -178,9 +185,7 @@ fn exchange(way: Way, spans: impl IntoIterator<Item = Seen>) -> Vec<Seen> {
 
 #[tokio::test]
 async fn each_request_has_a_span_named_and_attributed_by_the_conventions() {
-    let spans = Spans::default();
-    let _capture =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let (spans, _capture) = Spans::capture();
     for way in WAYS {
         let server = McpServer::builder(Implementation::new("tests", "1"))
             .tool(echo())
@@ -264,9 +269,7 @@ fn ask() -> ToolDefinition {
 
 #[tokio::test]
 async fn a_request_to_the_client_is_a_client_span_inside_the_call() {
-    let spans = Spans::default();
-    let _capture =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let (spans, _capture) = Spans::capture();
     let server = McpServer::builder(Implementation::new("tests", "1"))
         .tool(ask())
         .build()
@@ -331,9 +334,7 @@ async fn a_request_to_the_client_is_a_client_span_inside_the_call() {
 
 #[tokio::test]
 async fn a_tasks_work_has_a_span_linked_to_the_call_that_created_it() {
-    let spans = Spans::default();
-    let _capture =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let (spans, _capture) = Spans::capture();
     let server = McpServer::builder(Implementation::new("tests", "1"))
         .tool(echo().task(mcp_runtime::protocol::tools::TaskSupport::Optional))
         .build()
@@ -376,9 +377,7 @@ async fn a_tasks_work_has_a_span_linked_to_the_call_that_created_it() {
 #[tokio::test]
 async fn the_client_has_a_span_for_each_request_it_sends() {
     use mcp_runtime::protocol::ProtocolVersion;
-    let spans = Spans::default();
-    let _capture =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let (spans, _capture) = Spans::capture();
     for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
         let server = McpServer::builder(Implementation::new("tests", "1"))
             .tool(echo())
