@@ -38,6 +38,56 @@ pub mod keys {
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// Any message (2025-11-25): the task a message belongs to.
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+    /// Request and notification (SEP-414): the W3C Trace Context `traceparent` of the sender's
+    /// span, unprefixed as OpenTelemetry's conventions for MCP have it.
+    pub const TRACEPARENT: &str = "traceparent";
+    /// Request and notification (SEP-414): the W3C Trace Context `tracestate`.
+    pub const TRACESTATE: &str = "tracestate";
+    /// Request and notification (SEP-414): the W3C Baggage.
+    pub const BAGGAGE: &str = "baggage";
+}
+
+/// The W3C Trace Context and Baggage a request or notification carries in its `_meta`
+/// (SEP-414): the values as sent, which an OpenTelemetry propagator reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TraceContext {
+    /// `traceparent`: version, trace id, parent span id and flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
+    /// `tracestate`: vendor-specific trace data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracestate: Option<String>,
+    /// `baggage`: the sender's baggage entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baggage: Option<String>,
+}
+
+impl TraceContext {
+    /// Whether it carries nothing.
+    pub fn is_empty(&self) -> bool {
+        self.traceparent.is_none() && self.tracestate.is_none() && self.baggage.is_none()
+    }
+
+    /// The value of `key` (`traceparent`, `tracestate` or `baggage`), as a propagator asks.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            keys::TRACEPARENT => self.traceparent.as_deref(),
+            keys::TRACESTATE => self.tracestate.as_deref(),
+            keys::BAGGAGE => self.baggage.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Sets `key` to `value`, as a propagator injects; other keys are ignored.
+    pub fn set(&mut self, key: &str, value: String) {
+        match key {
+            keys::TRACEPARENT => self.traceparent = Some(value),
+            keys::TRACESTATE => self.tracestate = Some(value),
+            keys::BAGGAGE => self.baggage = Some(value),
+            _ => {}
+        }
+    }
 }
 
 /// Implements `Deserialize` for a `_meta` struct whose protocol keys are `Option` fields and
@@ -45,7 +95,7 @@ pub mod keys {
 /// copy every member into a buffer). As with a JSON object read as a value, the last of a
 /// repeated key counts, and `null` leaves a protocol key unset.
 macro_rules! deserialize_open_meta {
-    ($meta:ident { $($field:ident: $key:path),* $(,)? }) => {
+    ($meta:ident { $($($field:ident).+: $key:path),* $(,)? }) => {
         impl<'de> Deserialize<'de> for $meta {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 struct MetaVisitor;
@@ -61,7 +111,7 @@ macro_rules! deserialize_open_meta {
                         let mut meta = $meta::default();
                         while let Some(MemberName(name)) = map.next_key()? {
                             match name.as_ref() {
-                                $($key => meta.$field = map.next_value()?,)*
+                                $($key => meta.$($field).+ = map.next_value()?,)*
                                 _ => {
                                     meta.extra.insert(name.into_owned(), map.next_value()?);
                                 }
@@ -161,6 +211,9 @@ pub struct RequestMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub related_task: Option<RelatedTaskMetadata>,
+    /// The sender's trace context (SEP-414).
+    #[serde(flatten)]
+    pub trace: TraceContext,
     /// Every other key.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -173,6 +226,9 @@ deserialize_open_meta!(RequestMeta {
     client_info: keys::CLIENT_INFO,
     log_level: keys::LOG_LEVEL,
     related_task: keys::RELATED_TASK,
+    trace.traceparent: keys::TRACEPARENT,
+    trace.tracestate: keys::TRACESTATE,
+    trace.baggage: keys::BAGGAGE,
 });
 
 impl RequestMeta {
@@ -213,6 +269,9 @@ pub struct NotificationMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub related_task: Option<RelatedTaskMetadata>,
+    /// The sender's trace context (SEP-414).
+    #[serde(flatten)]
+    pub trace: TraceContext,
     /// Every other key.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -221,6 +280,9 @@ pub struct NotificationMeta {
 deserialize_open_meta!(NotificationMeta {
     subscription_id: keys::SUBSCRIPTION_ID,
     related_task: keys::RELATED_TASK,
+    trace.traceparent: keys::TRACEPARENT,
+    trace.tracestate: keys::TRACESTATE,
+    trace.baggage: keys::BAGGAGE,
 });
 
 impl NotificationMeta {
@@ -297,9 +359,45 @@ mod tests {
         assert_eq!(meta.progress_token, Some(RequestId::Number(0)));
         assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(meta.log_level, Some(LoggingLevel::Warning));
-        assert_eq!(meta.extra.get("traceparent"), Some(&json!("00-abc-def-01")));
+        assert_eq!(meta.trace.traceparent.as_deref(), Some("00-abc-def-01"));
+        assert_eq!(meta.extra.get("traceparent"), None);
         assert_eq!(serde_json::to_value(&meta).unwrap(), wire);
         assert!(meta.client_capabilities.unwrap().elicitation.is_some());
+    }
+
+    #[test]
+    fn the_trace_context_travels_unprefixed_in_requests_and_notifications() {
+        let wire = json!({
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+            "tracestate": "rojo=00f067aa0ba902b7",
+            "baggage": "userId=alice",
+            "other": 1,
+        });
+        let request: RequestMeta = serde_json::from_value(wire.clone()).unwrap();
+        let notification: NotificationMeta = serde_json::from_value(wire.clone()).unwrap();
+        for (trace, extra) in [
+            (&request.trace, &request.extra),
+            (&notification.trace, &notification.extra),
+        ] {
+            assert_eq!(
+                trace.get(keys::TRACEPARENT),
+                Some("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
+            );
+            assert_eq!(trace.get(keys::TRACESTATE), Some("rojo=00f067aa0ba902b7"));
+            assert_eq!(trace.get(keys::BAGGAGE), Some("userId=alice"));
+            assert_eq!(extra.len(), 1);
+        }
+        assert_eq!(serde_json::to_value(&request).unwrap(), wire);
+        assert_eq!(serde_json::to_value(&notification).unwrap(), wire);
+        // A propagator writes the keys it knows, and only those.
+        let mut trace = TraceContext::default();
+        assert!(trace.is_empty());
+        trace.set("traceparent", "00-a-b-01".into());
+        trace.set("x-other", "ignored".into());
+        assert_eq!(
+            serde_json::to_value(&trace).unwrap(),
+            json!({"traceparent": "00-a-b-01"})
+        );
     }
 
     #[test]
