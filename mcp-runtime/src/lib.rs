@@ -66,6 +66,8 @@ mod spans;
 #[cfg(any(feature = "http", feature = "client-http"))]
 pub mod sse;
 pub mod store;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 pub mod transport;
 
 #[doc(inline)]
