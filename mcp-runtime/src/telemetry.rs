@@ -15,10 +15,17 @@
 //! # }
 //! ```
 
+use mcp_core::meta::TraceContext;
+use opentelemetry::global;
+use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use serde_json::Value;
+use tracing::Span;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::registry::LookupSpan;
 
 /// What could not be set up.
@@ -59,7 +66,12 @@ impl Telemetry {
             .with_periodic_exporter(metrics)
             .with_resource(resource)
             .build();
-        opentelemetry::global::set_meter_provider(meters.clone());
+        global::set_meter_provider(meters.clone());
+        // W3C Trace Context and Baggage, the formats SEP-414 carries in `_meta`.
+        global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
+            Box::new(TraceContextPropagator::new()),
+            Box::new(BaggagePropagator::new()),
+        ]));
         Ok(Telemetry { tracers, meters })
     }
 
@@ -79,5 +91,67 @@ impl Telemetry {
         if let Err(error) = self.meters.shutdown() {
             tracing::warn!(%error, "the metric exporter did not shut down cleanly");
         }
+    }
+}
+
+/// The trace context of a request's `_meta`, as a propagator reads and writes it.
+struct Carrier<'a>(&'a mut TraceContext);
+
+impl Extractor for Carrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        let trace = &*self.0;
+        [
+            ("traceparent", &trace.traceparent),
+            ("tracestate", &trace.tracestate),
+            ("baggage", &trace.baggage),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| value.as_ref().map(|_| key))
+        .collect()
+    }
+}
+
+impl Injector for Carrier<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.set(key, value);
+    }
+}
+
+/// Continues in `span`, a request's, the trace that the request's `_meta` carries (SEP-414).
+pub(crate) fn continue_trace(span: &Span, trace: &TraceContext) {
+    if span.is_disabled() || trace.traceparent.is_none() {
+        return;
+    }
+    let mut trace = trace.clone();
+    let parent = global::get_text_map_propagator(|p| p.extract(&Carrier(&mut trace)));
+    if let Err(error) = span.set_parent(parent) {
+        tracing::debug!(%error, "the request's trace context could not be continued");
+    }
+}
+
+/// Puts the trace context of `span`, a request's, into the `_meta` of its `params` (SEP-414).
+pub(crate) fn inject(span: &Span, params: &mut Value) {
+    if span.is_disabled() {
+        return;
+    }
+    let mut trace = TraceContext::default();
+    let context = span.context();
+    global::get_text_map_propagator(|p| p.inject_context(&context, &mut Carrier(&mut trace)));
+    let Ok(Value::Object(members)) = serde_json::to_value(&trace) else {
+        return;
+    };
+    if members.is_empty() {
+        return;
+    }
+    if let Value::Object(params) = params
+        && let Value::Object(meta) = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Default::default()))
+    {
+        meta.extend(members);
     }
 }

@@ -309,6 +309,12 @@ impl McpClient {
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let span = spans::client_request(method, &params, self.protocol_version());
+        #[cfg(feature = "otel")]
+        let params = {
+            let mut params = params;
+            crate::telemetry::inject(&span, &mut params);
+            params
+        };
         let outcome = self
             .rounds(method, params, options)
             .instrument(span.clone())

@@ -80,6 +80,11 @@ pub(super) fn start(
         Ok(request) => Box::new(request),
         Err(error) => return refuse(id, error.into()),
     };
+    let meta = take_request_meta(&mut request);
+    #[cfg(feature = "otel")]
+    if let Some(meta) = &meta {
+        crate::telemetry::continue_trace(&span, &meta.trace);
+    }
     spans::record_target(&span, &request);
     let target = match resolve::target(server, &request, version) {
         Ok(target) => target,
@@ -113,7 +118,6 @@ pub(super) fn start(
         Ok(rounds) => rounds,
         Err(error) => return refuse(id, error),
     };
-    let meta = take_request_meta(&mut request);
     let task_plan = match (&*request, &target.kind) {
         (ClientRequest::CallTool(params), TargetKind::Tool(tool)) => {
             match tasks::plan(server, tool, params, version, meta.as_ref(), slot.token()) {
