@@ -11,19 +11,19 @@ use std::sync::{Arc, Mutex};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One note.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-struct Note {
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Note {
     /// Its number.
-    id: u32,
+    pub(crate) id: u32,
     /// A short title.
-    title: String,
+    pub(crate) title: String,
     /// The text.
-    body: String,
+    pub(crate) body: String,
     /// Words to find it by.
-    tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
 }
 
 impl Note {
@@ -66,7 +66,7 @@ impl Notebook {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn add(&self, title: &str, body: &str, tags: Vec<String>) -> Note {
+    pub(crate) fn add(&self, title: &str, body: &str, tags: Vec<String>) -> Note {
         let mut notes = self.notes();
         let id = notes.iter().map(|n| n.id).max().unwrap_or(0) + 1;
         let note = Note {
@@ -113,10 +113,10 @@ async fn add_note(
 }
 
 /// Matching notes.
-#[derive(Serialize, JsonSchema)]
-struct Matches {
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Matches {
     /// The notes found, best first.
-    notes: Vec<Note>,
+    pub(crate) notes: Vec<Note>,
 }
 
 /// Find the notes whose title, text or tags contain a word.

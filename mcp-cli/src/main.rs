@@ -24,6 +24,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use mcp_runtime::telemetry::Telemetry;
+use tracing::Instrument;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use target::{Connection, Target};
 
@@ -112,6 +116,23 @@ enum Command {
     },
 }
 
+impl Command {
+    /// The subcommand's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Inspect(_) => "inspect",
+            Command::List { .. } => "list",
+            Command::Call { .. } => "call",
+            Command::Read(_) => "read",
+            Command::Prompt(_) => "prompt",
+            Command::Complete(_) => "complete",
+            Command::Ping(_) => "ping",
+            Command::Bench(_) => "bench",
+            Command::New { .. } => "new",
+        }
+    }
+}
+
 /// What `mcp list` lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Kind {
@@ -130,6 +151,21 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // With OTEL_EXPORTER_OTLP_ENDPOINT set, the requests' spans (one trace per command) and the
+    // client metrics go there.
+    let telemetry = match Telemetry::from_env_if_configured() {
+        Ok(telemetry) => telemetry,
+        Err(error) => {
+            eprintln!("mcp: {error}: check the OTEL_EXPORTER_OTLP_* variables");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(telemetry) = &telemetry {
+        tracing_subscriber::registry()
+            .with(telemetry.layer())
+            .init();
+    }
+    let command = cli.command.name();
     // `mcp bench` runs on as many threads as it is told (one, unless asked: the other cores
     // are the server's); everything else on the default.
     let runtime = match &cli.command {
@@ -146,13 +182,17 @@ fn main() -> ExitCode {
     };
     let outcome = match runtime {
         Ok(runtime) => {
-            let outcome = runtime.block_on(run(cli));
+            let span = tracing::info_span!("mcp", otel.name = format!("mcp {command}"));
+            let outcome = runtime.block_on(run(cli).instrument(span));
             // A load run may leave requests in flight; they are not waited for.
             runtime.shutdown_timeout(Duration::from_secs(1));
             outcome
         }
         Err(error) => Err(anyhow::anyhow!("cannot start the async runtime: {error}")),
     };
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

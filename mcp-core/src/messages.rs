@@ -279,6 +279,22 @@ call_enum! {
     }
 }
 
+impl ServerRequest {
+    /// The request's `_meta`, where a sender puts what travels with it (its trace context, say).
+    pub fn meta_mut(&mut self) -> &mut Option<crate::meta::RequestMeta> {
+        match self {
+            ServerRequest::Ping(p) | ServerRequest::ListRoots(p) => &mut p.meta,
+            ServerRequest::CreateMessage(p) => &mut p.meta,
+            ServerRequest::Elicit(crate::elicitation::ElicitRequestParams::Form(p)) => &mut p.meta,
+            ServerRequest::Elicit(crate::elicitation::ElicitRequestParams::Url(p)) => &mut p.meta,
+            ServerRequest::GetTask(p)
+            | ServerRequest::GetTaskPayload(p)
+            | ServerRequest::CancelTask(p) => &mut p.meta,
+            ServerRequest::ListTasks(p) => &mut p.meta,
+        }
+    }
+}
+
 call_enum! {
     /// A notification from client to server.
     ClientNotification: Notification {

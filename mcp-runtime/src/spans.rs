@@ -253,6 +253,39 @@ pub(crate) fn client_request(method: &str, params: &Value, version: ProtocolVers
 /// The target of the client's spans: filter them with `mcp::client`.
 const CLIENT_TARGET: &str = "mcp::client";
 
+/// Whose session ended.
+#[derive(Clone, Copy)]
+pub(crate) enum Side {
+    Server,
+    Client,
+}
+
+/// Emits the event that a session of `side`, opened at `opened` and speaking `version` over
+/// `transport` (`pipe` or `tcp`), ended: a `debug` event of target `mcp::session` with its
+/// duration in seconds (`mcp.session.duration`), from which the `otel` feature records the
+/// session metrics.
+pub(crate) fn session_ended(
+    side: Side,
+    opened: std::time::Instant,
+    version: ProtocolVersion,
+    transport: &'static str,
+) {
+    let side = match side {
+        Side::Server => "server",
+        Side::Client => "client",
+    };
+    tracing::event!(
+        target: "mcp::session",
+        tracing::Level::DEBUG,
+        mcp.session.side = side,
+        mcp.session.duration = opened.elapsed().as_secs_f64(),
+        mcp.protocol.version = version.as_str(),
+        network.transport = transport,
+        network.protocol.name = (transport == "tcp").then_some("http"),
+        "the MCP session ended"
+    );
+}
+
 /// The span of an HTTP request (`method` of `uri`) to the MCP endpoint (target `mcp::http`),
 /// inside which the spans of the MCP messages it carries open: named by its method, with
 /// `http.request.method`, `url.path`, and `http.response.status_code` once it is answered

@@ -1,6 +1,7 @@
-//! OpenTelemetry export (cargo feature `otel`): the spans of [`spans`](crate::spans) and the
-//! MCP duration metrics, sent over OTLP/HTTP to the collector or backend that the standard
-//! `OTEL_*` variables name (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, ...).
+//! OpenTelemetry export (cargo feature `otel`): the spans of every MCP operation (see the
+//! runtime's `mcp::server`, `mcp::client` and `mcp::http` targets) and the four duration metrics
+//! of the OpenTelemetry conventions for MCP, sent over OTLP/HTTP to the collector or backend
+//! that the standard `OTEL_*` variables name, or that [`TelemetryBuilder`] sets.
 //!
 //! ```no_run
 //! use mcp_runtime::telemetry::Telemetry;
@@ -8,24 +9,54 @@
 //! use tracing_subscriber::util::SubscriberInitExt;
 //!
 //! # #[tokio::main] async fn main() {
-//! let telemetry = Telemetry::from_env().expect("the OTLP exporter starts");
-//! tracing_subscriber::registry().with(telemetry.layer()).init();
+//! // `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, ...; `None` when no endpoint is set.
+//! let telemetry = Telemetry::from_env_if_configured().expect("the OTLP exporter starts");
+//! tracing_subscriber::registry()
+//!     .with(telemetry.as_ref().map(|t| t.layer()))
+//!     .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+//!     .init();
 //! // ... serve ...
-//! telemetry.shutdown(); // sends what is still buffered
+//! if let Some(telemetry) = telemetry {
+//!     telemetry.shutdown(); // sends what is still buffered
+//! }
 //! # }
 //! ```
+//!
+//! With the feature on, trace context travels as SEP-414 says, in `params._meta`
+//! (`traceparent`, `tracestate`, `baggage`): an [`McpClient`](crate::client::McpClient) puts its
+//! span's context there (and in the `traceparent` header of its HTTP requests), the server
+//! continues the trace it finds there, linking the HTTP request's own, and so does a client that
+//! the server asks (elicitation, sampling, the roots). A tool that calls another server with an
+//! `McpClient` continues the caller's trace without any code of its own.
+//!
+//! The metrics (histograms, in seconds, with the conventions' bucket boundaries):
+//!
+//! | metric | what | attributes |
+//! |---|---|---|
+//! | `mcp.server.operation.duration` | a request or notification the server handled | `mcp.method.name`, `mcp.protocol.version`, `network.transport`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `gen_ai.operation.name`, `error.type`, `rpc.response.status_code` |
+//! | `mcp.client.operation.duration` | a request a client sent (the server's to its client too) | the same |
+//! | `mcp.server.session.duration` | a session, from its start to its end | `mcp.protocol.version`, `network.transport`, `network.protocol.name` |
+//! | `mcp.client.session.duration` | an `McpClient`'s session | the same |
 
-use mcp_core::meta::TraceContext;
+use std::time::Instant;
+
+use mcp_core::meta::{RequestMeta, TraceContext};
 use opentelemetry::global;
+use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
-use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
+use opentelemetry::{Key, KeyValue, Value as OtelValue};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use serde_json::Value;
-use tracing::Span;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Span, Subscriber};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
 /// What could not be set up.
@@ -43,30 +74,61 @@ pub struct Telemetry {
     meters: SdkMeterProvider,
 }
 
-impl Telemetry {
-    /// Exporters over OTLP/HTTP, configured by the standard `OTEL_*` variables (the endpoint
-    /// defaults to `http://localhost:4318`), and the service's resource (`OTEL_SERVICE_NAME`,
-    /// `OTEL_RESOURCE_ATTRIBUTES`). The meter provider becomes the global one, which the
-    /// duration histograms record to.
-    pub fn from_env() -> Result<Telemetry, TelemetryError> {
-        let resource = Resource::builder().build();
-        let spans = opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .build()
-            .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
+/// Sets up [`Telemetry`] in code rather than from the environment: what is not set here comes
+/// from the `OTEL_*` variables as [`Telemetry::from_env`] reads them.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct TelemetryBuilder {
+    endpoint: Option<String>,
+    service_name: Option<String>,
+}
+
+impl TelemetryBuilder {
+    /// The base URL of the OTLP/HTTP receiver (`http://127.0.0.1:4318`): spans go to
+    /// `/v1/traces` under it, metrics to `/v1/metrics`.
+    pub fn endpoint(mut self, url: impl Into<String>) -> Self {
+        self.endpoint = Some(url.into());
+        self
+    }
+
+    /// The `service.name` the spans and metrics are reported under.
+    pub fn service_name(mut self, name: impl Into<String>) -> Self {
+        self.service_name = Some(name.into());
+        self
+    }
+
+    /// Starts the exporters; see [`Telemetry::from_env`].
+    pub fn build(self) -> Result<Telemetry, TelemetryError> {
+        let mut resource = Resource::builder();
+        if let Some(name) = self.service_name {
+            resource = resource.with_service_name(name);
+        }
+        let resource = resource.build();
+        let url = |path: &str| {
+            self.endpoint
+                .as_deref()
+                .map(|base| format!("{}{path}", base.trim_end_matches('/')))
+        };
+        let exporter_error =
+            |e: opentelemetry_otlp::ExporterBuildError| TelemetryError::Exporter(e.to_string());
+        let mut spans = opentelemetry_otlp::SpanExporter::builder().with_http();
+        if let Some(url) = url("/v1/traces") {
+            spans = opentelemetry_otlp::WithExportConfig::with_endpoint(spans, url);
+        }
         let tracers = SdkTracerProvider::builder()
-            .with_batch_exporter(spans)
+            .with_batch_exporter(spans.build().map_err(exporter_error)?)
             .with_resource(resource.clone())
             .build();
-        let metrics = opentelemetry_otlp::MetricExporter::builder()
-            .with_http()
-            .build()
-            .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
+        let mut metrics = opentelemetry_otlp::MetricExporter::builder().with_http();
+        if let Some(url) = url("/v1/metrics") {
+            metrics = opentelemetry_otlp::WithExportConfig::with_endpoint(metrics, url);
+        }
         let meters = SdkMeterProvider::builder()
-            .with_periodic_exporter(metrics)
+            .with_periodic_exporter(metrics.build().map_err(exporter_error)?)
             .with_resource(resource)
             .build();
         global::set_meter_provider(meters.clone());
+        global::set_tracer_provider(tracers.clone());
         // W3C Trace Context and Baggage, the formats SEP-414 carries in `_meta`.
         global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
@@ -74,13 +136,48 @@ impl Telemetry {
         ]));
         Ok(Telemetry { tracers, meters })
     }
+}
 
-    /// The `tracing` layer that turns spans into OpenTelemetry spans for export.
-    pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + use<S>
+impl Telemetry {
+    /// A builder, to set the endpoint or the service's name in code.
+    pub fn builder() -> TelemetryBuilder {
+        TelemetryBuilder::default()
+    }
+
+    /// Exporters over OTLP/HTTP, configured by the standard `OTEL_*` variables
+    /// (`OTEL_EXPORTER_OTLP_ENDPOINT`, which defaults to `http://localhost:4318`, its per-signal
+    /// forms, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, ...), and the service's
+    /// resource (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`). The providers also become the
+    /// global ones, and W3C Trace Context and Baggage the global propagators.
+    pub fn from_env() -> Result<Telemetry, TelemetryError> {
+        Telemetry::builder().build()
+    }
+
+    /// [`from_env`](Self::from_env) when the environment asks for export: an
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set and
+    /// `OTEL_SDK_DISABLED` is not `true`; `None` otherwise. What a binary calls to export
+    /// exactly when its operator configured it.
+    pub fn from_env_if_configured() -> Result<Option<Telemetry>, TelemetryError> {
+        let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+        let disabled =
+            std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        if disabled
+            || !(set("OTEL_EXPORTER_OTLP_ENDPOINT") || set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+        {
+            return Ok(None);
+        }
+        Telemetry::from_env().map(Some)
+    }
+
+    /// The `tracing` layer that exports spans as OpenTelemetry spans and records the duration
+    /// metrics from the runtime's spans.
+    pub fn layer<S>(&self) -> impl Layer<S> + use<S>
     where
-        S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+        S: Subscriber + for<'a> LookupSpan<'a>,
     {
-        tracing_opentelemetry::layer().with_tracer(self.tracers.tracer("mcp-runtime"))
+        tracing_opentelemetry::layer()
+            .with_tracer(self.tracers.tracer("mcp-runtime"))
+            .and_then(Durations::new(&self.meters.meter("mcp-runtime")))
     }
 
     /// Sends what is still buffered and stops the exporters.
@@ -92,6 +189,227 @@ impl Telemetry {
             tracing::warn!(%error, "the metric exporter did not shut down cleanly");
         }
     }
+}
+
+/// The span and event names the duration metrics are taken from (see [`crate::spans`]).
+mod names {
+    pub(super) const SERVER_REQUEST: &str = "mcp.request";
+    pub(super) const SERVER_NOTIFICATION: &str = "mcp.notification";
+    pub(super) const CLIENT_REQUEST: &str = "mcp.client_request";
+    pub(super) const ASKING_CLIENT: &str = "mcp.server_request";
+    /// The field of the event that ends a session: its duration in seconds.
+    pub(super) const SESSION_DURATION: &str = "mcp.session.duration";
+    /// The field of that event that says whose session it was: `server` or `client`.
+    pub(super) const SESSION_SIDE: &str = "mcp.session.side";
+}
+
+/// The attributes the conventions give the operation metrics (the spans carry more: ids and
+/// URIs, whose cardinality a metric must not have).
+const OPERATION_ATTRIBUTES: [&str; 8] = [
+    "mcp.method.name",
+    "mcp.protocol.version",
+    "network.transport",
+    "gen_ai.tool.name",
+    "gen_ai.prompt.name",
+    "gen_ai.operation.name",
+    "error.type",
+    "rpc.response.status_code",
+];
+
+/// The attributes of the session metrics.
+const SESSION_ATTRIBUTES: [&str; 4] = [
+    "mcp.protocol.version",
+    "network.transport",
+    "network.protocol.name",
+    "error.type",
+];
+
+/// The bucket boundaries the conventions give every MCP duration, in seconds.
+const BOUNDARIES: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// Records the duration metrics: an operation's when its span closes, a session's when the
+/// event that ends it (fields `mcp.session.duration` and `mcp.session.side`) is emitted.
+struct Durations {
+    server_operations: Histogram<f64>,
+    client_operations: Histogram<f64>,
+    server_sessions: Histogram<f64>,
+    client_sessions: Histogram<f64>,
+}
+
+impl Durations {
+    fn new(meter: &Meter) -> Durations {
+        let histogram = |name: &'static str, description: &'static str| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(description)
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build()
+        };
+        Durations {
+            server_operations: histogram(
+                "mcp.server.operation.duration",
+                "The duration of an MCP request or notification as the server handled it",
+            ),
+            client_operations: histogram(
+                "mcp.client.operation.duration",
+                "The duration of an MCP request from its sending to its answer",
+            ),
+            server_sessions: histogram(
+                "mcp.server.session.duration",
+                "The duration of an MCP session as observed on the server",
+            ),
+            client_sessions: histogram(
+                "mcp.client.session.duration",
+                "The duration of an MCP session as observed on the client",
+            ),
+        }
+    }
+}
+
+/// An operation being timed, kept in its span's extensions.
+struct Operation {
+    server: bool,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+}
+
+/// Keeps the fields named in `wanted` as attributes.
+struct Fields<'a> {
+    wanted: &'a [&'static str],
+    attributes: &'a mut Vec<KeyValue>,
+    /// A number field named `number`, if any.
+    number: Option<(&'static str, f64)>,
+}
+
+impl Fields<'_> {
+    fn keep(&mut self, field: &Field, value: OtelValue) {
+        let Some(&name) = self.wanted.iter().find(|&&name| name == field.name()) else {
+            return;
+        };
+        match self
+            .attributes
+            .iter_mut()
+            .find(|kv| kv.key.as_str() == name)
+        {
+            Some(existing) => existing.value = value,
+            None => self
+                .attributes
+                .push(KeyValue::new(Key::from_static_str(name), value)),
+        }
+    }
+}
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.keep(field, OtelValue::from(value.to_owned()));
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.number = Some((field.name(), value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.keep(field, OtelValue::from(value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.keep(field, OtelValue::from(value as i64));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.keep(field, OtelValue::from(format!("{value:?}")));
+    }
+}
+
+impl<S> Layer<S> for Durations
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let server = match attrs.metadata().name() {
+            names::SERVER_REQUEST | names::SERVER_NOTIFICATION => true,
+            names::CLIENT_REQUEST | names::ASKING_CLIENT => false,
+            _ => return,
+        };
+        let Some(span) = ctx.span(id) else { return };
+        let mut operation = Operation {
+            server,
+            started: Instant::now(),
+            attributes: Vec::with_capacity(OPERATION_ATTRIBUTES.len()),
+        };
+        attrs.record(&mut Fields {
+            wanted: &OPERATION_ATTRIBUTES,
+            attributes: &mut operation.attributes,
+            number: None,
+        });
+        span.extensions_mut().insert(operation);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else { return };
+        if let Some(operation) = span.extensions_mut().get_mut::<Operation>() {
+            values.record(&mut Fields {
+                wanted: &OPERATION_ATTRIBUTES,
+                attributes: &mut operation.attributes,
+                number: None,
+            });
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(&id) else { return };
+        let Some(operation) = span.extensions_mut().remove::<Operation>() else {
+            return;
+        };
+        let seconds = operation.started.elapsed().as_secs_f64();
+        let histogram = if operation.server {
+            &self.server_operations
+        } else {
+            &self.client_operations
+        };
+        histogram.record(seconds, &operation.attributes);
+    }
+
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        let fields = event.metadata().fields();
+        if fields.field(names::SESSION_DURATION).is_none() {
+            return;
+        }
+        let mut attributes = Vec::new();
+        let mut side = Side(None);
+        let mut visitor = Fields {
+            wanted: &SESSION_ATTRIBUTES,
+            attributes: &mut attributes,
+            number: None,
+        };
+        event.record(&mut visitor);
+        let Some((names::SESSION_DURATION, seconds)) = visitor.number else {
+            return;
+        };
+        event.record(&mut side);
+        let histogram = match side.0.as_deref() {
+            Some("server") => &self.server_sessions,
+            Some("client") => &self.client_sessions,
+            _ => return,
+        };
+        histogram.record(seconds, &attributes);
+    }
+}
+
+/// Reads the `mcp.session.side` field of a session's end.
+struct Side(Option<String>);
+
+impl Visit for Side {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == names::SESSION_SIDE {
+            self.0 = Some(value.to_owned());
+        }
+    }
+
+    fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
 
 /// The trace context of a request's `_meta`, as a propagator reads and writes it.
@@ -121,37 +439,89 @@ impl Injector for Carrier<'_> {
     }
 }
 
-/// Continues in `span`, a request's, the trace that the request's `_meta` carries (SEP-414).
+/// HTTP headers, as a propagator reads them.
+#[cfg(feature = "http")]
+struct Headers<'a>(&'a http::HeaderMap);
+
+#[cfg(feature = "http")]
+impl Extractor for Headers<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|value| value.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(http::HeaderName::as_str).collect()
+    }
+}
+
+/// Continues in `span`, the span of a request, the trace that its `_meta` carries (SEP-414), and
+/// links the span current when it started (the HTTP request's, say): the conventions make the
+/// sender's MCP span the parent, whatever the transport did.
 pub(crate) fn continue_trace(span: &Span, trace: &TraceContext) {
     if span.is_disabled() || trace.traceparent.is_none() {
         return;
     }
     let mut trace = trace.clone();
     let parent = global::get_text_map_propagator(|p| p.extract(&Carrier(&mut trace)));
+    if !parent.span().span_context().is_valid() {
+        return;
+    }
+    let ambient = Span::current().context().span().span_context().clone();
     if let Err(error) = span.set_parent(parent) {
         tracing::debug!(%error, "the request's trace context could not be continued");
+        return;
     }
+    if ambient.is_valid() {
+        span.add_link(ambient);
+    }
+}
+
+/// Continues in `span`, the span of an HTTP request, the trace its `traceparent` header carries.
+#[cfg(feature = "http")]
+pub(crate) fn continue_http_trace(span: &Span, headers: &http::HeaderMap) {
+    if span.is_disabled() || !headers.contains_key("traceparent") {
+        return;
+    }
+    let parent = global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
+    if parent.span().span_context().is_valid()
+        && let Err(error) = span.set_parent(parent)
+    {
+        tracing::debug!(%error, "the HTTP request's trace context could not be continued");
+    }
+}
+
+/// The trace context of `span`, as it goes into a `_meta`; `None` when no span is recorded.
+fn trace_of(span: &Span) -> Option<TraceContext> {
+    if span.is_disabled() {
+        return None;
+    }
+    let context = span.context();
+    if !context.span().span_context().is_valid() {
+        return None;
+    }
+    let mut trace = TraceContext::default();
+    global::get_text_map_propagator(|p| p.inject_context(&context, &mut Carrier(&mut trace)));
+    (!trace.is_empty()).then_some(trace)
 }
 
 /// Puts the trace context of `span`, a request's, into the `_meta` of its `params` (SEP-414).
 pub(crate) fn inject(span: &Span, params: &mut Value) {
-    if span.is_disabled() {
-        return;
-    }
-    let mut trace = TraceContext::default();
-    let context = span.context();
-    global::get_text_map_propagator(|p| p.inject_context(&context, &mut Carrier(&mut trace)));
+    let Some(trace) = trace_of(span) else { return };
     let Ok(Value::Object(members)) = serde_json::to_value(&trace) else {
         return;
     };
-    if members.is_empty() {
-        return;
-    }
     if let Value::Object(params) = params
         && let Value::Object(meta) = params
             .entry("_meta")
             .or_insert_with(|| Value::Object(Default::default()))
     {
         meta.extend(members);
+    }
+}
+
+/// Puts the trace context of `span`, a request's, into its typed `_meta` (SEP-414).
+pub(crate) fn inject_meta(span: &Span, meta: &mut Option<RequestMeta>) {
+    if let Some(trace) = trace_of(span) {
+        meta.get_or_insert_with(Default::default).trace = trace;
     }
 }

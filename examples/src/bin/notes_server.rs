@@ -41,14 +41,18 @@ use std::time::Duration;
 
 use clap::Parser;
 use examples::instance::InstanceArgs;
-use examples::notes;
+use examples::{import, notes};
 use std::sync::Arc;
 
 use mcp_runtime::auth::{
     AccessToken, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenError, TokenVerifier,
 };
+use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::transport::Serve;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// A small notebook, served over MCP.
 #[derive(Parser, Debug)]
@@ -84,23 +88,51 @@ struct Args {
     /// How many sessions one client may keep (by default, no limit but that of all sessions).
     #[arg(long, value_name = "N", requires = "http")]
     max_sessions_per_client: Option<usize>,
+    /// Offer the tool `import_notes`, which copies notes from the notes server at this MCP
+    /// endpoint (http://HOST:PORT/mcp).
+    #[arg(long, value_name = "URL")]
+    import_from: Option<String>,
     #[command(flatten)]
     instance: InstanceArgs,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
     let args = Args::parse();
-    let builder = notes::builder();
+    // Spans and metrics go to the OTLP receiver that OTEL_EXPORTER_OTLP_ENDPOINT names, if any;
+    // log lines to stderr, as RUST_LOG asks.
+    let telemetry = Telemetry::from_env_if_configured()?;
+    tracing_subscriber::registry()
+        .with(telemetry.as_ref().map(Telemetry::layer))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(tracing_subscriber::EnvFilter::from_default_env()),
+        )
+        .init();
+    let served = serve(args).await;
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
+    served
+}
+
+async fn serve(args: Args) -> anyhow::Result<()> {
+    let mut builder = notes::builder();
+    if let Some(url) = args.import_from {
+        builder = builder
+            .registered_tool("import_notes")
+            .state(import::Upstream(url));
+    }
     let Some(address) = args.http else {
         if args.instance.redis.is_some() {
             anyhow::bail!("--redis is for several instances over HTTP: add --http ADDRESS");
         }
-        builder.serve_stdio().await?;
+        // Ends on end of input, or on ^C (SIGINT) or SIGTERM, so that spans still buffered go.
+        tokio::select! {
+            served = builder.serve_stdio() => served?,
+            () = stopped() => {}
+        }
         return Ok(());
     };
     let mut options = HttpOptions::default();
@@ -141,8 +173,21 @@ async fn main() -> anyhow::Result<()> {
         eprintln!("Access tokens of {issuer} for {resource} are required");
     }
     eprintln!("MCP endpoint: http://{local}/mcp");
-    serve_on(listener, builder.stateful().build()?, options).await?;
+    tokio::select! {
+        served = serve_on(listener, builder.stateful().build()?, options) => served?,
+        () = stopped() => {}
+    }
     Ok(())
+}
+
+/// Waits for ^C (SIGINT) or SIGTERM.
+async fn stopped() {
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        Some(()) = async { terminate.as_mut()?.recv().await } => {}
+    }
 }
 
 /// A verifier of both kinds of tokens `issuer` issues: JWTs (three dot-separated parts) checked

@@ -248,7 +248,7 @@ impl McpClientBuilder {
     #[cfg(feature = "client-http")]
     pub async fn connect_http(mut self, url: impl Into<String>) -> Result<McpClient, ClientError> {
         let tools = Arc::new(ToolCache::default());
-        let (peer, lines) = Peer::new(self.handlers.clone());
+        let (peer, lines) = Peer::new(self.handlers.clone(), "tcp");
         let client = reqwest::Client::builder()
             .default_headers(std::mem::take(&mut self.http_headers))
             .build()
@@ -379,7 +379,11 @@ impl McpClient {
         self.inner.peer.set_version(version);
         let mut options = RequestOptions::new();
         options.timeout = timeout.or(self.inner.timeout);
-        let discovered = self.send(method, &json!({"_meta": meta}), &options).await?;
+        let discovered = self
+            .in_span(method, json!({"_meta": meta}), |params| async move {
+                self.send(method, &params, &options).await
+            })
+            .await?;
         let discovered: DiscoverResult =
             serde_json::from_value(discovered).map_err(|e| protocol(e.to_string()))?;
         *self.inner.era.lock() = EraState::Stateless(Arc::new(Stateless { discovered, meta }));
@@ -399,9 +403,12 @@ impl McpClient {
         );
         let params = render::to_value(&params, version).map_err(|e| protocol(e.to_string()))?;
         let result = self
-            .send_once(method, &params, &RequestOptions::new())
-            .await
-            .map_err(|attempt| attempt.into_error(method))?;
+            .in_span(method, params, |params| async move {
+                self.send_once(method, &params, &RequestOptions::new())
+                    .await
+                    .map_err(|attempt| attempt.into_error(method))
+            })
+            .await?;
         let result: InitializeResult =
             serde_json::from_value(result).map_err(|e| protocol(e.to_string()))?;
         let version = ProtocolVersion::from_name(&result.protocol_version)

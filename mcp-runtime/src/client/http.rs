@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use mcp_core::jsonrpc::RequestId;
+use mcp_core::meta::keys;
 use mcp_core::{Era, ErrorObject};
 use parking_lot::Mutex;
 use reqwest::StatusCode;
@@ -277,6 +278,16 @@ impl HttpChannel {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return headers;
         };
+        // The trace context of `_meta` (SEP-414) also in the headers, for HTTP's own tracing.
+        let meta = &message["params"]["_meta"];
+        for key in [keys::TRACEPARENT, keys::TRACESTATE] {
+            if let Some(value) = meta[key]
+                .as_str()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
+                headers.insert(key, value);
+            }
+        }
         if version.era() != Era::Stateless {
             return headers;
         }

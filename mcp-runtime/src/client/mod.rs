@@ -308,6 +308,24 @@ impl McpClient {
         params: Value,
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
+        self.in_span(method, params, |params| {
+            self.rounds(method, params, options)
+        })
+        .await
+    }
+
+    /// Sends request `method` with `params` by `send`, inside the request's client span: its
+    /// trace context goes into the `_meta` of `params`, its outcome onto the span.
+    async fn in_span<F, Fut>(
+        &self,
+        method: &'static str,
+        params: Value,
+        send: F,
+    ) -> Result<Value, ClientError>
+    where
+        F: FnOnce(Value) -> Fut,
+        Fut: Future<Output = Result<Value, ClientError>>,
+    {
         let span = spans::client_request(method, &params, self.protocol_version());
         #[cfg(feature = "otel")]
         let params = {
@@ -315,10 +333,7 @@ impl McpClient {
             crate::telemetry::inject(&span, &mut params);
             params
         };
-        let outcome = self
-            .rounds(method, params, options)
-            .instrument(span.clone())
-            .await;
+        let outcome = send(params).instrument(span.clone()).await;
         if !span.is_disabled() {
             match &outcome {
                 Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {

@@ -49,9 +49,24 @@ pub(crate) struct Peer {
     /// The notifications of each open `subscriptions/listen` stream, by its request id.
     subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
     version: Mutex<ProtocolVersion>,
+    /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
+    /// recorded when the peer goes.
+    opened: std::time::Instant,
+    transport: &'static str,
     /// How many authorizations are under way (their requests wait instead of timing out).
     #[cfg(feature = "client-auth")]
     authorizing: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        crate::spans::session_ended(
+            crate::spans::Side::Client,
+            self.opened,
+            *self.version.get_mut(),
+            self.transport,
+        );
+    }
 }
 
 impl Failure {
@@ -94,7 +109,7 @@ impl Peer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (peer, lines) = Peer::new(handlers);
+        let (peer, lines) = Peer::new(handlers, "pipe");
         tokio::spawn(write_lines(writer, lines));
         tokio::spawn(read_messages(reader, Arc::downgrade(&peer), after));
         peer
@@ -102,7 +117,11 @@ impl Peer {
 
     /// A peer whose outgoing messages (one JSON text each) come out of the returned receiver,
     /// for a transport to carry; what the transport receives goes to [`deliver`](Self::deliver).
-    pub(crate) fn new(handlers: Handlers) -> (Arc<Peer>, mpsc::UnboundedReceiver<String>) {
+    /// `transport` names the carrier as the OpenTelemetry conventions do (`tcp` for HTTP).
+    pub(crate) fn new(
+        handlers: Handlers,
+        transport: &'static str,
+    ) -> (Arc<Peer>, mpsc::UnboundedReceiver<String>) {
         let (outgoing, lines) = mpsc::unbounded_channel();
         let (notifications, _) = broadcast::channel(256);
         let peer = Arc::new(Peer {
@@ -114,6 +133,8 @@ impl Peer {
             notifications,
             subscriptions: Mutex::new(HashMap::new()),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
+            opened: std::time::Instant::now(),
+            transport,
             #[cfg(feature = "client-auth")]
             authorizing: Arc::default(),
         });

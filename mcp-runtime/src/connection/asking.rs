@@ -162,6 +162,12 @@ impl ConnectionState {
     ) -> Result<Value, PeerRequestError> {
         // A client span of its own, inside the span of the call that needed the answer.
         let span = spans::server_request(request.method(), self.version());
+        #[cfg(feature = "otel")]
+        let request = {
+            let mut request = request;
+            crate::telemetry::inject_meta(&span, request.meta_mut());
+            request
+        };
         let outcome = self
             .exchange(sink, request, cancel, timeout)
             .instrument(span.clone())

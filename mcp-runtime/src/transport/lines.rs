@@ -187,6 +187,7 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let opened = std::time::Instant::now();
     let (frames, frame_queue) = mpsc::channel(options.max_queued);
     let sink: SharedSink = Arc::new(FrameSink(frames.clone()));
     let connection = ConnectionState::persistent(Some(sink.clone()));
@@ -262,6 +263,12 @@ where
     // flight are told to stop, so nothing keeps the loop alive; replies of those that still
     // finish are written.
     connection.close();
+    crate::spans::session_ended(
+        crate::spans::Side::Server,
+        opened,
+        connection.version(),
+        "pipe",
+    );
     requests.close();
     requests.wait().await;
     // The writer may already be gone when the output broke.

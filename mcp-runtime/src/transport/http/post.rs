@@ -45,6 +45,8 @@ pub(crate) async fn post(
 ) -> Response {
     // The POST in a span of its own, with the spans of its MCP messages inside.
     let span = spans::http_request(&parts.method, &parts.uri);
+    #[cfg(feature = "otel")]
+    crate::telemetry::continue_http_trace(&span, &parts.headers);
     let recorder = span.clone();
     let response = answer(http, authorized, HttpRequest::new(parts), incoming)
         .instrument(span)

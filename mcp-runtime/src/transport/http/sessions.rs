@@ -46,6 +46,8 @@ pub(crate) struct Session {
     pub(crate) standalone: Arc<StreamEntry>,
     streams: Mutex<VecDeque<String>>,
     last_active: Mutex<Instant>,
+    /// When this instance opened it (or took it over from another).
+    opened: Instant,
 }
 
 impl Session {
@@ -315,6 +317,7 @@ impl Sessions {
             standalone,
             streams: Mutex::new(VecDeque::new()),
             last_active: Mutex::new(Instant::now()),
+            opened: Instant::now(),
         });
         self.map.write().insert(session.id.clone(), session.clone());
         session
@@ -382,5 +385,11 @@ impl Sessions {
 
 async fn close(session: &Session, streams: &Streams) {
     session.connection.close();
+    crate::spans::session_ended(
+        crate::spans::Side::Server,
+        session.opened,
+        session.connection.version(),
+        "tcp",
+    );
     streams.close(&session.stream_ids()).await;
 }
