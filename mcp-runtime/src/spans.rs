@@ -260,14 +260,15 @@ pub(crate) enum Side {
     Client,
 }
 
-/// Emits the event that a session of `side`, opened at `opened` and speaking `version` over
-/// `transport` (`pipe` or `tcp`), ended: a `debug` event of target `mcp::session` with its
+/// Emits the event that a session of `side`, opened at `opened` and speaking `version` (`None`
+/// for a connection of 2026-07-28 requests, each of which names its own) over `transport`
+/// (`pipe` or `tcp`), ended: a `debug` event of target `mcp::session` with its
 /// duration in seconds (`mcp.session.duration`), from which the `otel` feature records the
 /// session metrics.
 pub(crate) fn session_ended(
     side: Side,
     opened: std::time::Instant,
-    version: ProtocolVersion,
+    version: Option<ProtocolVersion>,
     transport: &'static str,
 ) {
     let side = match side {
@@ -279,7 +280,7 @@ pub(crate) fn session_ended(
         tracing::Level::DEBUG,
         mcp.session.side = side,
         mcp.session.duration = opened.elapsed().as_secs_f64(),
-        mcp.protocol.version = version.as_str(),
+        mcp.protocol.version = version.map(ProtocolVersion::as_str),
         network.transport = transport,
         network.protocol.name = (transport == "tcp").then_some("http"),
         "the MCP session ended"

@@ -70,8 +70,10 @@ pub enum TelemetryError {
 /// The providers that export spans and metrics; [`shutdown`](Self::shutdown) flushes them.
 #[derive(Debug)]
 pub struct Telemetry {
-    tracers: SdkTracerProvider,
-    meters: SdkMeterProvider,
+    /// `None` when `OTEL_TRACES_EXPORTER` is `none`.
+    tracers: Option<SdkTracerProvider>,
+    /// `None` when `OTEL_METRICS_EXPORTER` is `none`.
+    meters: Option<SdkMeterProvider>,
 }
 
 /// Sets up [`Telemetry`] in code rather than from the environment: what is not set here comes
@@ -81,6 +83,12 @@ pub struct Telemetry {
 pub struct TelemetryBuilder {
     endpoint: Option<String>,
     service_name: Option<String>,
+}
+
+/// Whether the standard variable `name` (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`) turns
+/// its signal off (`none`); any other value means OTLP, the only exporter here.
+fn exporter_off(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v.trim().eq_ignore_ascii_case("none"))
 }
 
 impl TelemetryBuilder {
@@ -111,24 +119,34 @@ impl TelemetryBuilder {
         };
         let exporter_error =
             |e: opentelemetry_otlp::ExporterBuildError| TelemetryError::Exporter(e.to_string());
-        let mut spans = opentelemetry_otlp::SpanExporter::builder().with_http();
-        if let Some(url) = url("/v1/traces") {
-            spans = opentelemetry_otlp::WithExportConfig::with_endpoint(spans, url);
-        }
-        let tracers = SdkTracerProvider::builder()
-            .with_batch_exporter(spans.build().map_err(exporter_error)?)
-            .with_resource(resource.clone())
-            .build();
-        let mut metrics = opentelemetry_otlp::MetricExporter::builder().with_http();
-        if let Some(url) = url("/v1/metrics") {
-            metrics = opentelemetry_otlp::WithExportConfig::with_endpoint(metrics, url);
-        }
-        let meters = SdkMeterProvider::builder()
-            .with_periodic_exporter(metrics.build().map_err(exporter_error)?)
-            .with_resource(resource)
-            .build();
-        global::set_meter_provider(meters.clone());
-        global::set_tracer_provider(tracers.clone());
+        let tracers = if exporter_off("OTEL_TRACES_EXPORTER") {
+            None
+        } else {
+            let mut spans = opentelemetry_otlp::SpanExporter::builder().with_http();
+            if let Some(url) = url("/v1/traces") {
+                spans = opentelemetry_otlp::WithExportConfig::with_endpoint(spans, url);
+            }
+            let tracers = SdkTracerProvider::builder()
+                .with_batch_exporter(spans.build().map_err(exporter_error)?)
+                .with_resource(resource.clone())
+                .build();
+            global::set_tracer_provider(tracers.clone());
+            Some(tracers)
+        };
+        let meters = if exporter_off("OTEL_METRICS_EXPORTER") {
+            None
+        } else {
+            let mut metrics = opentelemetry_otlp::MetricExporter::builder().with_http();
+            if let Some(url) = url("/v1/metrics") {
+                metrics = opentelemetry_otlp::WithExportConfig::with_endpoint(metrics, url);
+            }
+            let meters = SdkMeterProvider::builder()
+                .with_periodic_exporter(metrics.build().map_err(exporter_error)?)
+                .with_resource(resource)
+                .build();
+            global::set_meter_provider(meters.clone());
+            Some(meters)
+        };
         // W3C Trace Context and Baggage, the formats SEP-414 carries in `_meta`.
         global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
@@ -146,9 +164,11 @@ impl Telemetry {
 
     /// Exporters over OTLP/HTTP, configured by the standard `OTEL_*` variables
     /// (`OTEL_EXPORTER_OTLP_ENDPOINT`, which defaults to `http://localhost:4318`, its per-signal
-    /// forms, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, ...), and the service's
-    /// resource (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`). The providers also become the
-    /// global ones, and W3C Trace Context and Baggage the global propagators.
+    /// forms such as `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`,
+    /// `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_TRACES_EXPORTER` or `OTEL_METRICS_EXPORTER` set to
+    /// `none` to export only the other signal, ...), and the service's resource
+    /// (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`). The providers also become the global
+    /// ones, and W3C Trace Context and Baggage the global propagators.
     pub fn from_env() -> Result<Telemetry, TelemetryError> {
         Telemetry::builder().build()
     }
@@ -175,17 +195,26 @@ impl Telemetry {
     where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
-        tracing_opentelemetry::layer()
-            .with_tracer(self.tracers.tracer("mcp-runtime"))
-            .and_then(Durations::new(&self.meters.meter("mcp-runtime")))
+        let spans = self.tracers.as_ref().map(|tracers| {
+            tracing_opentelemetry::layer().with_tracer(tracers.tracer("mcp-runtime"))
+        });
+        let durations = self
+            .meters
+            .as_ref()
+            .map(|meters| Durations::new(&meters.meter("mcp-runtime")));
+        Layer::and_then(spans, durations)
     }
 
     /// Sends what is still buffered and stops the exporters.
     pub fn shutdown(self) {
-        if let Err(error) = self.tracers.shutdown() {
+        if let Some(tracers) = self.tracers
+            && let Err(error) = tracers.shutdown()
+        {
             tracing::warn!(%error, "the span exporter did not shut down cleanly");
         }
-        if let Err(error) = self.meters.shutdown() {
+        if let Some(meters) = self.meters
+            && let Err(error) = meters.shutdown()
+        {
             tracing::warn!(%error, "the metric exporter did not shut down cleanly");
         }
     }

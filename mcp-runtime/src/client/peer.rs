@@ -63,7 +63,7 @@ impl Drop for Peer {
         crate::spans::session_ended(
             crate::spans::Side::Client,
             self.opened,
-            *self.version.get_mut(),
+            Some(*self.version.get_mut()),
             self.transport,
         );
     }

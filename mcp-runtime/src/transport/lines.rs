@@ -266,7 +266,7 @@ where
     crate::spans::session_ended(
         crate::spans::Side::Server,
         opened,
-        connection.version(),
+        connection.handshake().map(|h| h.version),
         "pipe",
     );
     requests.close();

@@ -40,3 +40,4 @@ mod spec_examples;
 mod stores;
 mod tasks_2025;
 mod tasks_2026;
+mod telemetry;

@@ -388,7 +388,7 @@ async fn close(session: &Session, streams: &Streams) {
     crate::spans::session_ended(
         crate::spans::Side::Server,
         session.opened,
-        session.connection.version(),
+        Some(session.connection.version()),
         "tcp",
     );
     streams.close(&session.stream_ids()).await;
