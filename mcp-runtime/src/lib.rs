@@ -198,6 +198,7 @@ mod guide {
         State: "state.md",
         Errors: "errors.md",
         Middleware: "middleware.md",
+        Observability: "observability.md",
         ClientFeatures: "client-features.md",
         Tasks: "tasks.md",
         Eras: "eras.md",
