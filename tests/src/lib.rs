@@ -16,6 +16,7 @@ pub mod client_tasks;
 pub mod deployment;
 pub mod http;
 pub mod interop;
+pub mod phoenix;
 pub mod redis;
 pub mod scripted;
 pub mod stores;
