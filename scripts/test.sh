@@ -3,11 +3,13 @@
 # TypeScript and Python clients; scripts/install-interop.sh installs them (once) into .tools/. The
 # tests of the Redis stores start their own redis-server; scripts/install-redis.sh installs it
 # (Debian's package) when the machine has none, and scripts/install-haproxy.sh HAProxy for the tests
-# of examples/deploy/run.sh.
+# of examples/deploy/run.sh. The telemetry tests export their spans to Arize Phoenix and read them
+# back from it; scripts/install-phoenix.sh installs it (once) into .tools/phoenix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-interop.sh
+scripts/install-phoenix.sh
 scripts/install-redis.sh >/dev/null
 scripts/install-haproxy.sh >/dev/null
 cargo test --workspace "$@"

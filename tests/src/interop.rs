@@ -125,8 +125,15 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let mut child = Command::new(program)
-        .args(args)
+    let mut command = Command::new(program);
+    command.args(args);
+    run_command_json_lines(command, limit)
+}
+
+/// [`run_json_lines`] for a command made by the caller (with variables of its environment, say).
+pub fn run_command_json_lines(mut command: Command, limit: Duration) -> Vec<Value> {
+    let program = PathBuf::from(command.get_program());
+    let mut child = command
         .current_dir(repo_root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

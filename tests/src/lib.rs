@@ -17,6 +17,7 @@ pub mod deployment;
 pub mod http;
 pub mod interop;
 pub mod otlp;
+pub mod phoenix;
 pub mod redis;
 pub mod scripted;
 pub mod stores;

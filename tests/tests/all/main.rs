@@ -30,6 +30,7 @@ mod lines_backpressure;
 mod macros_prompts_resources;
 mod memory_budget;
 mod middleware;
+mod otel_phoenix;
 mod protocol_schemas;
 mod server_context;
 mod server_protocol;
