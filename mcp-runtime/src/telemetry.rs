@@ -56,6 +56,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Span, Subscriber};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
+use tracing_subscriber::layer::Identity;
 use tracing_subscriber::registry::LookupSpan;
 
 /// The methods that put attributes, events and links on a span as OpenTelemetry sees it:
@@ -197,16 +198,21 @@ impl Telemetry {
     /// metrics from the runtime's spans.
     pub fn layer<S>(&self) -> impl Layer<S> + use<S>
     where
-        S: Subscriber + for<'a> LookupSpan<'a>,
+        S: Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
     {
-        let spans = self.tracers.as_ref().map(|tracers| {
-            tracing_opentelemetry::layer().with_tracer(tracers.tracer("mcp-runtime"))
-        });
-        let durations = self
-            .meters
-            .as_ref()
-            .map(|meters| Durations::new(&meters.meter("mcp-runtime")));
-        Layer::and_then(spans, durations)
+        // A signal that is off is an `Identity`, not a `None`: an `Option` layer that is `None`
+        // hints "off" for every level, which can switch its neighbours off too.
+        let spans: Box<dyn Layer<S> + Send + Sync> = match &self.tracers {
+            Some(tracers) => {
+                Box::new(tracing_opentelemetry::layer().with_tracer(tracers.tracer("mcp-runtime")))
+            }
+            None => Box::new(Identity::new()),
+        };
+        let durations: Box<dyn Layer<S> + Send + Sync> = match &self.meters {
+            Some(meters) => Box::new(Durations::new(&meters.meter("mcp-runtime"))),
+            None => Box::new(Identity::new()),
+        };
+        spans.and_then(durations)
     }
 
     /// Sends what is still buffered and stops the exporters.

@@ -10,6 +10,11 @@
 //! and `call-stateless` (what one layer costs): `empty` (a `from_fn` that passes the request
 //! on), `timeout`, `concurrency`, `rate-limit`, `response-size`, `hide`, `audit`, or
 //! `tool-empty` (an empty layer on the tool `add` alone).
+//!
+//! `PROFILE_SUBSCRIBER` says who listens to the spans: nobody (unset), `registry` (a `tracing`
+//! subscriber that takes every span and drops it), `fmt` (every span and event formatted, to
+//! nowhere), or `otel` (every span exported over OTLP/HTTP, and the duration metrics, to the
+//! receiver `OTEL_EXPORTER_OTLP_ENDPOINT` names).
 
 use std::sync::Arc;
 
@@ -18,6 +23,7 @@ use std::time::Duration;
 
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::server::middleware;
+use mcp_runtime::telemetry::Telemetry;
 use micro::{
     CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
     add_server_builder, server_with_tools,
@@ -36,6 +42,7 @@ fn main() {
         ),
         _ => panic!("{USAGE}"),
     };
+    let telemetry = listen();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -64,6 +71,38 @@ fn main() {
         }
         eprintln!("{iterations} replies, {bytes} bytes");
     });
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
+}
+
+/// Installs the subscriber `PROFILE_SUBSCRIBER` names; the telemetry to shut down, for `otel`.
+fn listen() -> Option<Telemetry> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    match std::env::var("PROFILE_SUBSCRIBER").as_deref() {
+        Err(_) => None,
+        Ok("registry") => {
+            tracing_subscriber::registry().init();
+            None
+        }
+        Ok("fmt") => {
+            tracing_subscriber::fmt()
+                .with_writer(std::io::sink)
+                .with_max_level(tracing::Level::TRACE)
+                .init();
+            None
+        }
+        Ok("otel") => {
+            let telemetry =
+                Telemetry::from_env().expect("OTEL_EXPORTER_OTLP_ENDPOINT names a receiver");
+            tracing_subscriber::registry()
+                .with(telemetry.layer())
+                .init();
+            Some(telemetry)
+        }
+        Ok(other) => panic!("PROFILE_SUBSCRIBER={other}: registry, fmt or otel"),
+    }
 }
 
 /// The `add` server with `layer`.
