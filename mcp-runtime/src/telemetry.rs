@@ -200,8 +200,7 @@ impl Telemetry {
     where
         S: Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
     {
-        // A signal that is off is an `Identity`, not a `None`: an `Option` layer that is `None`
-        // hints "off" for every level, which can switch its neighbours off too.
+        // A signal that is off is an `Identity`: one layer type whichever signals are on.
         let spans: Box<dyn Layer<S> + Send + Sync> = match &self.tracers {
             Some(tracers) => {
                 Box::new(tracing_opentelemetry::layer().with_tracer(tracers.tracer("mcp-runtime")))
