@@ -9,6 +9,9 @@ CallToolResult as the server sent it}, and exits only once every span is exporte
 an export failed). The Rust tests (tests/tests/all/otel_phoenix.rs) then read the trace back from
 Arize Phoenix.
 
+The server it starts over stdio inherits its environment; it accepts every elicitation, answering
+yes to each yes-or-no field.
+
 Usage: python interop/otel_client.py [--service NAME] [--mode MODE] TOOL ARGUMENTS_JSON stdio <server command> [args...]
        python interop/otel_client.py [--service NAME] [--mode MODE] TOOL ARGUMENTS_JSON http <MCP endpoint URL>
 
@@ -59,16 +62,28 @@ class CheckedExporter(SpanExporter):
 
 async def run(tracer, args):
     """Connects, calls the tool inside the root span, and returns what to print."""
+    # The server inherits this environment (its OTEL_* variables, so that it exports too).
     server = (
-        StdioServerParameters(command=args.target[0], args=args.target[1:])
+        StdioServerParameters(command=args.target[0], args=args.target[1:], env=dict(os.environ))
         if args.transport == "stdio"
         else args.target[0]
     )
+
+    async def on_elicit(context, params):
+        """Accepts every question, answering yes to each yes-or-no field."""
+        schema = getattr(params, "requested_schema", None) or {}
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        return types.ElicitResult(
+            action="accept",
+            content={name: True for name, p in properties.items() if p.get("type") == "boolean"},
+        )
+
     with tracer.start_as_current_span("agent") as root:
         async with Client(
             server,
             mode=args.mode,
             client_info=types.Implementation(name="otel-client-py2", version="1.0.0"),
+            elicitation_callback=on_elicit,
         ) as client:
             result = await client.call_tool(args.tool, json.loads(args.arguments))
             version = client.protocol_version

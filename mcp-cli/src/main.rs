@@ -183,6 +183,8 @@ fn main() -> ExitCode {
     let outcome = match runtime {
         Ok(runtime) => {
             let span = tracing::info_span!("mcp", otel.name = format!("mcp {command}"));
+            // Inside the trace of whoever ran `mcp`, when it says so (TRACEPARENT).
+            mcp_runtime::telemetry::continue_environment_trace(&span);
             let outcome = runtime.block_on(run(cli).instrument(span));
             // A load run may leave requests in flight; they are not waited for.
             runtime.shutdown_timeout(Duration::from_secs(1));

@@ -90,12 +90,16 @@ impl TraceContext {
     }
 }
 
-/// Implements `Deserialize` for a `_meta` struct whose protocol keys are `Option` fields and
-/// whose other keys go to `extra`, reading the object in one pass (serde's `flatten` would first
+/// Implements `Deserialize` for a `_meta` struct whose protocol keys are `Option` fields (or
+/// the `Option` fields of a `boxed` group, created at its first key) and whose other keys go to
+/// `extra`, reading the object in one pass (serde's `flatten` would first
 /// copy every member into a buffer). As with a JSON object read as a value, the last of a
 /// repeated key counts, and `null` leaves a protocol key unset.
 macro_rules! deserialize_open_meta {
-    ($meta:ident { $($($field:ident).+: $key:path),* $(,)? }) => {
+    (
+        $meta:ident { $($field:ident: $key:path),* $(,)? }
+        $(boxed $boxed:ident { $($sub:ident: $subkey:path),* $(,)? })?
+    ) => {
         impl<'de> Deserialize<'de> for $meta {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 struct MetaVisitor;
@@ -111,7 +115,11 @@ macro_rules! deserialize_open_meta {
                         let mut meta = $meta::default();
                         while let Some(MemberName(name)) = map.next_key()? {
                             match name.as_ref() {
-                                $($key => meta.$($field).+ = map.next_value()?,)*
+                                $($key => meta.$field = map.next_value()?,)*
+                                $($($subkey => {
+                                    meta.$boxed.get_or_insert_with(Default::default).$sub =
+                                        map.next_value()?;
+                                })*)?
                                 _ => {
                                     meta.extra.insert(name.into_owned(), map.next_value()?);
                                 }
@@ -211,9 +219,10 @@ pub struct RequestMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub related_task: Option<RelatedTaskMetadata>,
-    /// The sender's trace context (SEP-414).
-    #[serde(flatten)]
-    pub trace: TraceContext,
+    /// The sender's trace context (SEP-414); boxed, since most requests carry none and `_meta`
+    /// travels inside every request's params.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Box<TraceContext>>,
     /// Every other key.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -226,9 +235,10 @@ deserialize_open_meta!(RequestMeta {
     client_info: keys::CLIENT_INFO,
     log_level: keys::LOG_LEVEL,
     related_task: keys::RELATED_TASK,
-    trace.traceparent: keys::TRACEPARENT,
-    trace.tracestate: keys::TRACESTATE,
-    trace.baggage: keys::BAGGAGE,
+} boxed trace {
+    traceparent: keys::TRACEPARENT,
+    tracestate: keys::TRACESTATE,
+    baggage: keys::BAGGAGE,
 });
 
 impl RequestMeta {
@@ -269,9 +279,10 @@ pub struct NotificationMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub related_task: Option<RelatedTaskMetadata>,
-    /// The sender's trace context (SEP-414).
-    #[serde(flatten)]
-    pub trace: TraceContext,
+    /// The sender's trace context (SEP-414); boxed, since most requests carry none and `_meta`
+    /// travels inside every request's params.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Box<TraceContext>>,
     /// Every other key.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -280,9 +291,10 @@ pub struct NotificationMeta {
 deserialize_open_meta!(NotificationMeta {
     subscription_id: keys::SUBSCRIPTION_ID,
     related_task: keys::RELATED_TASK,
-    trace.traceparent: keys::TRACEPARENT,
-    trace.tracestate: keys::TRACESTATE,
-    trace.baggage: keys::BAGGAGE,
+} boxed trace {
+    traceparent: keys::TRACEPARENT,
+    tracestate: keys::TRACESTATE,
+    baggage: keys::BAGGAGE,
 });
 
 impl NotificationMeta {
@@ -359,7 +371,8 @@ mod tests {
         assert_eq!(meta.progress_token, Some(RequestId::Number(0)));
         assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(meta.log_level, Some(LoggingLevel::Warning));
-        assert_eq!(meta.trace.traceparent.as_deref(), Some("00-abc-def-01"));
+        let trace = meta.trace.as_deref().unwrap();
+        assert_eq!(trace.traceparent.as_deref(), Some("00-abc-def-01"));
         assert_eq!(meta.extra.get("traceparent"), None);
         assert_eq!(serde_json::to_value(&meta).unwrap(), wire);
         assert!(meta.client_capabilities.unwrap().elicitation.is_some());
@@ -376,8 +389,8 @@ mod tests {
         let request: RequestMeta = serde_json::from_value(wire.clone()).unwrap();
         let notification: NotificationMeta = serde_json::from_value(wire.clone()).unwrap();
         for (trace, extra) in [
-            (&request.trace, &request.extra),
-            (&notification.trace, &notification.extra),
+            (request.trace.as_deref().unwrap(), &request.extra),
+            (notification.trace.as_deref().unwrap(), &notification.extra),
         ] {
             assert_eq!(
                 trace.get(keys::TRACEPARENT),

@@ -199,7 +199,8 @@ pub(crate) fn record_error(span: &Span, error: &ErrorObject) {
 }
 
 /// The span of the work of task `id`, which goes on after the call that created it answered:
-/// linked to the span of that call (the current one, `follows_from`), of which it is not a child.
+/// linked to the span of that call (the current one, `follows_from`), of which it is not a child
+/// in `tracing`; exported (feature `otel`), it is the call's child.
 pub(crate) fn task(id: &str) -> Span {
     let span = tracing::info_span!(
         target: TARGET,
@@ -210,6 +211,10 @@ pub(crate) fn task(id: &str) -> Span {
         mcp.task.id = id,
     );
     span.follows_from(Span::current());
+    // In `tracing` the task is not the call's child, which would keep the call's span open
+    // until the task ends; exported, it is, so a backend shows the work in the call's trace.
+    #[cfg(feature = "otel")]
+    crate::telemetry::continue_from(&span, &Span::current());
     span
 }
 

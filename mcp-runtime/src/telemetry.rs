@@ -450,6 +450,20 @@ impl Visit for Side {
     fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
 
+/// Continues in `span` the trace that the environment variables `TRACEPARENT` and `TRACESTATE`
+/// carry, as OpenTelemetry passes context to a process it starts (a CI job, a script): what a
+/// command-line client calls on its root span, so that it shows in its caller's trace. Does
+/// nothing without a valid `TRACEPARENT`.
+pub fn continue_environment_trace(span: &Span) {
+    let Ok(traceparent) = std::env::var("TRACEPARENT") else {
+        return;
+    };
+    let mut trace = TraceContext::default();
+    trace.traceparent = Some(traceparent);
+    trace.tracestate = std::env::var("TRACESTATE").ok();
+    continue_trace(span, &trace);
+}
+
 /// The trace context of a request's `_meta`, as a propagator reads and writes it.
 struct Carrier<'a>(&'a mut TraceContext);
 
@@ -514,6 +528,16 @@ pub(crate) fn continue_trace(span: &Span, trace: &TraceContext) {
     }
 }
 
+/// Makes `parent` the parent of `span` as exported, whatever their relation in `tracing`.
+pub(crate) fn continue_from(span: &Span, parent: &Span) {
+    if span.is_disabled() || parent.is_disabled() {
+        return;
+    }
+    if let Err(error) = span.set_parent(parent.context()) {
+        tracing::debug!(%error, "a span's parent could not be set");
+    }
+}
+
 /// Continues in `span`, the span of an HTTP request, the trace its `traceparent` header carries.
 #[cfg(feature = "http")]
 pub(crate) fn continue_http_trace(span: &Span, headers: &http::HeaderMap) {
@@ -560,6 +584,6 @@ pub(crate) fn inject(span: &Span, params: &mut Value) {
 /// Puts the trace context of `span`, a request's, into its typed `_meta` (SEP-414).
 pub(crate) fn inject_meta(span: &Span, meta: &mut Option<RequestMeta>) {
     if let Some(trace) = trace_of(span) {
-        meta.get_or_insert_with(Default::default).trace = trace;
+        meta.get_or_insert_with(Default::default).trace = Some(Box::new(trace));
     }
 }

@@ -82,8 +82,8 @@ pub(super) fn start(
     };
     let meta = take_request_meta(&mut request);
     #[cfg(feature = "otel")]
-    if let Some(meta) = &meta {
-        crate::telemetry::continue_trace(&span, &meta.trace);
+    if let Some(trace) = meta.as_ref().and_then(|meta| meta.trace.as_deref()) {
+        crate::telemetry::continue_trace(&span, trace);
     }
     spans::record_target(&span, &request);
     let target = match resolve::target(server, &request, version) {
