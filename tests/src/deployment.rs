@@ -31,13 +31,25 @@ pub struct Deployment {
 impl Deployment {
     /// Runs `instances` instances of the example `server` (a debug build) behind HAProxy.
     pub fn start(server: &str, instances: usize) -> Deployment {
+        Deployment::start_with(server, instances, |_| {})
+    }
+
+    /// [`start`](Self::start), with the script's command (whose environment the instances
+    /// inherit) set up by `configure` first.
+    pub fn start_with(
+        server: &str,
+        instances: usize,
+        configure: impl FnOnce(&mut Command),
+    ) -> Deployment {
         // Built (once) by the cargo that runs the tests, into the target the script looks in.
         let binary = example_binary(server);
         let target = binary
             .parent()
             .and_then(|debug| debug.parent())
             .expect("the binary lies in TARGET/debug");
-        let mut script = Command::new("bash")
+        let mut command = Command::new("bash");
+        configure(&mut command);
+        let mut script = command
             .arg(repo_root().join("examples/deploy/run.sh"))
             .env("SERVER", server)
             .env("INSTANCES", instances.to_string())

@@ -8,13 +8,15 @@
 //! `McpClient`. Each case checks the whole trace, span by span: its name, its parent, its status
 //! and its MCP attributes, exactly. Over stdio and over HTTP in both eras, with an elicitation,
 //! a failing call, and a task (driven by the `mcp` command, which continues the trace that
-//! `TRACEPARENT` names). The servers' duration metrics go to a receiver of OTLP metrics at the
-//! same time (Phoenix takes no metrics).
+//! `TRACEPARENT` names), and through instances that share their sessions in Redis behind
+//! HAProxy. The servers' duration metrics go to a receiver of OTLP metrics at the same time
+//! (Phoenix takes no metrics).
 
 use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tests::deployment::Deployment;
 use tests::interop::{
     HttpExample, example_binary, interop_script, package_binary, python2, run_command_json_lines,
 };
@@ -167,19 +169,11 @@ fn trace_id(printed: &Value) -> &str {
     printed["traceId"].as_str().expect("a trace id")
 }
 
-/// The spans of `import_notes` on server A (`a`, its label) calling `search_notes` on B with
-/// its `McpClient`, which first discovers B (2026-07-28): what every run of the tool adds under
-/// the span of the client's call, `parent`.
-fn import_spans(a: &str, parent: &str, version: &str, id: &str) -> Vec<Seen> {
-    let import = json!({
-        "mcp.method.name": "tools/call", "mcp.protocol.version": version,
-        "gen_ai.tool.name": "import_notes", "gen_ai.operation.name": "execute_tool",
-        "jsonrpc.request.id": id,
-    });
-    let mut import = import.as_object().unwrap().clone();
-    if a.ends_with("[tcp]") && version == "2025-11-25" {
-        import.insert("mcp.session.id".into(), json!("S"));
-    }
+/// What `import_notes` on server A (its span labelled `a`) adds under its span: its `McpClient`
+/// discovers B (2026-07-28), then calls `search_notes` there. Each of the client's requests is
+/// a span of A, with B's POST inside it (the `traceparent` header) and B's span of the request,
+/// whose parent is A's span (`_meta`).
+fn import_spans(a: &str) -> Vec<Seen> {
     let discover = json!({
         "mcp.method.name": "server/discover", "mcp.protocol.version": "2026-07-28",
         "jsonrpc.request.id": "0",
@@ -193,9 +187,6 @@ fn import_spans(a: &str, parent: &str, version: &str, id: &str) -> Vec<Seen> {
         "http.request.method": "POST", "http.response.status_code": "200",
     });
     vec![
-        seen(a, parent, "UNSET", Value::Object(import)),
-        // A's client: its request's span, B's POST inside it (the `traceparent` header), and B's
-        // span of the request, whose parent is A's span (`_meta`).
         seen("server/discover", a, "UNSET", discover.clone()),
         seen("POST", "server/discover", "UNSET", post.clone()),
         seen(
@@ -259,31 +250,74 @@ fn a_span(method: &str, tool: Option<&str>, id: &str, version: &str, transport: 
     )
 }
 
-/// The whole trace of `import_notes` called by the Python client in `version` over `transport`.
-fn import_trace(version: &str, transport: &str) -> Vec<Seen> {
-    let opening = if version == "2025-11-25" {
+/// The trace of the Python client sending `requests` (method and tool), its ids 1, 2, ... in
+/// turn, to server A, in `version` over `transport`: its root span `agent`, and for each request
+/// the client's span and A's.
+fn exchange(version: &str, transport: &str, requests: &[(&str, Option<&str>)]) -> Vec<Seen> {
+    let mut expected = vec![seen("agent", "null", "UNSET", json!({}))];
+    for (n, (method, tool)) in requests.iter().enumerate() {
+        let id = (n + 1).to_string();
+        expected.push(python_span(method, *tool, &id));
+        expected.push(a_span(method, *tool, &id, version, transport));
+    }
+    expected
+}
+
+/// The request that opens a connection in `version`.
+fn opening(version: &str) -> &'static str {
+    if version == "2025-11-25" {
         "initialize"
     } else {
         "server/discover"
-    };
-    let a = format!("tools/call import_notes [{transport}]");
-    let mut expected = vec![
-        seen("agent", "null", "UNSET", json!({})),
-        python_span(opening, None, "1"),
-        a_span(opening, None, "1", version, transport),
-        python_span("tools/call", Some("import_notes"), "2"),
-    ];
-    expected.extend(import_spans(
-        &a,
-        "MCP send tools/call import_notes",
+    }
+}
+
+/// The whole trace of `import_notes` called by the Python client in `version` over `transport`.
+/// The client lists the tools after a call that worked, to check its result against the tool's
+/// output schema.
+fn import_trace(version: &str, transport: &str) -> Vec<Seen> {
+    let import = ("tools/call", Some("import_notes"));
+    let mut expected = exchange(
         version,
-        "2",
-    ));
-    // The Python client lists the tools after a call, to check its result against the tool's
-    // output schema.
-    expected.push(python_span("tools/list", None, "3"));
-    expected.push(a_span("tools/list", None, "3", version, transport));
+        transport,
+        &[(opening(version), None), import, ("tools/list", None)],
+    );
+    let a = format!("tools/call import_notes [{transport}]");
+    let after = expected.iter().position(|s| s.label == a).unwrap() + 1;
+    expected.splice(after..after, import_spans(&a));
     expected
+}
+
+/// Deletes note `id` at `url` in 2026-07-28, where the server asks for confirmation with an
+/// input-required result: the client sends the call again with the answer, a request of its
+/// own, and the server continues each in the client's span of it. Checks the trace.
+fn delete_in_two_rounds(phoenix: &Phoenix, url: &str, id: u32) {
+    let printed = python(
+        phoenix,
+        "auto",
+        "delete_note",
+        json!({ "id": id }),
+        &["http", url],
+    );
+    assert_eq!(
+        printed["result"]["content"],
+        json!([{"type": "text", "text": format!("Deleted note {id}.")}])
+    );
+    let delete = ("tools/call", Some("delete_note"));
+    let expected = exchange(
+        "2026-07-28",
+        "tcp",
+        &[
+            ("server/discover", None),
+            delete,
+            delete,
+            ("tools/list", None),
+        ],
+    );
+    assert_eq!(
+        one_tree(phoenix, trace_id(&printed), expected.len()),
+        expected
+    );
 }
 
 #[test]
@@ -307,49 +341,48 @@ fn a_call_through_two_servers_is_one_trace_over_stdio() {
     );
 }
 
-#[test]
-fn a_call_through_two_servers_is_one_trace_over_http_2025_11_25() {
-    let phoenix = Phoenix::shared();
-    let b = server_b(phoenix, None);
-    let a = server_a(phoenix, &b, None);
+/// Starts B and A over HTTP (their metrics going to `metrics`), has the Python client call
+/// `import_notes` on A in `version`, and checks the trace. A's own POST spans are not in it:
+/// the Python client sends no `traceparent` header, so they start traces of their own, to which
+/// A's request spans are linked. Returns the servers, still running.
+fn import_over_http(
+    phoenix: &Phoenix,
+    version: &str,
+    metrics: Option<&OtlpReceiver>,
+) -> (HttpExample, HttpExample) {
+    let b = server_b(phoenix, metrics);
+    let a = server_a(phoenix, &b, metrics);
+    let mode = if version == "2025-11-25" {
+        "legacy"
+    } else {
+        "auto"
+    };
     let printed = python(
         phoenix,
-        "legacy",
-        "import_notes",
-        json!({"text": "home"}),
-        &["http", &a.url],
-    );
-    assert_eq!(printed["protocolVersion"], "2025-11-25");
-    assert_eq!(printed["result"]["structuredContent"], json!({"ids": [3]}));
-    // A's own POST spans are not in this trace: the Python client sends no `traceparent`
-    // header, so they start traces of their own, to which A's request spans are linked.
-    let expected = import_trace("2025-11-25", "tcp");
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
-}
-
-#[test]
-fn a_call_through_two_servers_is_one_trace_over_http_2026_07_28_and_both_time_it() {
-    let phoenix = Phoenix::shared();
-    let metrics = OtlpReceiver::start();
-    let b = server_b(phoenix, Some(&metrics));
-    let a = server_a(phoenix, &b, Some(&metrics));
-    let printed = python(
-        phoenix,
-        "auto",
+        mode,
         "import_notes",
         json!({"text": "rust"}),
         &["http", &a.url],
     );
-    assert_eq!(printed["protocolVersion"], "2026-07-28");
+    assert_eq!(printed["protocolVersion"], version);
     assert_eq!(printed["result"]["structuredContent"], json!({"ids": [3]}));
-    let expected = import_trace("2026-07-28", "tcp");
+    let expected = import_trace(version, "tcp");
     assert_eq!(
         one_tree(phoenix, trace_id(&printed), expected.len()),
         expected
     );
+    (a, b)
+}
+
+#[test]
+fn a_call_through_two_servers_is_one_trace_over_http_2025_11_25() {
+    import_over_http(Phoenix::shared(), "2025-11-25", None);
+}
+
+#[test]
+fn a_call_through_two_servers_is_one_trace_over_http_2026_07_28_and_both_time_it() {
+    let metrics = OtlpReceiver::start();
+    let _servers = import_over_http(Phoenix::shared(), "2026-07-28", Some(&metrics));
 
     // The duration metrics of both servers, as they export them every 300 ms.
     let call = |tool: &str| {
@@ -424,58 +457,29 @@ fn an_elicitation_is_in_the_trace_of_its_call() {
         printed["result"]["content"],
         json!([{"type": "text", "text": "Deleted note 1."}])
     );
-    let expected = vec![
-        seen("agent", "null", "UNSET", json!({})),
-        python_span("initialize", None, "1"),
-        a_span("initialize", None, "1", "2025-11-25", "tcp"),
-        python_span("tools/call", Some("delete_note"), "2"),
-        a_span("tools/call", Some("delete_note"), "2", "2025-11-25", "tcp"),
-        seen(
-            "elicitation/create",
-            "tools/call delete_note [tcp]",
-            "UNSET",
-            json!({
-                "mcp.method.name": "elicitation/create", "mcp.protocol.version": "2025-11-25",
-                "jsonrpc.request.id": "0",
-            }),
-        ),
-        python_span("tools/list", None, "3"),
-        a_span("tools/list", None, "3", "2025-11-25", "tcp"),
-    ];
+    let delete = ("tools/call", Some("delete_note"));
+    let mut expected = exchange(
+        "2025-11-25",
+        "tcp",
+        &[("initialize", None), delete, ("tools/list", None)],
+    );
+    let asked = seen(
+        "elicitation/create",
+        "tools/call delete_note [tcp]",
+        "UNSET",
+        json!({
+            "mcp.method.name": "elicitation/create", "mcp.protocol.version": "2025-11-25",
+            "jsonrpc.request.id": "0",
+        }),
+    );
+    expected.insert(5, asked);
     assert_eq!(
         one_tree(phoenix, trace_id(&printed), expected.len()),
         expected
     );
 
-    // 2026-07-28: the input-required round; the client sends the call again with the answer,
-    // a request of its own, and the server continues each in the client's span of it.
-    let printed = python(
-        phoenix,
-        "auto",
-        "delete_note",
-        json!({"id": 2}),
-        &["http", &a.url],
-    );
-    assert_eq!(
-        printed["result"]["content"],
-        json!([{"type": "text", "text": "Deleted note 2."}])
-    );
-    let v = "2026-07-28";
-    let expected = vec![
-        seen("agent", "null", "UNSET", json!({})),
-        python_span("server/discover", None, "1"),
-        a_span("server/discover", None, "1", v, "tcp"),
-        python_span("tools/call", Some("delete_note"), "2"),
-        a_span("tools/call", Some("delete_note"), "2", v, "tcp"),
-        python_span("tools/call", Some("delete_note"), "3"),
-        a_span("tools/call", Some("delete_note"), "3", v, "tcp"),
-        python_span("tools/list", None, "4"),
-        a_span("tools/list", None, "4", v, "tcp"),
-    ];
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    // 2026-07-28: the input-required round.
+    delete_in_two_rounds(phoenix, &a.url, 2);
 }
 
 #[test]
@@ -490,18 +494,12 @@ fn a_failing_call_is_an_error_span() {
         &["stdio", a.to_str().unwrap()],
     );
     assert_eq!(printed["result"]["isError"], true);
-    let v = "2026-07-28";
-    let mut failed = a_span("tools/call", Some("delete_note"), "2", v, "pipe");
+    // A result with `isError` is not checked against the output schema: no `tools/list`.
+    let delete = ("tools/call", Some("delete_note"));
+    let mut expected = exchange("2026-07-28", "pipe", &[("server/discover", None), delete]);
+    let failed = &mut expected[4];
     failed.status = "ERROR".into();
     failed.attributes["error.type"] = json!("tool_error");
-    let expected = vec![
-        seen("agent", "null", "UNSET", json!({})),
-        python_span("server/discover", None, "1"),
-        a_span("server/discover", None, "1", v, "pipe"),
-        python_span("tools/call", Some("delete_note"), "2"),
-        // A result with `isError` is not checked against the output schema: no `tools/list`.
-        failed,
-    ];
     assert_eq!(
         one_tree(phoenix, trace_id(&printed), expected.len()),
         expected
@@ -605,4 +603,43 @@ fn a_task_is_in_the_trace_of_the_call_that_created_it() {
         one_tree(phoenix, trace_id, expected(polls).len()),
         expected(polls)
     );
+}
+
+#[test]
+fn requests_spread_over_instances_sharing_redis_are_one_trace() {
+    let phoenix = Phoenix::shared();
+    // Two instances behind HAProxy, which sends each request to the next instance in turn.
+    let deployment = Deployment::start_with("notes-server", 2, |command| {
+        exporting(command, phoenix, None, "notes");
+    });
+
+    // A 2025-11-25 session: `initialize`, the call and the listing meet different instances,
+    // which know the session from Redis; the context travels in each request.
+    let printed = python(
+        phoenix,
+        "legacy",
+        "add",
+        json!({"a": 2, "b": 3}),
+        &["http", &deployment.url],
+    );
+    assert_eq!(
+        printed["result"]["content"],
+        json!([{"type": "text", "text": "5"}])
+    );
+    let expected = exchange(
+        "2025-11-25",
+        "tcp",
+        &[
+            ("initialize", None),
+            ("tools/call", Some("add")),
+            ("tools/list", None),
+        ],
+    );
+    assert_eq!(
+        one_tree(phoenix, trace_id(&printed), expected.len()),
+        expected
+    );
+
+    // 2026-07-28: the input-required round's two requests meet two instances.
+    delete_in_two_rounds(phoenix, &deployment.url, 1);
 }
