@@ -35,6 +35,14 @@
 //! so that several instances behind a load balancer serve one deployment; every instance then
 //! needs the same `--request-state-key` (or `MCP_REQUEST_STATE_KEY`). The notebook itself stays
 //! in each instance's memory.
+//!
+//! `--import-from URL` adds the tool `import_notes`, which copies the notes that the notes server
+//! at that MCP endpoint finds for a word, calling its `search_notes` with an `McpClient`.
+//!
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and the MCP duration metrics go to that
+//! OTLP/HTTP receiver (the other `OTEL_*` variables apply: `OTEL_SERVICE_NAME`, ...); a trace
+//! that a client started in `_meta` goes on here, and on into the server `import_notes` asks.
+//! The server stops on end of input (stdio), `^C` or SIGTERM, sending what is still buffered.
 
 use std::net::SocketAddr;
 use std::time::Duration;
