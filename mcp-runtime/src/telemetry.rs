@@ -70,6 +70,36 @@ pub enum TelemetryError {
     /// An OTLP exporter could not be built (a malformed `OTEL_EXPORTER_OTLP_*` variable, say).
     #[error("the OTLP exporter could not be built: {0}")]
     Exporter(String),
+    /// `variable` asks for a protocol other than OTLP/HTTP with protobuf, the one exported here.
+    #[error(
+        "{variable}={value}: spans and metrics are exported over OTLP/HTTP with protobuf only; \
+         set it to http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the \
+         receiver's HTTP port (4318 by default)"
+    )]
+    Protocol {
+        /// The variable.
+        variable: &'static str,
+        /// What it says.
+        value: String,
+    },
+}
+
+/// Fails when a standard variable asks for an OTLP protocol other than `http/protobuf`: the
+/// exporter would send protobuf over HTTP to a gRPC port, and every span would be lost quietly.
+fn check_protocol() -> Result<(), TelemetryError> {
+    for variable in [
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    ] {
+        if let Ok(value) = std::env::var(variable)
+            && !value.trim().is_empty()
+            && value.trim() != "http/protobuf"
+        {
+            return Err(TelemetryError::Protocol { variable, value });
+        }
+    }
+    Ok(())
 }
 
 /// The providers that export spans and metrics; [`shutdown`](Self::shutdown) flushes them.
@@ -112,6 +142,7 @@ impl TelemetryBuilder {
 
     /// Starts the exporters; see [`Telemetry::from_env`].
     pub fn build(self) -> Result<Telemetry, TelemetryError> {
+        check_protocol()?;
         let mut resource = Resource::builder();
         if let Some(name) = self.service_name {
             resource = resource.with_service_name(name);
