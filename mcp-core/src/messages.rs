@@ -159,6 +159,17 @@ macro_rules! call_enum {
                 }
             }
 
+            /// `method` as the `'static` name of one of this enum's methods (no copy to keep
+            /// it); `None` when it is none of them.
+            pub fn static_method(method: &str) -> Option<&'static str> {
+                $(
+                    if method == <methods::$marker as $kind>::METHOD {
+                        return Some(<methods::$marker as $kind>::METHOD);
+                    }
+                )*
+                None
+            }
+
             /// The revisions whose schema defines `method`; `None` when it is none of this enum's.
             pub fn revisions_of(method: &str) -> Option<RangeInclusive<ProtocolVersion>> {
                 $(

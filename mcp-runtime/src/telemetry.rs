@@ -354,10 +354,12 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    fn keep(&mut self, field: &Field, value: OtelValue) {
+    /// Keeps `field` when it is wanted, with the value `value` makes.
+    fn keep(&mut self, field: &Field, value: impl FnOnce() -> OtelValue) {
         let Some(&name) = self.wanted.iter().find(|&&name| name == field.name()) else {
             return;
         };
+        let value = value();
         match self
             .attributes
             .iter_mut()
@@ -371,9 +373,30 @@ impl Fields<'_> {
     }
 }
 
+/// `value` as a `'static` string when it is one the runtime records (a method, a revision, a
+/// transport, ...): no copy to keep it. Tool and prompt names, and error codes, are copied.
+fn interned(value: &str) -> Option<&'static str> {
+    use mcp_core::messages::{ClientNotification, ClientRequest, ServerRequest};
+    match value {
+        "tcp" => Some("tcp"),
+        "pipe" => Some("pipe"),
+        "http" => Some("http"),
+        "execute_tool" => Some("execute_tool"),
+        "tool_error" => Some("tool_error"),
+        _ => mcp_core::ProtocolVersion::from_name(value)
+            .map(mcp_core::ProtocolVersion::as_str)
+            .or_else(|| ClientRequest::static_method(value))
+            .or_else(|| ServerRequest::static_method(value))
+            .or_else(|| ClientNotification::static_method(value)),
+    }
+}
+
 impl Visit for Fields<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.keep(field, OtelValue::from(value.to_owned()));
+        self.keep(field, || match interned(value) {
+            Some(value) => OtelValue::from(value),
+            None => OtelValue::from(value.to_owned()),
+        });
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
@@ -381,15 +404,15 @@ impl Visit for Fields<'_> {
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.keep(field, OtelValue::from(value));
+        self.keep(field, || OtelValue::from(value));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.keep(field, OtelValue::from(value as i64));
+        self.keep(field, || OtelValue::from(value as i64));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.keep(field, OtelValue::from(format!("{value:?}")));
+        self.keep(field, || OtelValue::from(format!("{value:?}")));
     }
 }
 
