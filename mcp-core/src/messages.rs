@@ -322,6 +322,21 @@ call_enum! {
     }
 }
 
+impl ClientNotification {
+    /// The notification's `_meta`, where a sender puts what travels with it (its trace context,
+    /// say).
+    pub fn meta(&self) -> Option<&crate::meta::NotificationMeta> {
+        match self {
+            ClientNotification::Cancelled(p) => p.meta.as_ref(),
+            ClientNotification::Initialized(p) | ClientNotification::RootsListChanged(p) => {
+                p.meta.as_ref()
+            }
+            ClientNotification::Progress(p) => p.meta.as_ref(),
+            ClientNotification::TaskStatus(p) => p.meta.as_ref(),
+        }
+    }
+}
+
 call_enum! {
     /// A notification from server to client.
     ServerNotification: Notification {

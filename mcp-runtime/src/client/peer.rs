@@ -355,6 +355,13 @@ impl Drop for Outstanding {
         if self.peer.forget(&id) {
             let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": id, "reason": "the client stopped waiting"}});
+            // Dropped inside the request's span: the cancellation goes in the request's trace.
+            #[cfg(feature = "otel")]
+            let cancel = {
+                let mut cancel = cancel;
+                crate::telemetry::inject(&tracing::Span::current(), &mut cancel["params"]);
+                cancel
+            };
             let _ = self.peer.send(&cancel);
         }
     }

@@ -202,8 +202,12 @@ impl Started {
                         )))
                     }
                 };
-                spans::record_outcome(&recorder, &outcome);
                 let cancelled = slot.cancelled_by_peer();
+                if cancelled {
+                    spans::record_failure(&recorder, "cancelled", "the client cancelled it");
+                } else {
+                    spans::record_outcome(&recorder, &outcome);
+                }
                 drop(slot);
                 let id = ctx.request_id().clone();
                 if cancelled {

@@ -63,8 +63,20 @@ pub(super) fn notification(
     connection: &Arc<ConnectionState>,
 ) {
     let RawCall { method, params, .. } = notification.notification;
-    let _span = crate::spans::notification(&method, connection.version()).entered();
-    let notification = match ClientNotification::decode(&method, params.as_ref()) {
+    let span = crate::spans::notification(&method, connection.version());
+    let decoded = ClientNotification::decode(&method, params.as_ref());
+    // In the trace of its sender, when its `_meta` names one.
+    #[cfg(feature = "otel")]
+    if let Some(trace) = decoded
+        .as_ref()
+        .ok()
+        .and_then(ClientNotification::meta)
+        .and_then(|meta| meta.trace.as_deref())
+    {
+        crate::telemetry::continue_trace(&span, trace);
+    }
+    let _span = span.entered();
+    let notification = match decoded {
         Ok(notification) => notification,
         Err(error) => {
             tracing::debug!(%error, "ignored a notification");

@@ -451,3 +451,74 @@ async fn the_client_has_a_span_for_each_request_it_sends() {
         assert_eq!(client_spans(), [refused], "{version}");
     }
 }
+
+/// Waits until it is cancelled.
+fn wait() -> ToolDefinition {
+    ToolDefinition::new(
+        "wait",
+        object(json!({"type": "object"})),
+        |_, ctx| async move {
+            ctx.cancelled().await;
+            Err::<String, _>(ToolError::cancelled())
+        },
+    )
+}
+
+#[tokio::test]
+async fn a_cancelled_request_is_an_error_of_its_span() {
+    let (spans, _capture) = Spans::capture();
+    let server = McpServer::builder(Implementation::new("tests", "1"))
+        .tool(wait())
+        .build()
+        .unwrap();
+    let way = Way::Stdio2025;
+    let mut client = tests::TestClient::initialized(
+        server,
+        mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    spans.take(way);
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "wait", "arguments": {}}}))
+        .await;
+    client
+        .notify(
+            "notifications/cancelled",
+            json!({"requestId": 7, "reason": "no longer needed"}),
+        )
+        .await;
+    client.sync().await;
+    // The handler ends once it sees the cancellation, and its span says how (no answer goes).
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        seen.extend(spans.take(way));
+        if seen
+            .iter()
+            .any(|s| s.fields.get("error.type").is_some_and(|e| e == "cancelled"))
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let call = seen.iter().find(|s| s.name == "mcp.request").unwrap();
+    let expected: BTreeMap<String, String> = [
+        ("otel.name", "tools/call wait"),
+        ("otel.kind", "server"),
+        ("mcp.method.name", "tools/call"),
+        ("mcp.protocol.version", "2025-11-25"),
+        ("network.transport", "pipe"),
+        ("gen_ai.tool.name", "wait"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("error.type", "cancelled"),
+        ("otel.status_code", "error"),
+        ("otel.status_description", "the client cancelled it"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(call.fields, expected, "{seen:#?}");
+    let cancel = seen.iter().find(|s| s.name == "mcp.notification").unwrap();
+    assert_eq!(cancel.fields["mcp.method.name"], "notifications/cancelled");
+}
