@@ -19,7 +19,7 @@
 //! | `gen_ai.operation.name` | `execute_tool`, for `tools/call` |
 //! | `mcp.resource.uri` | the URI of `resources/read`, `resources/subscribe`, `resources/unsubscribe` |
 //! | `network.transport` | `tcp` over HTTP, else `pipe` |
-//! | `error.type`, `rpc.response.status_code` | a failed request's JSON-RPC error code; `tool_error` for a tool's error result |
+//! | `error.type`, `rpc.response.status_code` | a failed request's JSON-RPC error code; `tool_error` for a tool's error result; `cancelled` for a request its client cancelled |
 //! | `otel.kind`, `otel.status_code`, `otel.status_description` | `server`; `error` and the error's message when it failed |
 //!
 //! Without a subscriber that wants them, a span costs what `tracing` charges for a disabled
