@@ -70,11 +70,11 @@ pub enum TelemetryError {
     /// An OTLP exporter could not be built (a malformed `OTEL_EXPORTER_OTLP_*` variable, say).
     #[error("the OTLP exporter could not be built: {0}")]
     Exporter(String),
-    /// `variable` asks for a protocol other than OTLP/HTTP with protobuf, the one exported here.
+    /// `variable` asks for a protocol other than OTLP/HTTP (`grpc`, say), the one exported here.
     #[error(
-        "{variable}={value}: spans and metrics are exported over OTLP/HTTP with protobuf only; \
-         set it to http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the \
-         receiver's HTTP port (4318 by default)"
+        "{variable}={value}: spans and metrics are exported over OTLP/HTTP only; set it to \
+         http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the receiver's \
+         HTTP port (4318 by default)"
     )]
     Protocol {
         /// The variable.
@@ -84,8 +84,9 @@ pub enum TelemetryError {
     },
 }
 
-/// Fails when a standard variable asks for an OTLP protocol other than `http/protobuf`: the
-/// exporter would send protobuf over HTTP to a gRPC port, and every span would be lost quietly.
+/// Fails when a standard variable asks for an OTLP protocol other than OTLP/HTTP: the exporter
+/// would send HTTP to a gRPC port, and every span would be lost quietly. `http/json` is taken,
+/// and sent as protobuf, which every OTLP/HTTP receiver accepts.
 fn check_protocol() -> Result<(), TelemetryError> {
     for variable in [
         "OTEL_EXPORTER_OTLP_PROTOCOL",
@@ -94,7 +95,7 @@ fn check_protocol() -> Result<(), TelemetryError> {
     ] {
         if let Ok(value) = std::env::var(variable)
             && !value.trim().is_empty()
-            && value.trim() != "http/protobuf"
+            && !matches!(value.trim(), "http/protobuf" | "http/json")
         {
             return Err(TelemetryError::Protocol { variable, value });
         }
