@@ -177,13 +177,13 @@ pub(crate) fn record_id(span: &Span, id: &RequestId) {
 
 /// Records on `span` that its request failed without a JSON-RPC error: `kind` says how
 /// (`timeout`, `cancelled`, ...), `description` in the user's words.
-pub(crate) fn record_failure(span: &Span, kind: &str, description: &str) {
+pub(crate) fn record_failure(span: &Span, kind: &str, description: impl std::fmt::Display) {
     if span.is_disabled() {
         return;
     }
     span.record("error.type", kind);
     span.record("otel.status_code", "error");
-    span.record("otel.status_description", description);
+    span.record("otel.status_description", description.to_string().as_str());
 }
 
 /// Records on `span` that its request failed with `error`.

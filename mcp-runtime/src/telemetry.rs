@@ -40,7 +40,7 @@
 
 use std::time::Instant;
 
-use mcp_core::meta::{RequestMeta, TraceContext};
+use mcp_core::meta::{RequestMeta, TraceContext, keys};
 use opentelemetry::global;
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
@@ -93,14 +93,20 @@ fn check_protocol() -> Result<(), TelemetryError> {
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
         "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
     ] {
-        if let Ok(value) = std::env::var(variable)
-            && !value.trim().is_empty()
-            && !matches!(value.trim(), "http/protobuf" | "http/json")
+        if let Some(value) = env(variable)
+            && !matches!(value.as_str(), "http/protobuf" | "http/json")
         {
             return Err(TelemetryError::Protocol { variable, value });
         }
     }
     Ok(())
+}
+
+/// The standard variable `name`, trimmed; `None` when unset or blank.
+fn env(name: &str) -> Option<String> {
+    let value = std::env::var(name).ok()?;
+    let value = value.trim();
+    (!value.is_empty()).then(|| value.to_owned())
 }
 
 /// The providers that export spans and metrics; [`shutdown`](Self::shutdown) flushes them.
@@ -124,7 +130,7 @@ pub struct TelemetryBuilder {
 /// Whether the standard variable `name` (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`) turns
 /// its signal off (`none`); any other value means OTLP, the only exporter here.
 fn exporter_off(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| v.trim().eq_ignore_ascii_case("none"))
+    env(name).is_some_and(|v| v.eq_ignore_ascii_case("none"))
 }
 
 impl TelemetryBuilder {
@@ -215,12 +221,11 @@ impl Telemetry {
     /// `OTEL_SDK_DISABLED` is not `true`; `None` otherwise. What a binary calls to export
     /// exactly when its operator configured it.
     pub fn from_env_if_configured() -> Result<Option<Telemetry>, TelemetryError> {
-        let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-        let disabled =
-            std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        if disabled
-            || !(set("OTEL_EXPORTER_OTLP_ENDPOINT") || set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
-        {
+        let disabled = env("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .or_else(|| env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+            .is_some();
+        if disabled || !endpoint {
             return Ok(None);
         }
         Telemetry::from_env().map(Some)
@@ -346,12 +351,27 @@ struct Operation {
     attributes: Vec<KeyValue>,
 }
 
-/// Keeps the fields named in `wanted` as attributes.
+/// Keeps the fields named in `wanted` as attributes, and, of a session's end, its duration and
+/// side.
 struct Fields<'a> {
     wanted: &'a [&'static str],
     attributes: &'a mut Vec<KeyValue>,
-    /// A number field named `number`, if any.
-    number: Option<(&'static str, f64)>,
+    /// `mcp.session.duration`, in seconds.
+    duration: Option<f64>,
+    /// `mcp.session.side`: whether the session was a server's.
+    server_side: Option<bool>,
+}
+
+impl<'a> Fields<'a> {
+    /// A visitor keeping the fields named in `wanted` into `attributes`.
+    fn new(wanted: &'a [&'static str], attributes: &'a mut Vec<KeyValue>) -> Self {
+        Fields {
+            wanted,
+            attributes,
+            duration: None,
+            server_side: None,
+        }
+    }
 }
 
 impl Fields<'_> {
@@ -394,6 +414,10 @@ fn interned(value: &str) -> Option<&'static str> {
 
 impl Visit for Fields<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == names::SESSION_SIDE {
+            self.server_side = Some(value == "server");
+            return;
+        }
         self.keep(field, || match interned(value) {
             Some(value) => OtelValue::from(value),
             None => OtelValue::from(value.to_owned()),
@@ -401,7 +425,9 @@ impl Visit for Fields<'_> {
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.number = Some((field.name(), value));
+        if field.name() == names::SESSION_DURATION {
+            self.duration = Some(value);
+        }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
@@ -433,22 +459,20 @@ where
             started: Instant::now(),
             attributes: Vec::with_capacity(OPERATION_ATTRIBUTES.len()),
         };
-        attrs.record(&mut Fields {
-            wanted: &OPERATION_ATTRIBUTES,
-            attributes: &mut operation.attributes,
-            number: None,
-        });
+        attrs.record(&mut Fields::new(
+            &OPERATION_ATTRIBUTES,
+            &mut operation.attributes,
+        ));
         span.extensions_mut().insert(operation);
     }
 
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(id) else { return };
         if let Some(operation) = span.extensions_mut().get_mut::<Operation>() {
-            values.record(&mut Fields {
-                wanted: &OPERATION_ATTRIBUTES,
-                attributes: &mut operation.attributes,
-                number: None,
-            });
+            values.record(&mut Fields::new(
+                &OPERATION_ATTRIBUTES,
+                &mut operation.attributes,
+            ));
         }
     }
 
@@ -467,42 +491,27 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let fields = event.metadata().fields();
-        if fields.field(names::SESSION_DURATION).is_none() {
+        if event
+            .metadata()
+            .fields()
+            .field(names::SESSION_DURATION)
+            .is_none()
+        {
             return;
         }
         let mut attributes = Vec::new();
-        let mut side = Side(None);
-        let mut visitor = Fields {
-            wanted: &SESSION_ATTRIBUTES,
-            attributes: &mut attributes,
-            number: None,
-        };
-        event.record(&mut visitor);
-        let Some((names::SESSION_DURATION, seconds)) = visitor.number else {
+        let mut fields = Fields::new(&SESSION_ATTRIBUTES, &mut attributes);
+        event.record(&mut fields);
+        let (Some(seconds), Some(server)) = (fields.duration, fields.server_side) else {
             return;
         };
-        event.record(&mut side);
-        let histogram = match side.0.as_deref() {
-            Some("server") => &self.server_sessions,
-            Some("client") => &self.client_sessions,
-            _ => return,
+        let histogram = if server {
+            &self.server_sessions
+        } else {
+            &self.client_sessions
         };
         histogram.record(seconds, &attributes);
     }
-}
-
-/// Reads the `mcp.session.side` field of a session's end.
-struct Side(Option<String>);
-
-impl Visit for Side {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == names::SESSION_SIDE {
-            self.0 = Some(value.to_owned());
-        }
-    }
-
-    fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
 
 /// Continues in `span` the trace that the environment variables `TRACEPARENT` and `TRACESTATE`
@@ -519,31 +528,35 @@ pub fn continue_environment_trace(span: &Span) {
     continue_trace(span, &trace);
 }
 
-/// The trace context of a request's `_meta`, as a propagator reads and writes it.
-struct Carrier<'a>(&'a mut TraceContext);
+/// The trace context of a request's `_meta`, as a propagator reads it.
+struct Reading<'a>(&'a TraceContext);
 
-impl Extractor for Carrier<'_> {
+impl Extractor for Reading<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key)
     }
 
     fn keys(&self) -> Vec<&str> {
-        let trace = &*self.0;
-        [
-            ("traceparent", &trace.traceparent),
-            ("tracestate", &trace.tracestate),
-            ("baggage", &trace.baggage),
-        ]
-        .into_iter()
-        .filter_map(|(key, value)| value.as_ref().map(|_| key))
-        .collect()
+        [keys::TRACEPARENT, keys::TRACESTATE, keys::BAGGAGE]
+            .into_iter()
+            .filter(|key| self.0.get(key).is_some())
+            .collect()
     }
 }
 
-impl Injector for Carrier<'_> {
+/// The trace context of a `_meta`, as a propagator writes it.
+struct Writing<'a>(&'a mut TraceContext);
+
+impl Injector for Writing<'_> {
     fn set(&mut self, key: &str, value: String) {
         self.0.set(key, value);
     }
+}
+
+/// The context `carrier` carries, when it names a valid span.
+fn extract(carrier: &dyn Extractor) -> Option<opentelemetry::Context> {
+    let context = global::get_text_map_propagator(|p| p.extract(carrier));
+    context.span().span_context().is_valid().then_some(context)
 }
 
 /// HTTP headers, as a propagator reads them.
@@ -568,11 +581,9 @@ pub(crate) fn continue_trace(span: &Span, trace: &TraceContext) {
     if span.is_disabled() || trace.traceparent.is_none() {
         return;
     }
-    let mut trace = trace.clone();
-    let parent = global::get_text_map_propagator(|p| p.extract(&Carrier(&mut trace)));
-    if !parent.span().span_context().is_valid() {
+    let Some(parent) = extract(&Reading(trace)) else {
         return;
-    }
+    };
     let ambient = Span::current().context().span().span_context().clone();
     if let Err(error) = span.set_parent(parent) {
         tracing::debug!(%error, "the request's trace context could not be continued");
@@ -599,8 +610,7 @@ pub(crate) fn continue_http_trace(span: &Span, headers: &http::HeaderMap) {
     if span.is_disabled() || !headers.contains_key("traceparent") {
         return;
     }
-    let parent = global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
-    if parent.span().span_context().is_valid()
+    if let Some(parent) = extract(&Headers(headers))
         && let Err(error) = span.set_parent(parent)
     {
         tracing::debug!(%error, "the HTTP request's trace context could not be continued");
@@ -617,7 +627,7 @@ fn trace_of(span: &Span) -> Option<TraceContext> {
         return None;
     }
     let mut trace = TraceContext::default();
-    global::get_text_map_propagator(|p| p.inject_context(&context, &mut Carrier(&mut trace)));
+    global::get_text_map_propagator(|p| p.inject_context(&context, &mut Writing(&mut trace)));
     (!trace.is_empty()).then_some(trace)
 }
 

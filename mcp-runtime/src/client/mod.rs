@@ -341,7 +341,7 @@ impl McpClient {
                 }
                 Ok(_) => {}
                 Err(ClientError::Server { error, .. }) => spans::record_error(&span, error),
-                Err(other) => spans::record_failure(&span, other.kind(), &other.to_string()),
+                Err(other) => spans::record_failure(&span, other.kind(), other),
             }
         }
         outcome

@@ -175,10 +175,7 @@ impl ConnectionState {
         match &outcome {
             Ok(_) => {}
             Err(PeerRequestError::Refused(error)) => spans::record_error(&span, error),
-            Err(failure) if !span.is_disabled() => {
-                spans::record_failure(&span, failure.kind(), &failure.to_string());
-            }
-            Err(_) => {}
+            Err(failure) => spans::record_failure(&span, failure.kind(), failure),
         }
         outcome
     }

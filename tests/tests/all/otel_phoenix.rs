@@ -108,6 +108,11 @@ fn one_tree(phoenix: &Phoenix, trace_id: &str, expected: usize) -> Vec<Seen> {
     tree(&spans)
 }
 
+/// Checks that the trace `trace_id` is `expected`, span for span (see [`one_tree`]).
+fn assert_trace(phoenix: &Phoenix, trace_id: &str, expected: &[Seen]) {
+    assert_eq!(one_tree(phoenix, trace_id, expected.len()), expected);
+}
+
 /// Points `command`, a program of ours, at Phoenix for its spans and at `metrics` for its
 /// metrics, under `service`.
 fn exporting<'a>(
@@ -314,10 +319,7 @@ fn delete_in_two_rounds(phoenix: &Phoenix, url: &str, id: u32) {
             ("tools/list", None),
         ],
     );
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
 }
 
 #[test]
@@ -335,10 +337,7 @@ fn a_call_through_two_servers_is_one_trace_over_stdio() {
     );
     assert_eq!(printed["result"]["structuredContent"], json!({"ids": [3]}));
     let expected = import_trace("2025-11-25", "pipe");
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
 }
 
 /// Starts B and A over HTTP (their metrics going to `metrics`), has the Python client call
@@ -367,10 +366,7 @@ fn import_over_http(
     assert_eq!(printed["protocolVersion"], version);
     assert_eq!(printed["result"]["structuredContent"], json!({"ids": [3]}));
     let expected = import_trace(version, "tcp");
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
     (a, b)
 }
 
@@ -473,10 +469,7 @@ fn an_elicitation_is_in_the_trace_of_its_call() {
         }),
     );
     expected.insert(5, asked);
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
 
     // 2026-07-28: the input-required round.
     delete_in_two_rounds(phoenix, &a.url, 2);
@@ -500,10 +493,7 @@ fn a_failing_call_is_an_error_span() {
     let failed = &mut expected[4];
     failed.status = "ERROR".into();
     failed.attributes["error.type"] = json!("tool_error");
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
 }
 
 #[test]
@@ -599,10 +589,7 @@ fn a_task_is_in_the_trace_of_the_call_that_created_it() {
     let first = tree(&phoenix.trace(trace_id, expected(1).len()));
     let polls = first.iter().filter(|s| s.label == "tasks/get").count();
     assert!(polls >= 1, "{first:#?}");
-    assert_eq!(
-        one_tree(phoenix, trace_id, expected(polls).len()),
-        expected(polls)
-    );
+    assert_trace(phoenix, trace_id, &expected(polls));
 }
 
 #[test]
@@ -635,10 +622,7 @@ fn requests_spread_over_instances_sharing_redis_are_one_trace() {
             ("tools/list", None),
         ],
     );
-    assert_eq!(
-        one_tree(phoenix, trace_id(&printed), expected.len()),
-        expected
-    );
+    assert_trace(phoenix, trace_id(&printed), &expected);
 
     // 2026-07-28: the input-required round's two requests meet two instances.
     delete_in_two_rounds(phoenix, &deployment.url, 1);
