@@ -80,6 +80,7 @@
 
 #![warn(missing_docs)]
 
+pub mod apps;
 pub mod cancellation;
 pub mod capabilities;
 pub mod completion;
