@@ -26,6 +26,8 @@ const OPTIONS: &[&str] = &[
     "task",
     "task_start",
     "layer",
+    "ui",
+    "visibility",
 ];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -153,6 +155,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         });
     }
     settings.extend(task_settings(options)?);
+    settings.extend(ui_settings(options)?);
     let states = params::state_requirements(params);
 
     let body = quote! {
@@ -283,4 +286,60 @@ fn contains_impl_trait(ty: &syn::Type) -> bool {
     quote!(#ty)
         .into_iter()
         .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "impl"))
+}
+
+/// `ui = "ui://..."` (the tool's interface, MCP Apps) and `visibility = "model app" | "app"`
+/// (who may call it: the model, the app, or both).
+fn ui_settings(options: &crate::options::Options) -> syn::Result<Option<TokenStream>> {
+    let ui = options.string("ui")?;
+    let visibility = options.string("visibility")?;
+    let Some(uri) = ui else {
+        return match visibility {
+            Some(visibility) => Err(syn::Error::new(
+                visibility.span(),
+                "`visibility` says who may call a tool that has an interface: name the interface with `ui = \"ui://...\"` too",
+            )),
+            None => Ok(None),
+        };
+    };
+    let value = uri.value();
+    if value.strip_prefix("ui://").is_none_or(str::is_empty) {
+        return Err(syn::Error::new(
+            uri.span(),
+            "`ui` names the tool's interface, a `ui://` resource: `ui = \"ui://notes/board\"`",
+        ));
+    }
+    let apps = quote! { ::mcp_runtime::__private::mcp_core::apps };
+    let visibility = match visibility {
+        None => quote! {},
+        Some(visibility) => {
+            let mut who = Vec::new();
+            for word in visibility
+                .value()
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|w| !w.is_empty())
+            {
+                match word {
+                    "model" => who.push(quote! { #apps::Visibility::Model }),
+                    "app" => who.push(quote! { #apps::Visibility::App }),
+                    _ => {
+                        return Err(syn::Error::new(
+                            visibility.span(),
+                            format!(
+                                "`visibility` lists who may call the tool, `model` and or `app`, not `{word}`: `visibility = \"app\"` for a tool only its interface calls"
+                            ),
+                        ));
+                    }
+                }
+            }
+            if who.is_empty() {
+                return Err(syn::Error::new(
+                    visibility.span(),
+                    "`visibility` lists who may call the tool: `model`, `app`, or both",
+                ));
+            }
+            quote! { .visibility([#(#who),*]) }
+        }
+    };
+    Ok(Some(quote! { .ui(#apps::ToolUi::new(#uri) #visibility) }))
 }

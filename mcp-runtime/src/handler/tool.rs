@@ -231,6 +231,22 @@ impl ToolDefinition {
         self
     }
 
+    /// Gives the tool an interface (MCP Apps): the host renders its results with the `ui://`
+    /// resource `ui` names, and only those `ui` lets call it may (`_meta.ui`, and the flat
+    /// `ui/resourceUri` key that hosts still read). Keeps the rest of `_meta`.
+    pub fn ui(mut self, ui: mcp_core::apps::ToolUi) -> Self {
+        ui.write_to(self.tool.meta.get_or_insert_with(JsonObject::new));
+        self
+    }
+
+    /// The tool's interface (MCP Apps), if it has one.
+    pub fn tool_ui(&self) -> Option<mcp_core::apps::ToolUi> {
+        self.tool
+            .meta
+            .as_ref()
+            .and_then(mcp_core::apps::ToolUi::from_meta)
+    }
+
     /// Replaces the input schema (kept verbatim: `$schema`, `$defs` and all).
     pub fn input_schema(mut self, schema: JsonObject) -> Self {
         self.tool.input_schema = schema;

@@ -7,6 +7,7 @@
 //! alone) and `compile_fail` (trybuild).
 
 mod api_key_server;
+mod apps;
 mod auth_http;
 mod auth_interop;
 mod auth_jwt;
