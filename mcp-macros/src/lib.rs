@@ -52,7 +52,8 @@ fn finish(result: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
 /// `idempotent`, `open_world` (flags, or `= bool`); `icon`/`icons`, `meta`; `input_schema` and
 /// `output_schema` (a `json!` value replacing the derived one); `requires = "elicitation" |
 /// "sampling" | "roots" | ...` (client capabilities the tool needs); `scopes = "a b"` (OAuth
-/// scopes a caller's token needs); `task = "optional" | "required"` and `task_start`.
+/// scopes a caller's token needs); `task = "optional" | "required"` and `task_start`;
+/// `ui = "ui://..."` (the tool's interface, MCP Apps) and `visibility = "app" | "model app"`.
 /// `#[arg(...)]` on a parameter: `rename`, `description`, `default` / `default = expr`,
 /// `minimum`, `maximum`, `min_length`, `max_length`.
 #[proc_macro_attribute]
