@@ -12,7 +12,7 @@ use super::caching::CachedList;
 use super::list::list;
 use super::request::{Listed, Lists, Target, TargetKind};
 use crate::handler::RequestContext;
-use crate::handler::resource::default_mime_type;
+use crate::handler::resource::{default_mime_type, default_ui};
 
 /// `resources/list`: one page of the direct resources.
 pub(super) fn list_resources(
@@ -55,11 +55,20 @@ pub(super) async fn read(
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
     let version = ctx.protocol_version();
-    let (read, mime_type, hint) = match target.kind {
+    let (read, mime_type, hint, listed) = match target.kind {
         TargetKind::Resource(resource) => {
             let mime = resource.definition.resource.mime_type.clone();
             let hint = resource.definition.cache;
-            ((resource.definition.reader)(ctx.clone()), mime, hint)
+            // Only an interface's `_meta.ui` is copied, and only when there is one.
+            let listed = (resource.definition.resource.meta.as_ref())
+                .and_then(|meta| meta.get(mcp_core::apps::META_KEY))
+                .cloned();
+            (
+                (resource.definition.reader)(ctx.clone()),
+                mime,
+                hint,
+                listed,
+            )
         }
         TargetKind::Template(template, Some(captured)) => {
             let mime = template.definition.template.mime_type.clone();
@@ -68,6 +77,7 @@ pub(super) async fn read(
                 (template.definition.reader)(uri.clone(), captured, ctx.clone()),
                 mime,
                 hint,
+                None,
             )
         }
         _ => return Err(ErrorObject::resource_not_found(&uri, version)),
@@ -77,6 +87,7 @@ pub(super) async fn read(
         .await
         .map_err(|error| error.to_error_object(&uri, version))?;
     default_mime_type(&mut contents, mime_type.as_deref());
+    default_ui(&mut contents, listed.as_ref());
     let mut result = ReadResourceResult::new(contents);
     result.set_cache_hint(hint);
     Ok(result)

@@ -3,6 +3,7 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::apps::{ToolUi, Visibility};
+use mcp_runtime::resource::ResourceDefinition;
 use serde_json::json;
 
 /// Show the board.
@@ -71,5 +72,54 @@ fn a_dynamic_tools_interface_joins_its_other_meta() {
     assert_eq!(
         tool.tool_ui(),
         Some(ToolUi::new("ui://a/b").visibility([Visibility::Model]))
+    );
+}
+
+#[tokio::test]
+async fn an_apps_interface_is_served_with_its_sandbox() {
+    use mcp_runtime::protocol::apps::{Csp, ResourceUi};
+    let mut csp = Csp::default();
+    csp.connect_domains = Some(vec!["https://api.example.com".into()]);
+    let mut ui = ResourceUi::default();
+    ui.csp = Some(csp);
+    ui.prefers_border = Some(true);
+    let server = McpServer::builder(server_info!())
+        .resource(
+            ResourceDefinition::app("ui://apps-test/page", "page", "<!DOCTYPE html><p>hi</p>")
+                .ui(ui),
+        )
+        .build()
+        .unwrap();
+    let mut client = tests::TestClient::initialized(
+        server,
+        mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let expected_ui = json!({
+        "csp": {"connectDomains": ["https://api.example.com"]},
+        "prefersBorder": true,
+    });
+    let listed = client.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["resources"],
+        json!([{
+            "uri": "ui://apps-test/page", "name": "page",
+            "mimeType": "text/html;profile=mcp-app",
+            "_meta": {"ui": expected_ui},
+        }])
+    );
+    let read = client
+        .request("resources/read", json!({"uri": "ui://apps-test/page"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        read["contents"],
+        json!([{
+            "uri": "ui://apps-test/page",
+            "mimeType": "text/html;profile=mcp-app",
+            "text": "<!DOCTYPE html><p>hi</p>",
+            "_meta": {"ui": expected_ui},
+        }])
     );
 }

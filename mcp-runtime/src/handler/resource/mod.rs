@@ -23,7 +23,7 @@ use mcp_core::implementation::Icon;
 use mcp_core::resources::{
     BlobResourceContents, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
 };
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_core::{ErrorObject, JsonObject, ProtocolVersion};
 
 use super::RequestContext;
 use super::completion::Completer;
@@ -78,6 +78,45 @@ impl ResourceDefinition {
             scopes: Vec::new(),
             cache: CacheHint::default(),
         }
+    }
+
+    /// An app's interface (MCP Apps): the HTML page `html` at the `ui://` URI `uri`, served as
+    /// `text/html;profile=mcp-app`. Its sandbox (content security policy, permissions, border)
+    /// is [`ui`](Self::ui)'s to say.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::apps::{Csp, ResourceUi};
+    /// use mcp_runtime::resource::ResourceDefinition;
+    ///
+    /// let mut ui = ResourceUi::default();
+    /// ui.prefers_border = Some(true);
+    /// let board = ResourceDefinition::app("ui://notes/board", "board", "<!DOCTYPE html><p>Notes</p>")
+    ///     .ui(ui);
+    /// assert_eq!(board.resource().mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+    /// ```
+    pub fn app(uri: impl Into<String>, name: impl Into<String>, html: impl Into<Arc<str>>) -> Self {
+        let html: Arc<str> = html.into();
+        ResourceDefinition::new(uri, name, move |_| {
+            let html = html.clone();
+            async move { html.to_string() }
+        })
+        .mime_type(mcp_core::apps::MIME_TYPE)
+    }
+
+    /// Sets how the host should sandbox and frame the interface this resource is (MCP Apps):
+    /// `_meta.ui` of the listed resource, and of the contents a read returns (unless the reader
+    /// set its own).
+    pub fn ui(mut self, ui: mcp_core::apps::ResourceUi) -> Self {
+        ui.write_to(self.resource.meta.get_or_insert_with(JsonObject::new));
+        self
+    }
+
+    /// How the host should sandbox and frame this resource, if it is an app's interface.
+    pub fn resource_ui(&self) -> Option<mcp_core::apps::ResourceUi> {
+        self.resource
+            .meta
+            .as_ref()
+            .and_then(mcp_core::apps::ResourceUi::from_meta)
     }
 
     /// The resource as clients see it.
@@ -430,6 +469,24 @@ pub(crate) fn default_mime_type(contents: &mut [ResourceContents], mime_type: Op
             _ => continue,
         };
         slot.get_or_insert_with(|| mime_type.to_owned());
+    }
+}
+
+/// Gives each of `contents` without UI metadata (MCP Apps) `ui`, the `_meta.ui` of its listed
+/// resource: the host reads how to sandbox an interface from the contents it renders.
+pub(crate) fn default_ui(contents: &mut [ResourceContents], ui: Option<&serde_json::Value>) {
+    let Some(ui) = ui else {
+        return;
+    };
+    for content in contents {
+        let meta = match content {
+            ResourceContents::Text(t) => &mut t.meta,
+            ResourceContents::Blob(b) => &mut b.meta,
+            _ => continue,
+        };
+        meta.get_or_insert_with(JsonObject::new)
+            .entry(mcp_core::apps::META_KEY)
+            .or_insert_with(|| ui.clone());
     }
 }
 
