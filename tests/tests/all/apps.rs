@@ -18,17 +18,22 @@ async fn move_note(id: u32) -> String {
     format!("moved {id}")
 }
 
+/// A 2025-11-25 client of `server`, in process.
+async fn client(server: McpServer) -> tests::TestClient {
+    tests::TestClient::initialized(
+        server,
+        mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn a_tools_interface_is_in_its_listing() {
     let server = McpServer::from_module(server_info!(), module_path!())
         .build()
         .unwrap();
-    let mut client = tests::TestClient::initialized(
-        server,
-        mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
-        json!({}),
-    )
-    .await;
+    let mut client = client(server).await;
     let listed = client.request("tools/list", json!({})).await.unwrap();
     let meta = |name: &str| {
         listed["tools"]
@@ -90,12 +95,7 @@ async fn an_apps_interface_is_served_with_its_sandbox() {
         )
         .build()
         .unwrap();
-    let mut client = tests::TestClient::initialized(
-        server,
-        mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
-        json!({}),
-    )
-    .await;
+    let mut client = client(server).await;
     let expected_ui = json!({
         "csp": {"connectDomains": ["https://api.example.com"]},
         "prefersBorder": true,

@@ -462,14 +462,9 @@ pub(crate) fn default_mime_type(contents: &mut [ResourceContents], mime_type: Op
     let Some(mime_type) = mime_type else {
         return;
     };
-    for content in contents {
-        let slot = match content {
-            ResourceContents::Text(t) => &mut t.mime_type,
-            ResourceContents::Blob(b) => &mut b.mime_type,
-            _ => continue,
-        };
+    for_each_content(contents, |slot, _| {
         slot.get_or_insert_with(|| mime_type.to_owned());
-    }
+    });
 }
 
 /// Gives each of `contents` without UI metadata (MCP Apps) `ui`, the `_meta.ui` of its listed
@@ -478,15 +473,24 @@ pub(crate) fn default_ui(contents: &mut [ResourceContents], ui: Option<&serde_js
     let Some(ui) = ui else {
         return;
     };
-    for content in contents {
-        let meta = match content {
-            ResourceContents::Text(t) => &mut t.meta,
-            ResourceContents::Blob(b) => &mut b.meta,
-            _ => continue,
-        };
+    for_each_content(contents, |_, meta| {
         meta.get_or_insert_with(JsonObject::new)
             .entry(mcp_core::apps::META_KEY)
             .or_insert_with(|| ui.clone());
+    });
+}
+
+/// Calls `fill` with the MIME type and the `_meta` of each of `contents`.
+fn for_each_content(
+    contents: &mut [ResourceContents],
+    mut fill: impl FnMut(&mut Option<String>, &mut Option<JsonObject>),
+) {
+    for content in contents {
+        match content {
+            ResourceContents::Text(t) => fill(&mut t.mime_type, &mut t.meta),
+            ResourceContents::Blob(b) => fill(&mut b.mime_type, &mut b.meta),
+            _ => continue,
+        }
     }
 }
 
