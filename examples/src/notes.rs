@@ -79,6 +79,13 @@ impl Notebook {
         note
     }
 
+    /// The notes with the tag `tag`, or all of them.
+    pub(crate) fn tagged(&self, tag: Option<&str>) -> Vec<Note> {
+        let notes = self.notes();
+        let has_tag = |n: &&Note| tag.is_none_or(|tag| n.tags.iter().any(|t| t == tag));
+        notes.iter().filter(has_tag).cloned().collect()
+    }
+
     fn get(&self, id: u32) -> Option<Note> {
         self.notes().iter().find(|n| n.id == id).cloned()
     }

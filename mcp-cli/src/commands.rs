@@ -87,6 +87,9 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
         if let Some(schema) = &tool.output_schema {
             println!("    output: {}", output::schema(schema));
         }
+        if let Some(ui) = tool.ui() {
+            println!("    interface: {}", output::tool_ui(&ui));
+        }
     }
     println!(
         "\n{}",
@@ -120,6 +123,9 @@ pub async fn inspect(client: &McpClient, json: bool) -> anyhow::Result<()> {
             resource.mime_type.as_deref().unwrap_or("no type"),
             resource.description.as_deref().unwrap_or(&resource.name)
         );
+        if let Some(ui) = resource.ui() {
+            println!("    sandbox: {}", output::resource_ui(&ui));
+        }
     }
     println!(
         "\n{}",

@@ -99,10 +99,15 @@ enum Command {
     /// Measures the throughput and latency of a tool under load: `mcp bench URL --tool NAME
     /// --args JSON -c N -d SECONDS`.
     Bench(bench::BenchArgs),
-    /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test.
+    /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test
+    /// (`--template app`: a tool with an interface, MCP Apps).
     New {
         /// The crate's name.
         name: String,
+        /// What to start from: `server` (a tool, a prompt and a resource) or `app` (a tool
+        /// whose result a page shows, in hosts that render MCP Apps).
+        #[arg(long, value_enum, default_value_t)]
+        template: scaffold::Template,
         /// The folder to create (`./NAME` unless given).
         #[arg(long)]
         path: Option<std::path::PathBuf>,
@@ -220,10 +225,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let (server, what) = match cli.command {
         Command::New {
             name,
+            template,
             path,
             sdk,
             git,
-        } => return new(&name, path, sdk, git, json),
+        } => return new(&name, template, path, sdk, git, json),
         Command::Bench(args) => return bench::run(args, &connection, json).await,
         Command::Inspect(server) => (server, What::Inspect),
         Command::List { kind, server } => (server, What::List(kind)),
@@ -302,6 +308,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 /// `mcp new`.
 fn new(
     name: &str,
+    template: scaffold::Template,
     path: Option<std::path::PathBuf>,
     sdk: Option<std::path::PathBuf>,
     git: Option<String>,
@@ -317,7 +324,7 @@ fn new(
         })?,
     };
     let dir = path.unwrap_or_else(|| std::path::PathBuf::from(name));
-    let files = scaffold::create(name, &dir, &sdk)?;
+    let files = scaffold::create(name, &dir, &sdk, template)?;
     if json {
         workspace_note(name, &dir);
         return output::json(&serde_json::json!({

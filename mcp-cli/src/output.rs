@@ -6,6 +6,7 @@
 
 use console::{Alignment, StyledObject, Term, measure_text_width, pad_str, style, truncate_str};
 
+use mcp_runtime::protocol::apps::{ResourceUi, ToolUi, Visibility};
 use mcp_runtime::protocol::capabilities::ServerCapabilities;
 use mcp_runtime::protocol::content::ContentBlock;
 use serde_json::Value;
@@ -128,6 +129,70 @@ pub fn content(block: &ContentBlock) -> String {
 /// `schema` on one line, as compact JSON.
 pub fn schema(schema: &impl serde::Serialize) -> String {
     serde_json::to_string(schema).unwrap_or_default()
+}
+
+/// A tool's interface (MCP Apps): its page and who may call the tool, as
+/// `ui://notes/board (model and app)`.
+pub fn tool_ui(ui: &ToolUi) -> String {
+    let uri = ui.resource_uri.as_deref().unwrap_or("no page");
+    let callers = match (
+        ui.is_visible_to(Visibility::Model),
+        ui.is_visible_to(Visibility::App),
+    ) {
+        (true, true) => "model and app",
+        (true, false) => "model only",
+        (false, true) => "app only",
+        (false, false) => "nobody",
+    };
+    format!("{uri} ({callers})")
+}
+
+/// How a page asks to be sandboxed (MCP Apps): the origins its content security policy allows,
+/// the permissions it asks for, its origin and border, as
+/// `connectDomains https://api.example.com; border`; `defaults` when it says nothing.
+pub fn resource_ui(ui: &ResourceUi) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(csp) = &ui.csp {
+        let mut lists: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (list, origin) in csp.origins() {
+            match lists.last_mut() {
+                Some((last, origins)) if *last == list => origins.push(origin),
+                _ => lists.push((list, vec![origin])),
+            }
+        }
+        parts.extend(
+            lists
+                .iter()
+                .map(|(list, o)| format!("{list} {}", o.join(" "))),
+        );
+    }
+    if let Some(permissions) = ui
+        .permissions
+        .as_ref()
+        .and_then(|p| serde_json::to_value(p).ok())
+    {
+        let asked: Vec<&str> = permissions
+            .as_object()
+            .into_iter()
+            .flat_map(|p| p.keys().map(String::as_str))
+            .collect();
+        if !asked.is_empty() {
+            parts.push(format!("permissions {}", asked.join(" ")));
+        }
+    }
+    if let Some(domain) = &ui.domain {
+        parts.push(format!("domain {domain}"));
+    }
+    match ui.prefers_border {
+        Some(true) => parts.push("border".into()),
+        Some(false) => parts.push("no border".into()),
+        None => {}
+    }
+    if parts.is_empty() {
+        "defaults".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 #[cfg(test)]

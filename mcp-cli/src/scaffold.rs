@@ -1,16 +1,52 @@
 //! `mcp new NAME`: a server crate to start from, with a tool, a prompt and a resource, a
-//! README and a test that drives the server through a client in the same process. It builds
-//! and passes its test as generated.
+//! README and a test that drives the server through a client in the same process; with
+//! `--template app`, a server with an app (MCP Apps): a tool whose result a page shows, the
+//! page, and a tool only the page calls. Either builds and passes its tests as generated.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-const CARGO_TOML: &str = include_str!("scaffold/Cargo.toml.txt");
-const LIB_RS: &str = include_str!("scaffold/lib.rs.txt");
-const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
-const TEST_RS: &str = include_str!("scaffold/test.rs.txt");
-const README_MD: &str = include_str!("scaffold/README.md.txt");
+/// What `mcp new` starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Template {
+    /// A tool, a prompt and a resource.
+    #[default]
+    Server,
+    /// A tool with an interface (MCP Apps): an HTML page that hosts render beside the
+    /// conversation, and that calls a tool back.
+    App,
+}
+
+impl Template {
+    /// The files of the crate, by path, with `{name}`, `{crate}` and `{dependency}` to fill.
+    fn files(self) -> &'static [(&'static str, &'static str)] {
+        const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
+        const GITIGNORE: &str = "/target\n";
+        match self {
+            Template::Server => &[
+                ("Cargo.toml", include_str!("scaffold/Cargo.toml.txt")),
+                ("README.md", include_str!("scaffold/README.md.txt")),
+                ("src/lib.rs", include_str!("scaffold/lib.rs.txt")),
+                ("src/main.rs", MAIN_RS),
+                ("tests/server.rs", include_str!("scaffold/test.rs.txt")),
+                (".gitignore", GITIGNORE),
+            ],
+            Template::App => &[
+                ("Cargo.toml", include_str!("scaffold/app/Cargo.toml.txt")),
+                ("README.md", include_str!("scaffold/app/README.md.txt")),
+                ("src/lib.rs", include_str!("scaffold/app/lib.rs.txt")),
+                ("src/main.rs", MAIN_RS),
+                (
+                    "app/counter.html",
+                    include_str!("scaffold/app/counter.html"),
+                ),
+                ("tests/server.rs", include_str!("scaffold/app/test.rs.txt")),
+                (".gitignore", GITIGNORE),
+            ],
+        }
+    }
+}
 
 /// Where the new crate gets the SDK from.
 pub enum Sdk {
@@ -40,8 +76,13 @@ impl Sdk {
     }
 }
 
-/// Writes the crate `name` in the new folder `dir`; returns the files written.
-pub fn create(name: &str, dir: &Path, sdk: &Sdk) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes the crate `name` from `template` in the new folder `dir`; returns the files written.
+pub fn create(
+    name: &str,
+    dir: &Path,
+    sdk: &Sdk,
+    template: Template,
+) -> anyhow::Result<Vec<PathBuf>> {
     check_name(name)?;
     if dir.exists() {
         bail!(
@@ -55,17 +96,9 @@ pub fn create(name: &str, dir: &Path, sdk: &Sdk) -> anyhow::Result<Vec<PathBuf>>
             .replace("{crate}", &name.replace('-', "_"))
             .replace("{dependency}", &sdk.dependency())
     };
-    let files = [
-        ("Cargo.toml", fill(CARGO_TOML)),
-        ("README.md", fill(README_MD)),
-        ("src/lib.rs", fill(LIB_RS)),
-        ("src/main.rs", fill(MAIN_RS)),
-        ("tests/server.rs", fill(TEST_RS)),
-        (".gitignore", "/target\n".to_owned()),
-    ];
     let mut written = Vec::new();
-    for (path, text) in files {
-        let path = dir.join(path);
+    for (path, template) in template.files() {
+        let (path, text) = (dir.join(path), fill(template));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -121,6 +154,7 @@ mod tests {
             "my-server",
             &dir,
             &Sdk::Git("https://example.com/sdk".into()),
+            Template::Server,
         )
         .unwrap();
         assert_eq!(files.len(), 6);
@@ -129,7 +163,7 @@ mod tests {
         assert!(manifest.contains("mcp-runtime = { git = \"https://example.com/sdk\" }"));
         let test = std::fs::read_to_string(dir.join("tests/server.rs")).unwrap();
         assert!(test.contains("my_server::server()"));
-        assert!(create("my-server", &dir, &Sdk::Git(String::new())).is_err());
+        assert!(create("my-server", &dir, &Sdk::Git(String::new()), Template::App).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

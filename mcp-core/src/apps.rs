@@ -31,6 +31,8 @@ use serde_json::Value;
 
 use crate::JsonObject;
 use crate::capabilities::ClientCapabilities;
+use crate::resources::{Resource, ResourceContents};
+use crate::tools::Tool;
 
 /// The extension's identifier, the key of its capability in `extensions`.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
@@ -137,7 +139,45 @@ pub struct Csp {
     pub base_uri_domains: Option<Vec<String>>,
 }
 
+/// A list of origins, from any strings.
+fn origin_list(origins: impl IntoIterator<Item = impl Into<String>>) -> Option<Vec<String>> {
+    Some(origins.into_iter().map(Into::into).collect())
+}
+
 impl Csp {
+    /// A policy that allows no origin beyond the document's own.
+    pub fn new() -> Self {
+        Csp::default()
+    }
+
+    /// Allows fetch, XHR and WebSocket connections to `origins` (`connectDomains`).
+    #[must_use]
+    pub fn connect(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.connect_domains = origin_list(origins);
+        self
+    }
+
+    /// Allows scripts, styles, images, fonts and media from `origins` (`resourceDomains`).
+    #[must_use]
+    pub fn resources(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.resource_domains = origin_list(origins);
+        self
+    }
+
+    /// Allows nested iframes from `origins` (`frameDomains`).
+    #[must_use]
+    pub fn frames(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.frame_domains = origin_list(origins);
+        self
+    }
+
+    /// Allows `origins` as the document's base URI (`baseUriDomains`).
+    #[must_use]
+    pub fn base_uris(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.base_uri_domains = origin_list(origins);
+        self
+    }
+
     /// Every origin listed, with the name of its list (`connectDomains`, ...).
     pub fn origins(&self) -> impl Iterator<Item = (&'static str, &str)> {
         [
@@ -179,6 +219,41 @@ pub struct Permissions {
     pub clipboard_write: Option<Asked>,
 }
 
+impl Permissions {
+    /// Asks for nothing.
+    pub fn new() -> Self {
+        Permissions::default()
+    }
+
+    /// Asks for the camera.
+    #[must_use]
+    pub fn camera(mut self) -> Self {
+        self.camera = Some(Asked {});
+        self
+    }
+
+    /// Asks for the microphone.
+    #[must_use]
+    pub fn microphone(mut self) -> Self {
+        self.microphone = Some(Asked {});
+        self
+    }
+
+    /// Asks for the location.
+    #[must_use]
+    pub fn geolocation(mut self) -> Self {
+        self.geolocation = Some(Asked {});
+        self
+    }
+
+    /// Asks to write to the clipboard.
+    #[must_use]
+    pub fn clipboard_write(mut self) -> Self {
+        self.clipboard_write = Some(Asked {});
+        self
+    }
+}
+
 /// A UI resource's `_meta.ui`: how the host should sandbox and frame it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -199,6 +274,39 @@ pub struct ResourceUi {
 }
 
 impl ResourceUi {
+    /// Nothing said: the host's defaults (no origin beyond the page's own, no permission).
+    pub fn new() -> Self {
+        ResourceUi::default()
+    }
+
+    /// The origins its content security policy allows.
+    #[must_use]
+    pub fn csp(mut self, csp: Csp) -> Self {
+        self.csp = Some(csp);
+        self
+    }
+
+    /// The browser permissions it asks for.
+    #[must_use]
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.permissions = Some(permissions);
+        self
+    }
+
+    /// A dedicated origin for its sandbox, in the form the host documents.
+    #[must_use]
+    pub fn domain(mut self, domain: impl Into<String>) -> Self {
+        self.domain = Some(domain.into());
+        self
+    }
+
+    /// Whether the host should draw a border and background around it.
+    #[must_use]
+    pub fn prefers_border(mut self, prefers: bool) -> Self {
+        self.prefers_border = Some(prefers);
+        self
+    }
+
     /// The UI metadata of a resource's `_meta`; `None` when absent or malformed.
     pub fn from_meta(meta: &JsonObject) -> Option<ResourceUi> {
         serde_json::from_value(meta.get(META_KEY)?.clone()).ok()
@@ -247,6 +355,55 @@ impl UiCapability {
             Ok(Value::Object(settings)) => settings,
             _ => JsonObject::new(),
         }
+    }
+}
+
+impl ClientCapabilities {
+    /// Whether the client's host renders HTML apps (it declared the extension
+    /// `io.modelcontextprotocol/ui` with `text/html;profile=mcp-app`). A tool with an interface
+    /// answers every client with meaningful text; this tells whether the interface will be
+    /// seen too.
+    pub fn renders_apps(&self) -> bool {
+        UiCapability::of(self).is_some_and(|ui| ui.renders_html())
+    }
+}
+
+impl Tool {
+    /// The tool's interface and who may call it (`_meta.ui`, or the deprecated flat key), if
+    /// it has one.
+    pub fn ui(&self) -> Option<ToolUi> {
+        self.meta.as_ref().and_then(ToolUi::from_meta)
+    }
+
+    /// Whether the model may call the tool: it has no interface, or its visibility names the
+    /// model. A host leaves the other tools out of the model's list.
+    pub fn is_for_model(&self) -> bool {
+        self.ui()
+            .is_none_or(|ui| ui.is_visible_to(Visibility::Model))
+    }
+}
+
+impl Resource {
+    /// How the host should sandbox the interface this resource is (`_meta.ui`), if said.
+    pub fn ui(&self) -> Option<ResourceUi> {
+        self.meta.as_ref().and_then(ResourceUi::from_meta)
+    }
+
+    /// Whether this resource is an app's interface: a `ui://` URI served as
+    /// `text/html;profile=mcp-app`.
+    pub fn is_app(&self) -> bool {
+        is_ui_uri(&self.uri) && self.mime_type.as_deref() == Some(MIME_TYPE)
+    }
+}
+
+impl ResourceContents {
+    /// How the host should sandbox these contents, an app's interface (`_meta.ui`), if said.
+    pub fn ui(&self) -> Option<ResourceUi> {
+        let meta = match self {
+            ResourceContents::Text(t) => t.meta.as_ref(),
+            ResourceContents::Blob(b) => b.meta.as_ref(),
+        };
+        meta.and_then(ResourceUi::from_meta)
     }
 }
 
@@ -361,6 +518,18 @@ mod tests {
             "prefersBorder": true,
         });
         let ui: ResourceUi = serde_json::from_value(value.clone()).unwrap();
+        let built = ResourceUi::new()
+            .csp(
+                Csp::new()
+                    .connect(["https://api.example.com"])
+                    .resources(["https://*.cdn.example.com"])
+                    .frames(["https://www.youtube.com"])
+                    .base_uris(["https://cdn.example.com"]),
+            )
+            .permissions(Permissions::new().camera().clipboard_write())
+            .domain("a904794854a047f6.claudemcpcontent.com")
+            .prefers_border(true);
+        assert_eq!(built, ui);
         assert_eq!(ui.permissions.as_ref().unwrap().camera, Some(Asked {}));
         assert_eq!(ui.permissions.as_ref().unwrap().microphone, None);
         assert_eq!(serde_json::to_value(&ui).unwrap(), value);

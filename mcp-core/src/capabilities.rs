@@ -40,10 +40,12 @@ pub struct ClientCapabilities {
     /// The client can run requests as tasks (2025-11-25 only; an extension from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "skip::only_2025_11_25")]
     pub tasks: Option<ClientTasksCapability>,
-    /// Extensions the client supports, with their settings (2026-07-28).
+    /// Extensions the client supports, with their settings. Defined by 2026-07-28; sent on the
+    /// 2025 revisions too, whose capabilities are an open set, because hosts declare extensions
+    /// such as MCP Apps (`io.modelcontextprotocol/ui`) there as the official SDKs do.
     #[serde(
         default,
-        skip_serializing_if = "skip::since_2026_07_28",
+        skip_serializing_if = "Option::is_none",
         serialize_with = "render::json_object"
     )]
     pub extensions: Option<CapabilityMap>,

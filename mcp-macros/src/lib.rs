@@ -93,7 +93,10 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Options: `uri` (required), `name`, `title`, `description`, `mime_type`, `size`,
-/// `annotations`, `icon`/`icons`, `cache`, `scopes`. `#[arg(...)]`: `rename`,
+/// `annotations`, `icon`/`icons`, `cache`, `scopes`, and `app` for an app's interface (MCP
+/// Apps: a `ui://` page served as `text/html;profile=mcp-app`), or `app = sandbox` with a
+/// function `fn sandbox() -> ResourceUi` saying how the host should sandbox it (content security
+/// policy, permissions, border). `#[arg(...)]`: `rename`,
 /// `complete = function`. A variable with no parameter, or a parameter with no variable, is a
 /// compile error.
 #[proc_macro_attribute]

@@ -20,6 +20,7 @@ const OPTIONS: &[&str] = &[
     "cache",
     "scopes",
     "layer",
+    "app",
 ];
 
 /// The error for a `Json<T>` parameter.
@@ -132,6 +133,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     if let Some(mime_type) = options.string("mime_type")? {
         settings.push(quote! { .mime_type(#mime_type) });
     }
+    settings.extend(app_settings(options, &uri, is_template)?);
     if let Some(annotations) = options.expr("annotations")? {
         settings.push(quote! { .annotations(#annotations) });
     }
@@ -183,6 +185,40 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         }
     };
     Ok(annotated.expansion("resource", quote! { ResourceKind }, body))
+}
+
+/// `app` (an app's interface, MCP Apps: served as `text/html;profile=mcp-app`) or
+/// `app = sandbox`, a function returning the `ResourceUi` that says how to sandbox it.
+fn app_settings(
+    options: &crate::options::Options,
+    uri: &LitStr,
+    is_template: bool,
+) -> syn::Result<Option<TokenStream>> {
+    if !options.has("app") {
+        return Ok(None);
+    }
+    let fail = |message: &str| Err(syn::Error::new(uri.span(), message));
+    if is_template {
+        return fail("an app's interface is one page at a `ui://` URI, not a template");
+    }
+    if uri.value().strip_prefix("ui://").is_none_or(str::is_empty) {
+        return fail("an app's interface is a `ui://` resource: `uri = \"ui://notes/board\"`");
+    }
+    if options.has("mime_type") {
+        return fail(
+            "`app` sets the MIME type (`text/html;profile=mcp-app`): leave out `mime_type`",
+        );
+    }
+    let apps = quote! { ::mcp_runtime::__private::mcp_core::apps };
+    let ui = match options.flag("app") {
+        Ok(Some(true)) => quote! {},
+        Ok(_) => return Ok(None),
+        Err(_) => {
+            let sandbox = options.expr("app")?;
+            quote! { .ui(#sandbox()) }
+        }
+    };
+    Ok(Some(quote! { .mime_type(#apps::MIME_TYPE) #ui }))
 }
 
 #[cfg(test)]

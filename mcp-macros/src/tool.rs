@@ -326,7 +326,7 @@ fn ui_settings(options: &crate::options::Options) -> syn::Result<Option<TokenStr
                         return Err(syn::Error::new(
                             visibility.span(),
                             format!(
-                                "`visibility` lists who may call the tool, `model` and or `app`, not `{word}`: `visibility = \"app\"` for a tool only its interface calls"
+                                "`visibility` lists who may call the tool, `model`, `app` or both, not `{word}`: `visibility = \"app\"` for a tool only its interface calls"
                             ),
                         ));
                     }

@@ -127,7 +127,7 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::server::{McpServer, McpServerBuilder, ServerMode, TaskOptions};
     #[doc(no_inline)]
-    pub use crate::tool::{Json, ToolDefinition, ToolError};
+    pub use crate::tool::{Json, Structured, ToolDefinition, ToolError};
     #[doc(no_inline)]
     pub use crate::transport::Serve;
     #[doc(no_inline)]

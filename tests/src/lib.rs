@@ -6,8 +6,8 @@
 //! published schemas allow unknown properties almost everywhere, so only the strict check notices a
 //! field sent to a revision that does not define it (`icons` to a 2025-06-18 peer, say). The strict
 //! copy leaves open what the protocol leaves open: `_meta` objects (and the 2026-07-28 `*MetaObject`
-//! definitions), tool input and output schemas,
-//! the params of requests and notifications and results (which inherit `_meta` from their base
+//! definitions), tool input and output schemas, a client's `extensions` capability (which hosts
+//! send on every revision), the params of requests and notifications and results (which inherit `_meta` from their base
 //! types), and the members of `allOf` compositions.
 
 pub mod authorization_server;
@@ -195,6 +195,21 @@ fn strictify_definitions(doc: &mut Value, defs_key: &str) {
         if !composed.contains(name) && !name.ends_with("MetaObject") {
             strictify(schema, name.ends_with("Result"));
         }
+    }
+    // A client's capabilities are an open set (every revision's schema says so), and hosts
+    // declare extensions (SEP-2133, MCP Apps' `io.modelcontextprotocol/ui`) in `extensions`
+    // on the 2025 revisions too, as the official SDKs do: the strict copy allows that one
+    // addition, as 2026-07-28 defines it.
+    if let Some(Value::Object(properties)) = defs
+        .get_mut("ClientCapabilities")
+        .and_then(|c| c.get_mut("properties"))
+    {
+        properties.entry("extensions").or_insert_with(|| {
+            serde_json::json!({
+                "type": "object",
+                "additionalProperties": {"type": "object"}
+            })
+        });
     }
 }
 

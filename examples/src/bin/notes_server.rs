@@ -36,6 +36,9 @@
 //! needs the same `--request-state-key` (or `MCP_REQUEST_STATE_KEY`). The notebook itself stays
 //! in each instance's memory.
 //!
+//! `--board` adds the board, an MCP App: the tool `show_board`, whose answer hosts that render
+//! apps (Claude, VS Code, Goose, ...) show as an interactive page, `ui://notes/board`.
+//!
 //! `--import-from URL` adds the tool `import_notes`, which copies the notes that the notes server
 //! at that MCP endpoint finds for a word, calling its `search_notes` with an `McpClient`.
 //!
@@ -100,6 +103,10 @@ struct Args {
     /// endpoint (http://HOST:PORT/mcp).
     #[arg(long, value_name = "URL")]
     import_from: Option<String>,
+    /// Offer the board (an MCP App): the tool `show_board`, whose answer hosts that render apps
+    /// show as a page where the user adds notes.
+    #[arg(long)]
+    board: bool,
     #[command(flatten)]
     instance: InstanceArgs,
 }
@@ -131,6 +138,9 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         builder = builder
             .registered_tool("import_notes")
             .state(import::Upstream(url));
+    }
+    if args.board {
+        builder = builder.registered_in("examples::board");
     }
     let Some(address) = args.http else {
         if args.instance.redis.is_some() {

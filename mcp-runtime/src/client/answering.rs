@@ -41,9 +41,10 @@ pub(crate) struct Handlers {
 }
 
 impl Handlers {
-    /// The capabilities the handlers make the client declare. On 2026-07-28 they include the
-    /// tasks extension: the client follows a tool call that became a task to its end.
-    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+    /// The capabilities the handlers make the client declare at `version`. On 2026-07-28 they
+    /// include the tasks extension: the client follows a tool call that became a task to its
+    /// end (2025-11-25 has tasks in the core protocol instead).
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();
         if self.sampling.is_some() {
             capabilities.sampling = Some(SamplingCapability::default());
@@ -55,8 +56,10 @@ impl Handlers {
             capabilities.roots = Some(RootsCapability::default());
         }
         let mut extensions = self.extensions.clone().unwrap_or_default();
-        extensions.entry(TASKS_EXTENSION.to_owned()).or_default();
-        capabilities.extensions = Some(extensions);
+        if version.era() == mcp_core::Era::Stateless {
+            extensions.entry(TASKS_EXTENSION.to_owned()).or_default();
+        }
+        capabilities.extensions = (!extensions.is_empty()).then_some(extensions);
         capabilities
     }
 

@@ -369,7 +369,7 @@ impl McpClient {
         let protocol = |detail: String| ClientError::Protocol { method, detail };
         let mut meta = serde_json::Map::new();
         meta.insert(keys::PROTOCOL_VERSION.into(), json!(version.as_str()));
-        let capabilities = render::to_value(&self.inner.handlers.capabilities(), version)
+        let capabilities = render::to_value(&self.inner.handlers.capabilities(version), version)
             .map_err(|e| protocol(e.to_string()))?;
         meta.insert(keys::CLIENT_CAPABILITIES.into(), capabilities);
         meta.insert(keys::CLIENT_INFO.into(), json!(self.inner.info));
@@ -398,7 +398,7 @@ impl McpClient {
         self.inner.peer.set_version(version);
         let params = InitializeRequestParams::new(
             version.as_str(),
-            self.inner.handlers.capabilities(),
+            self.inner.handlers.capabilities(version),
             self.inner.info.clone(),
         );
         let params = render::to_value(&params, version).map_err(|e| protocol(e.to_string()))?;

@@ -83,6 +83,15 @@ pub enum ClientError {
     /// The server program could not be started.
     #[error("cannot start the server: {0}")]
     Spawn(String),
+    /// An app asked to call a tool that is not for apps (MCP Apps): the server lists no such
+    /// tool, or its `_meta.ui.visibility` leaves out `app`. Nothing was sent.
+    #[error(
+        "tool {name} may not be called by an app: the server lists no such tool, or its visibility (_meta.ui.visibility) leaves out \"app\""
+    )]
+    NotForApp {
+        /// The tool asked for.
+        name: String,
+    },
 }
 
 impl ClientError {
@@ -107,6 +116,7 @@ impl ClientError {
             #[cfg(feature = "client-auth")]
             ClientError::Authorization { .. } => "authorization",
             ClientError::Spawn(_) => "spawn",
+            ClientError::NotForApp { .. } => "not_for_app",
         }
     }
 }

@@ -92,6 +92,7 @@
 //! The guide's chapter "The client" (`docs/src/client.md`) teaches it with examples.
 
 mod answering;
+mod apps;
 mod connect;
 mod error;
 #[cfg(feature = "client-http")]
@@ -139,6 +140,7 @@ use crate::spans;
 /// `reqwest` uses too), so that a client needs no other crate to build them.
 #[cfg(feature = "client-http")]
 pub use ::http::{HeaderMap, HeaderName, HeaderValue};
+pub use apps::AppInterface;
 pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
 pub use options::RequestOptions;

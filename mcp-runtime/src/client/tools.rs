@@ -1,7 +1,7 @@
 //! What the client remembers of the server's tools from `tools/list`: the arguments each one
 //! mirrors into `Mcp-Param-{Name}` headers (2026-07-28 over HTTP, SEP-2243), its output
 //! schema, against which structured results are checked, and whether it runs as a task
-//! (2025-11-25's `execution.taskSupport`). Schemas are kept exactly as the server sent them; a
+//! (2025-11-25's `execution.taskSupport`), and whether an app may call it (MCP Apps). Schemas are kept exactly as the server sent them; a
 //! `$ref` is never fetched.
 
 use std::collections::HashMap;
@@ -21,6 +21,8 @@ struct KnownTool {
     output_schema: Option<JsonObject>,
     /// Whether its calls may or must run as tasks (2025-11-25).
     task_support: TaskSupport,
+    /// Whether an app may call it (MCP Apps: its visibility names the app, or it has none).
+    for_app: bool,
     /// The output schema compiled on first use (`None` when it does not compile).
     compiled: OnceLock<Option<CompiledSchema>>,
 }
@@ -58,6 +60,7 @@ impl ToolCache {
                         .as_ref()
                         .and_then(|e| e.task_support)
                         .unwrap_or_default(),
+                    for_app: super::apps::is_for_app(&tool),
                     compiled: OnceLock::new(),
                 }),
             );
@@ -86,6 +89,12 @@ impl ToolCache {
     /// for a tool not listed.
     pub(crate) fn task_support(&self, name: &str) -> Option<TaskSupport> {
         self.tools.lock().get(name).map(|tool| tool.task_support)
+    }
+
+    /// Whether an app may call `name` (MCP Apps), as the last `tools/list` said; `None` for a
+    /// tool not listed.
+    pub(crate) fn for_app(&self, name: &str) -> Option<bool> {
+        self.tools.lock().get(name).map(|tool| tool.for_app)
     }
 
     /// Checks the structured content of `result` against the output schema of tool `name`,

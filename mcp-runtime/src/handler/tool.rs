@@ -241,10 +241,7 @@ impl ToolDefinition {
 
     /// The tool's interface (MCP Apps), if it has one.
     pub fn tool_ui(&self) -> Option<mcp_core::apps::ToolUi> {
-        self.tool
-            .meta
-            .as_ref()
-            .and_then(mcp_core::apps::ToolUi::from_meta)
+        self.tool.ui()
     }
 
     /// Replaces the input schema (kept verbatim: `$schema`, `$defs` and all).
@@ -358,7 +355,7 @@ impl ToolDefinition {
     message = "a tool cannot return `{Self}`",
     label = "not a tool result",
     note = "return text (`String`, `&str`), a number or `bool`, `()`, `Json<T>` of a struct \
-            (structured content), `ContentBlock`s, a `CallToolResult`, or `Result<T, E>` of one \
+            (structured content), `Structured<T>` (the same with a text of your own), `ContentBlock`s, a `CallToolResult`, or `Result<T, E>` of one \
             of these with `E: Display` (such as `ToolError`); for a list, return `Json` of a \
             struct that holds it"
 )]
@@ -476,6 +473,59 @@ impl<T: JsonSchema> JsonSchema for Json<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Json<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         T::deserialize(deserializer).map(Json)
+    }
+}
+
+/// Structured content with a text of your own: `structuredContent` for what reads data (an app's
+/// interface, a client that checks the `outputSchema`), and `text` for the model and for hosts
+/// that show only text. ([`Json`] sends the JSON itself as the text.)
+///
+/// An app's tool returns this: the host renders `value` in the app's page, while a host without
+/// apps still has a meaningful answer to show.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Weather {
+///     celsius: f64,
+/// }
+///
+/// /// Today's weather, shown as a chart by hosts that render apps.
+/// #[mcp_tool(ui = "ui://weather/chart")]
+/// async fn weather() -> Structured<Weather> {
+///     Structured::new("12.5 °C and cloudy.", Weather { celsius: 12.5 })
+/// }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Structured<T> {
+    /// The text content.
+    pub text: String,
+    /// The structured content.
+    pub value: T,
+}
+
+impl<T> Structured<T> {
+    /// `value` as structured content, `text` as the text content.
+    pub fn new(text: impl Into<String>, value: T) -> Self {
+        Structured {
+            text: text.into(),
+            value,
+        }
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        let mut result = Json(self.value).into_tool_result();
+        if !result.is_error() {
+            result.content = vec![ContentBlock::text(self.text)];
+        }
+        result
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        Json::<T>::output_schema()
     }
 }
 

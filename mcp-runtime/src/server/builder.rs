@@ -143,6 +143,9 @@ pub enum BuildError {
     /// A layer was given for a tool, prompt or resource the server does not have.
     #[error(transparent)]
     UnknownLayerTarget(#[from] UnknownLayerTarget),
+    /// A tool's or a resource's interface (MCP Apps) is wrong: see [`AppError`].
+    #[error(transparent)]
+    App(#[from] super::apps::AppError),
     /// A handler needs shared state that was not given to the builder.
     #[error(
         "`{item}` takes `State<{type_name}>`, and no state of that type was given to the server: \
@@ -633,6 +636,7 @@ impl McpServerBuilder {
             }
         }
         check_state(&registry, &self.state)?;
+        super::apps::check(&registry)?;
         let (layers, target_layers) = layers.build(&registry)?;
         Ok(McpServer::from_inner(ServerInner {
             info: self.info,

@@ -45,6 +45,7 @@
 //! The guide's chapter "Getting started" (`docs/src/getting-started.md`) teaches it with examples.
 
 mod admission;
+mod apps;
 pub(crate) mod authorization;
 mod builder;
 pub mod caching;
@@ -97,6 +98,7 @@ pub(crate) use crate::handler::RequestContext;
 #[cfg(feature = "http")]
 pub(crate) use admission::era_over_http;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
+pub use apps::AppError;
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::busy;

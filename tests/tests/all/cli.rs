@@ -539,16 +539,29 @@ async fn a_pre_registered_client_signs_in_where_mcp_cannot_register_itself() {
 /// checkout as a path dependency.
 #[test]
 fn a_new_crate_builds_and_passes_its_test() {
-    let dir = std::env::temp_dir().join(format!("mcp-new-{}", std::process::id()));
+    new_crate_passes("server", "hello-mcp");
+}
+
+/// `mcp new --template app` writes an app server that builds and passes its own test.
+#[test]
+fn a_new_app_builds_and_passes_its_test() {
+    new_crate_passes("app", "hello-app");
+}
+
+/// Creates the crate `name` from `template` and runs its tests, which are two.
+fn new_crate_passes(template: &str, name: &str) {
+    let dir = std::env::temp_dir().join(format!("mcp-new-{template}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let crate_dir = dir.join("hello-mcp");
+    let crate_dir = dir.join(name);
     let created = stdout(&mcp(&[
         "new",
-        "hello-mcp",
+        name,
+        "--template",
+        template,
         "--path",
         crate_dir.to_str().unwrap(),
     ]));
-    assert!(created.starts_with(&format!("created hello-mcp in {}\n", crate_dir.display())));
+    assert!(created.starts_with(&format!("created {name} in {}\n", crate_dir.display())));
     // The workspace's lock file pins the same versions, so that the build reuses what the
     // workspace compiled.
     let root = tests::interop::repo_root();

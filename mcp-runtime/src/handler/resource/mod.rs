@@ -113,10 +113,7 @@ impl ResourceDefinition {
 
     /// How the host should sandbox and frame this resource, if it is an app's interface.
     pub fn resource_ui(&self) -> Option<mcp_core::apps::ResourceUi> {
-        self.resource
-            .meta
-            .as_ref()
-            .and_then(mcp_core::apps::ResourceUi::from_meta)
+        self.resource.ui()
     }
 
     /// The resource as clients see it.
