@@ -4,7 +4,10 @@
 # tests of the Redis stores start their own redis-server; scripts/install-redis.sh installs it
 # (Debian's package) when the machine has none, and scripts/install-haproxy.sh HAProxy for the tests
 # of examples/deploy/run.sh. The telemetry tests export their spans to Arize Phoenix and read them
-# back from it; scripts/install-phoenix.sh installs it (once) into .tools/phoenix.
+# back from it; scripts/install-phoenix.sh installs it (once) into .tools/phoenix. The MCP Apps test
+# renders the notes board in headless Chromium through a web host (tests/browser);
+# scripts/install-browser.sh installs Chromium (Debian's package) and builds the host. The board's
+# page is committed built; scripts/build-apps.sh --check fails when its sources would build another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,4 +15,6 @@ scripts/install-interop.sh
 scripts/install-phoenix.sh
 scripts/install-redis.sh >/dev/null
 scripts/install-haproxy.sh >/dev/null
+scripts/install-browser.sh >/dev/null
+scripts/build-apps.sh --check
 cargo test --workspace "$@"

@@ -8,6 +8,7 @@
 
 mod api_key_server;
 mod apps;
+mod apps_browser;
 mod auth_http;
 mod auth_interop;
 mod auth_jwt;

@@ -1,0 +1,69 @@
+//! The notes board (MCP Apps) rendered in a real browser: headless Chromium (Debian's package,
+//! driven by playwright-core) loads a web host built on the official `ext-apps` `AppBridge` and
+//! the official TypeScript client (`tests/browser`), which connects to `notes-server --board`,
+//! puts the board's page in a sandboxed iframe on an origin of its own with the content security
+//! policy the page declares, and checks from the page's DOM that the page gets the tool's input
+//! and result, calls the server's tools back through the host, and follows the host's theme. On
+//! both eras, each against a fresh server (the test adds note #3).
+//!
+//! `scripts/install-browser.sh` (run by `scripts/test.sh`) installs Chromium, Node and the
+//! host's packages. The screenshots land in `target/apps-browser/board-<ERA>.png`, with the
+//! page's console beside them.
+
+use std::process::Command;
+
+use tests::interop::{HttpExample, node, repo_root};
+
+/// Runs the browser test at `era` against a fresh board server; panics with its output when a
+/// check fails.
+fn board_renders(era: &str) {
+    let root = repo_root();
+    let host = root.join("tests/browser");
+    assert!(
+        host.join("dist/.stamp").exists() && host.join("node_modules/playwright-core").exists(),
+        "the browser test is not installed: run scripts/install-browser.sh (scripts/test.sh does)"
+    );
+    let server = HttpExample::start("notes-server", &["--board", "--http", "127.0.0.1:0"]);
+    let out_dir = root.join("target/apps-browser");
+    let output = Command::new(node())
+        .arg(host.join("test.mjs"))
+        .env("MCP_URL", &server.url)
+        .env("ERA", era)
+        .env("OUT_DIR", &out_dir)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the board failed in the browser at {era}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The checks that matter, by their exact lines (the test prints one per check).
+    for line in [
+        format!("ok host #protocol-version = \"{era}\""),
+        "ok host #app-only-tools = \"board_notes\"".to_owned(),
+        "ok host #app-frame[sandbox] = \"allow-scripts allow-same-origin allow-forms\"".to_owned(),
+        "ok app #tool-input = \"{}\"".to_owned(),
+        "ok app note titles = [\"Shopping\",\"Ideas\"]".to_owned(),
+        "ok app fetch to an undeclared origin = \"blocked connect-src\"".to_owned(),
+        "ok app #last-action = \"added #3\"".to_owned(),
+        "ok app last note title = \"Groceries\"".to_owned(),
+        "ok app <html data-theme> = \"dark\"".to_owned(),
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "no `{line}` in:\n{stdout}"
+        );
+    }
+    assert!(out_dir.join(format!("board-{era}.png")).exists());
+}
+
+#[test]
+fn the_board_renders_in_a_browser_host_on_2025_11_25() {
+    board_renders("2025-11-25");
+}
+
+#[test]
+fn the_board_renders_in_a_browser_host_on_2026_07_28() {
+    board_renders("2026-07-28");
+}
