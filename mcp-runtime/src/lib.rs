@@ -195,6 +195,7 @@ mod guide {
         Tools: "tools.md",
         PromptsAndResources: "prompts-and-resources.md",
         Skills: "skills.md",
+        Apps: "apps.md",
         State: "state.md",
         Errors: "errors.md",
         Middleware: "middleware.md",

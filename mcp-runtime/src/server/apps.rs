@@ -1,10 +1,15 @@
 //! What [`build`](super::McpServerBuilder::build) checks of MCP Apps before a host finds it: every
 //! tool's interface is a `ui://` resource the server has, served as `text/html;profile=mcp-app`;
 //! some caller may call every such tool; every origin an interface's sandbox allows is an origin.
+//! Tools and resources added at run time ([`McpServer::add_tool`](super::McpServer::add_tool),
+//! [`add_resource`](super::McpServer::add_resource)) are checked alone: a tool may come before
+//! its page.
 
-use mcp_core::apps::{BadOrigin, MIME_TYPE, ToolUi, check_origin, is_ui_uri};
+use mcp_core::apps::{BadOrigin, MIME_TYPE, check_origin, is_ui_uri};
 
 use super::registry::Registry;
+use crate::resource::ResourceDefinition;
+use crate::tool::ToolDefinition;
 
 /// Something about a tool's or a resource's interface (MCP Apps) that hosts would trip on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,46 +75,62 @@ pub enum AppError {
     },
 }
 
-/// Checks the interfaces of `registry`'s tools and resources.
+/// Checks the interfaces of `registry`'s tools and resources, when the server is built.
 pub(super) fn check(registry: &Registry) -> Result<(), AppError> {
     for resource in registry.resources.snapshot() {
-        let resource = &resource.definition.resource;
-        if resource.mime_type.as_deref() == Some(MIME_TYPE) && !is_ui_uri(&resource.uri) {
-            return Err(AppError::AppNotAtUiUri {
-                uri: resource.uri.clone(),
-            });
-        }
-        let csp = resource.ui().and_then(|ui| ui.csp);
-        for (list, origin) in csp.iter().flat_map(|csp| csp.origins()) {
-            check_origin(origin).map_err(|error| AppError::BadOrigin {
-                uri: resource.uri.clone(),
-                list,
-                error,
-            })?;
-        }
+        check_resource(&resource.definition)?;
     }
     for tool in registry.tools.snapshot() {
-        if let Some(ui) = tool.definition.tool_ui() {
-            check_tool(registry, tool.definition.name(), &ui)?;
+        check_tool(registry, &tool.definition)?;
+        if let Some(uri) = tool.definition.tool_ui().and_then(|ui| ui.resource_uri)
+            && !serves(registry, &uri)
+        {
+            let tool = tool.definition.name().to_owned();
+            return Err(AppError::MissingInterface { tool, uri });
         }
     }
     Ok(())
 }
 
-/// Checks one tool's interface.
-fn check_tool(registry: &Registry, tool: &str, ui: &ToolUi) -> Result<(), AppError> {
-    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
-        return Err(AppError::Unreachable { tool: tool.into() });
+/// Checks a resource's interface: a page served as an app's is at a `ui://` URI, and its
+/// sandbox lists origins.
+pub(super) fn check_resource(definition: &ResourceDefinition) -> Result<(), AppError> {
+    let resource = definition.resource();
+    if resource.mime_type.as_deref() == Some(MIME_TYPE) && !is_ui_uri(&resource.uri) {
+        return Err(AppError::AppNotAtUiUri {
+            uri: resource.uri.clone(),
+        });
     }
-    let Some(uri) = &ui.resource_uri else {
+    let csp = resource.ui().and_then(|ui| ui.csp);
+    for (list, origin) in csp.iter().flat_map(|csp| csp.origins()) {
+        check_origin(origin).map_err(|error| AppError::BadOrigin {
+            uri: resource.uri.clone(),
+            list,
+            error,
+        })?;
+    }
+    Ok(())
+}
+
+/// Checks a tool's interface: someone may call the tool, it names a `ui://` page, and if
+/// `registry` has that page, it is served as an app's. (A tool added at run time may come
+/// before its page; [`check`] requires the page when the server is built.)
+pub(super) fn check_tool(registry: &Registry, definition: &ToolDefinition) -> Result<(), AppError> {
+    let Some(ui) = definition.tool_ui() else {
         return Ok(());
     };
-    let (tool, uri) = (tool.to_owned(), uri.clone());
+    let tool = definition.name().to_owned();
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(AppError::Unreachable { tool });
+    }
+    let Some(uri) = ui.resource_uri else {
+        return Ok(());
+    };
     if !is_ui_uri(&uri) {
         return Err(AppError::NotUiUri { tool, uri });
     }
     if let Some(resource) = registry.resources.get(&uri) {
-        let mime_type = &resource.definition.resource.mime_type;
+        let mime_type = &resource.definition.resource().mime_type;
         if mime_type.as_deref() != Some(MIME_TYPE) {
             let mime_type = mime_type.as_deref().unwrap_or("no MIME type").to_owned();
             return Err(AppError::NotAnApp {
@@ -118,14 +139,15 @@ fn check_tool(registry: &Registry, tool: &str, ui: &ToolUi) -> Result<(), AppErr
                 mime_type,
             });
         }
-        return Ok(());
     }
-    // A template may serve the page (`ui://charts/{kind}`); its reader sets the MIME type.
-    if registry
-        .templates
-        .any(|t| t.definition.matcher.matches(&uri).is_some())
-    {
-        return Ok(());
-    }
-    Err(AppError::MissingInterface { tool, uri })
+    Ok(())
+}
+
+/// Whether `registry` serves the page `uri`: a resource at that URI, or a template that
+/// matches it (`ui://charts/{kind}`; its reader sets the MIME type).
+fn serves(registry: &Registry, uri: &str) -> bool {
+    registry.resources.get(uri).is_some()
+        || registry
+            .templates
+            .any(|t| t.definition.matcher.matches(uri).is_some())
 }

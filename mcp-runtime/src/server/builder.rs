@@ -143,7 +143,7 @@ pub enum BuildError {
     /// A layer was given for a tool, prompt or resource the server does not have.
     #[error(transparent)]
     UnknownLayerTarget(#[from] UnknownLayerTarget),
-    /// A tool's or a resource's interface (MCP Apps) is wrong: see [`AppError`].
+    /// A tool's or a resource's interface (MCP Apps) is wrong: see [`AppError`](super::AppError).
     #[error(transparent)]
     App(#[from] super::apps::AppError),
     /// A handler needs shared state that was not given to the builder.

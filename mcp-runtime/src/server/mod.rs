@@ -508,8 +508,11 @@ impl McpServer {
             .map(|_| ())
     }
 
-    /// Adds a tool at run time and announces the change.
+    /// Adds a tool at run time and announces the change. A tool with an interface (MCP Apps) is
+    /// checked as [`build`](McpServerBuilder::build) checks it, except that its page may be added
+    /// after it.
     pub fn add_tool(&self, definition: ToolDefinition) -> Result<(), RegistryError> {
+        apps::check_tool(&self.inner.registry, &definition)?;
         self.inner.registry.add_tool(definition, Origin::Dynamic)?;
         self.notify_list_changed(ListKind::Tools);
         Ok(())
@@ -542,8 +545,10 @@ impl McpServer {
         removed
     }
 
-    /// Adds a resource at run time and announces the change.
+    /// Adds a resource at run time and announces the change. An app's page (MCP Apps) is checked
+    /// as [`build`](McpServerBuilder::build) checks it: a `ui://` URI, origins in its sandbox.
     pub fn add_resource(&self, definition: ResourceDefinition) -> Result<(), RegistryError> {
+        apps::check_resource(&definition)?;
         let name = definition.resource.name.clone();
         self.inner.registry.add_resource(
             ResourceKind::Direct(definition),

@@ -252,6 +252,9 @@ pub enum RegistryError {
         /// What is wrong.
         detail: String,
     },
+    /// A tool's or a resource's interface (MCP Apps) is wrong.
+    #[error(transparent)]
+    App(#[from] super::apps::AppError),
 }
 
 /// Items keyed by name, remembering where each came from.

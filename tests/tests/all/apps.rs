@@ -401,3 +401,51 @@ fn build_says_which_tool_or_page_is_wrong() {
             .is_ok()
     );
 }
+
+#[test]
+fn tools_and_pages_added_at_run_time_are_checked_alone() {
+    use mcp_runtime::protocol::apps::{Csp, ResourceUi};
+    use mcp_runtime::resource::ResourceDefinition;
+    use mcp_runtime::server::{AppError, RegistryError};
+    let schema = || json!({"type": "object"}).as_object().unwrap().clone();
+    let tool =
+        |name: &str, ui: ToolUi| ToolDefinition::new(name, schema(), |_, _| async { "" }).ui(ui);
+    let server = McpServer::builder(server_info!()).build().unwrap();
+    // A tool may come before its page.
+    server
+        .add_tool(tool("first", ToolUi::new("ui://x/later")))
+        .unwrap();
+    server
+        .add_resource(ResourceDefinition::app(
+            "ui://x/later",
+            "later",
+            "<!DOCTYPE html>",
+        ))
+        .unwrap();
+    assert_eq!(
+        server.add_tool(tool("nobody", ToolUi::new("ui://x/later").visibility([]))),
+        Err(RegistryError::App(AppError::Unreachable {
+            tool: "nobody".into()
+        }))
+    );
+    server
+        .add_resource(
+            ResourceDefinition::new("ui://x/text", "text", |_| async { "" })
+                .mime_type("text/plain"),
+        )
+        .unwrap();
+    assert_eq!(
+        server.add_tool(tool("texts", ToolUi::new("ui://x/text"))),
+        Err(RegistryError::App(AppError::NotAnApp {
+            tool: "texts".into(),
+            uri: "ui://x/text".into(),
+            mime_type: "text/plain".into(),
+        }))
+    );
+    let page = ResourceDefinition::app("ui://x/api", "api", "")
+        .ui(ResourceUi::new().csp(Csp::new().connect(["api.example.com"])));
+    assert_eq!(
+        server.add_resource(page).err().map(|e| e.to_string()),
+        Some("resource `ui://x/api` allows in _meta.ui.csp.connectDomains: \"api.example.com\" is not an origin (no scheme); write scheme://host[:port], as https://api.example.com or https://*.example.com".into())
+    );
+}
