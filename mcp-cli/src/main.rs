@@ -49,6 +49,10 @@ struct Cli {
     /// How many seconds each request may take.
     #[arg(long, global = true, default_value_t = 30.0, value_name = "SECONDS")]
     timeout: f64,
+    /// Connect as a host that renders MCP Apps (the extension io.modelcontextprotocol/ui):
+    /// servers then list the tools that only an app's page calls too.
+    #[arg(long, global = true)]
+    apps: bool,
     #[command(flatten)]
     client: auth::ClientOptions,
 }
@@ -219,6 +223,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         headers: cli.headers,
         protocol_version: cli.protocol_version,
         timeout: Some(Duration::from_secs_f64(cli.timeout)),
+        apps: cli.apps,
         client: cli.client,
     };
     let json = cli.json;

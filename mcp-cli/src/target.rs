@@ -64,6 +64,8 @@ pub struct Connection {
     pub protocol_version: Option<String>,
     /// How long each request may take.
     pub timeout: Option<Duration>,
+    /// Whether to declare that this client renders MCP Apps.
+    pub apps: bool,
     /// The OAuth client to sign in as, when it was registered beforehand.
     pub client: crate::auth::ClientOptions,
 }
@@ -111,6 +113,9 @@ impl Connection {
         }
         if let Some(version) = self.protocol_version()? {
             builder = builder.protocol_version(version);
+        }
+        if self.apps {
+            builder = builder.apps();
         }
         match target {
             Target::Http(url) => {

@@ -120,6 +120,8 @@ pub(crate) struct RegisteredTool {
     pub(crate) header_params: Vec<HeaderParam>,
     pub(crate) input: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
+    /// Only an app's page calls it (MCP Apps: its visibility leaves out the model).
+    pub(crate) app_only: bool,
     pub(crate) origin: Origin,
 }
 
@@ -174,6 +176,7 @@ impl RegisteredTool {
             }
         })?;
         Ok(RegisteredTool {
+            app_only: !definition.tool.is_for_model(),
             definition,
             header_params,
             input,

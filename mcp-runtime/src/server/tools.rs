@@ -21,7 +21,8 @@ use super::request::{Listed, Lists, McpRequest, TargetKind};
 use crate::handler::ClientRequestError;
 use crate::handler::RequestContext;
 
-/// `tools/list`: one page of the tools.
+/// `tools/list`: one page of the tools. The tools only an app's page calls (MCP Apps) are left
+/// out for a client whose host renders no apps: its model would see tools nothing else calls.
 pub(super) fn list_tools(
     server: &McpServer,
     params: &PaginatedRequestParams,
@@ -30,6 +31,9 @@ pub(super) fn list_tools(
 ) -> Result<ListToolsResult, ErrorObject> {
     let mut tools = server.inner.registry.tools.snapshot();
     tools.retain(|t| !lists.hide(Listed::Tool(&t.definition.tool)));
+    if tools.iter().any(|t| t.app_only) && !ctx.client_capabilities().renders_apps() {
+        tools.retain(|t| !t.app_only);
+    }
     list(server, ctx, tools, params, CachedList::Tools, |t| {
         t.definition.tool.clone()
     })

@@ -24,12 +24,12 @@ async fn board_page() -> &'static str {
     "<!DOCTYPE html><p>the board</p>"
 }
 
-/// A 2025-11-25 client of `server`, in process.
+/// A 2025-11-25 client of `server`, in process, whose host renders apps.
 async fn client(server: McpServer) -> tests::TestClient {
     tests::TestClient::initialized(
         server,
         mcp_runtime::protocol::ProtocolVersion::V2025_11_25,
-        json!({}),
+        json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}),
     )
     .await
 }
@@ -274,41 +274,39 @@ async fn a_host_lists_the_models_tools_and_reads_an_interface() {
     }
 }
 
+/// A tool `name`, answering nothing, whose interface is `ui`.
+fn tool_with(name: &str, ui: ToolUi) -> ToolDefinition {
+    let schema = json!({"type": "object"}).as_object().unwrap().clone();
+    ToolDefinition::new(name, schema, |_, _| async { "" }).ui(ui)
+}
+
+/// A page at `uri` served as `mime_type`, not as an app's.
+fn plain_page(uri: &str, mime_type: &str) -> mcp_runtime::resource::ResourceDefinition {
+    mcp_runtime::resource::ResourceDefinition::new(uri, "plain", |_| async { "<p>hi</p>" })
+        .mime_type(mime_type)
+}
+
 #[tokio::test]
 async fn a_host_refuses_what_is_not_an_apps_page() {
     use mcp_runtime::client::{ClientError, McpClient};
     use mcp_runtime::resource::ResourceDefinition;
-    let server = McpServer::builder(server_info!())
-        .resource(
-            ResourceDefinition::new("ui://x/plain", "plain", |_| async { "<p>hi</p>" })
-                .mime_type("text/html"),
+    let model_only = |uri: &str| {
+        tool_with(
+            "model_only",
+            ToolUi::new(uri).visibility([Visibility::Model]),
         )
-        .tool(
-            ToolDefinition::new(
-                "model_only",
-                json!({"type": "object"}).as_object().unwrap().clone(),
-                |_, _| async { "" },
-            )
-            .ui(ToolUi::new("ui://x/plain").visibility([Visibility::Model])),
-        );
+    };
+    let server = McpServer::builder(server_info!())
+        .resource(plain_page("ui://x/plain", "text/html"))
+        .tool(model_only("ui://x/plain"));
     // The builder refuses the tool first: its page is not an app's.
     assert_eq!(
         server.build().err().map(|e| e.to_string()),
         Some("tool `model_only` names `ui://x/plain` as its interface, which is served as text/html; hosts render only text/html;profile=mcp-app: declare the page with `app` (`#[mcp_resource(uri = \"ui://x/plain\", app)]`, or `ResourceDefinition::app`)".into())
     );
     let server = McpServer::builder(server_info!())
-        .resource(
-            ResourceDefinition::new("ui://x/plain", "plain", |_| async { "<p>hi</p>" })
-                .mime_type("text/html"),
-        )
-        .tool(
-            ToolDefinition::new(
-                "model_only",
-                json!({"type": "object"}).as_object().unwrap().clone(),
-                |_, _| async { "" },
-            )
-            .ui(ToolUi::new("ui://x/app").visibility([Visibility::Model])),
-        )
+        .resource(plain_page("ui://x/plain", "text/html"))
+        .tool(model_only("ui://x/app"))
         .resource(ResourceDefinition::app(
             "ui://x/app",
             "app",
@@ -347,8 +345,7 @@ async fn a_host_refuses_what_is_not_an_apps_page() {
 fn build_says_which_tool_or_page_is_wrong() {
     use mcp_runtime::protocol::apps::{Csp, ResourceUi};
     use mcp_runtime::resource::ResourceDefinition;
-    let schema = || json!({"type": "object"}).as_object().unwrap().clone();
-    let tool = |ui: ToolUi| ToolDefinition::new("show", schema(), |_, _| async { "" }).ui(ui);
+    let tool = |ui: ToolUi| tool_with("show", ui);
     let error = |builder: mcp_runtime::server::McpServerBuilder| {
         builder.build().err().map(|e| e.to_string()).unwrap()
     };
@@ -407,9 +404,7 @@ fn tools_and_pages_added_at_run_time_are_checked_alone() {
     use mcp_runtime::protocol::apps::{Csp, ResourceUi};
     use mcp_runtime::resource::ResourceDefinition;
     use mcp_runtime::server::{AppError, RegistryError};
-    let schema = || json!({"type": "object"}).as_object().unwrap().clone();
-    let tool =
-        |name: &str, ui: ToolUi| ToolDefinition::new(name, schema(), |_, _| async { "" }).ui(ui);
+    let tool = tool_with;
     let server = McpServer::builder(server_info!()).build().unwrap();
     // A tool may come before its page.
     server
@@ -429,10 +424,7 @@ fn tools_and_pages_added_at_run_time_are_checked_alone() {
         }))
     );
     server
-        .add_resource(
-            ResourceDefinition::new("ui://x/text", "text", |_| async { "" })
-                .mime_type("text/plain"),
-        )
+        .add_resource(plain_page("ui://x/text", "text/plain"))
         .unwrap();
     assert_eq!(
         server.add_tool(tool("texts", ToolUi::new("ui://x/text"))),
@@ -448,4 +440,27 @@ fn tools_and_pages_added_at_run_time_are_checked_alone() {
         server.add_resource(page).err().map(|e| e.to_string()),
         Some("resource `ui://x/api` allows in _meta.ui.csp.connectDomains: \"api.example.com\" is not an origin (no scheme); write scheme://host[:port], as https://api.example.com or https://*.example.com".into())
     );
+}
+
+#[tokio::test]
+async fn a_host_without_apps_is_not_shown_the_tools_only_pages_call() {
+    use mcp_runtime::client::McpClient;
+    use mcp_runtime::protocol::ProtocolVersion;
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let plain = connected(McpClient::builder(server_info!()), version).await;
+        let mut names: Vec<String> = (plain.list_all_tools().await.unwrap())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        names.sort();
+        assert_eq!(names, ["chart", "show_board"], "{version}");
+        // Left out of the list, not refused: a client may still call it.
+        let moved = plain
+            .call_tool("move_note", json!({"id": 2}))
+            .await
+            .unwrap();
+        assert_eq!(moved.content[0].as_text(), Some("moved 2"));
+        let host = connected(McpClient::builder(server_info!()).apps(), version).await;
+        assert_eq!(host.list_all_tools().await.unwrap().len(), 3, "{version}");
+    }
 }
