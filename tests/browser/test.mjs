@@ -8,6 +8,11 @@
 // ERA       2025-11-25 (default: initialize, a session) or 2026-07-28 (server/discover, stateless)
 // OUT_DIR   where the screenshot and the page's console go (default: tests/browser/out)
 // CHROMIUM  the browser (default: /usr/bin/chromium; scripts/install-browser.sh installs it)
+// DIRECT    1: the host page reaches MCP_URL itself, cross-origin, as web hosts do (the server
+//           must allow the host's origin, http://127.0.0.1:$HOST_PORT, and answer its CORS
+//           preflight); otherwise through serve.mjs's same-origin proxy, which also shows the
+//           requests on the wire
+// HOST_PORT the host origin's port (default: a free one)
 //
 // It starts serve.mjs (the host and sandbox origins, on free ports), reads the board's UI resource
 // itself with the v2 client to know its declared CSP, then drives the host page (dist/, from
@@ -30,6 +35,7 @@ const ERA = process.env.ERA || "2025-11-25";
 const MCP_URL = process.env.MCP_URL;
 const OUT_DIR = path.resolve(process.env.OUT_DIR || path.join(here, "out"));
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const DIRECT = process.env.DIRECT === "1";
 const HOST_NAME = "rust-sdk-test-host"; // HOST_INFO.name in host/host.ts
 const SANDBOX_ATTR = "allow-scripts allow-same-origin allow-forms";
 const UI_MIME = "text/html;profile=mcp-app";
@@ -72,7 +78,7 @@ async function expectValue(what, get, want, { timeout = STEP_MS } = {}) {
 
 function startServe() {
   const child = spawn(process.execPath, [path.join(here, "serve.mjs")], {
-    env: { ...process.env, MCP_URL, HOST_PORT: "0", SANDBOX_PORT: "0" },
+    env: { ...process.env, MCP_URL, HOST_PORT: process.env.HOST_PORT || "0", SANDBOX_PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -147,7 +153,8 @@ async function run() {
     if (new URL(r.url()).pathname === "/sandbox.html") sandboxCsp.push(r.headers()["content-security-policy"] ?? null);
   });
 
-  await page.goto(`${origins.host}/?era=${encodeURIComponent(ERA)}`);
+  const direct = DIRECT ? `&mcp=${encodeURIComponent(MCP_URL)}` : "";
+  await page.goto(`${origins.host}/?era=${encodeURIComponent(ERA)}${direct}`);
   await page.waitForFunction(
     () => window.hostReady === true || document.getElementById("host-status")?.textContent?.startsWith("error"),
     null,
@@ -173,11 +180,16 @@ async function run() {
   const first = wire[0]?.split(" ")[0];
   const sessions = new Set(wire.slice(1).map((l) => /session=(\w+)/.exec(l)?.[1]));
   const versions = new Set(wire.slice(1).map((l) => /version=(\S+)/.exec(l)?.[1]));
-  const wantWire = ERA === "2026-07-28"
-    ? { first: "server/discover", sessions: ["no"], versions: [ERA] }
-    : { first: "initialize", sessions: ["yes"], versions: [ERA] };
-  await expectValue("wire: first request, session ids, protocol-version headers after it",
-    async () => ({ first, sessions: [...sessions], versions: [...versions] }), wantWire, { timeout: 0 });
+  if (DIRECT) {
+    // Nothing went through the proxy: the page's client spoke to the server across origins.
+    await expectValue("wire: requests through the proxy", async () => wire.length, 0, { timeout: 0 });
+  } else {
+    const wantWire = ERA === "2026-07-28"
+      ? { first: "server/discover", sessions: ["no"], versions: [ERA] }
+      : { first: "initialize", sessions: ["yes"], versions: [ERA] };
+    await expectValue("wire: first request, session ids, protocol-version headers after it",
+      async () => ({ first, sessions: [...sessions], versions: [...versions] }), wantWire, { timeout: 0 });
+  }
 
   // The View, inside the sandbox proxy's inner iframe.
   const view = page.frameLocator("#app-frame").frameLocator("#inner");
@@ -212,7 +224,7 @@ async function run() {
   await page.evaluate(() => window.hostSetTheme("dark"));
   await expectValue("app #theme", viewText("#theme"), "dark");
   await expectValue("app <html data-theme>", () => view.locator("html").getAttribute("data-theme", { timeout: 500 }), "dark");
-  const shot = path.join(OUT_DIR, `board-${ERA}.png`);
+  const shot = path.join(OUT_DIR, `board-${ERA}${DIRECT ? "-direct" : ""}.png`);
   await page.screenshot({ path: shot, fullPage: true });
   await page.evaluate(() => window.hostSetTheme("light"));
   await expectValue("app #theme", viewText("#theme"), "light");
@@ -232,7 +244,7 @@ try {
   failed = true;
   console.error(`FAIL (${ERA}): ${e instanceof Failure ? e.message : e.stack}`);
 } finally {
-  const consoleLog = path.join(OUT_DIR, `board-${ERA}.console.log`);
+  const consoleLog = path.join(OUT_DIR, `board-${ERA}${DIRECT ? "-direct" : ""}.console.log`);
   if (logs.length) {
     try {
       fs.mkdirSync(OUT_DIR, { recursive: true });

@@ -37,7 +37,10 @@
 //! in each instance's memory.
 //!
 //! `--board` adds the board, an MCP App: the tool `show_board`, whose answer hosts that render
-//! apps (Claude, VS Code, Goose, ...) show as an interactive page, `ui://notes/board`.
+//! apps (Claude, VS Code, Goose, ...) show as an interactive page, `ui://notes/board`. A host
+//! that runs in a browser page (such as the `ext-apps` basic host at http://localhost:8080)
+//! reaches the HTTP server from another origin: `--allow-origin http://localhost:8080` accepts
+//! that page's requests and answers its CORS preflight.
 //!
 //! `--import-from URL` adds the tool `import_notes`, which copies the notes that the notes server
 //! at that MCP endpoint finds for a word, calling its `search_notes` with an `McpClient`.
@@ -55,11 +58,14 @@ use examples::instance::InstanceArgs;
 use examples::{import, notes};
 use std::sync::Arc;
 
+use mcp_runtime::auth::HostPolicy;
 use mcp_runtime::auth::{
     AccessToken, IntrospectionVerifier, JwtVerifier, ResourceServer, TokenError, TokenVerifier,
 };
 use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::transport::Serve;
+use mcp_runtime::transport::http::axum::http::{HeaderName, HeaderValue, Method};
+use mcp_runtime::transport::http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer};
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -107,6 +113,10 @@ struct Args {
     /// show as a page where the user adds notes.
     #[arg(long)]
     board: bool,
+    /// Accept requests from web pages of this origin (scheme://host[:port]), such as a
+    /// browser-based host at http://localhost:8080, answering their CORS preflight; repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
     #[command(flatten)]
     instance: InstanceArgs,
 }
@@ -154,6 +164,11 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         return Ok(());
     };
     let mut options = HttpOptions::default();
+    if !args.allow_origin.is_empty() {
+        options = options
+            .host_policy(HostPolicy::loopback().allow_origins(args.allow_origin.clone()))
+            .cors(cors(&args.allow_origin)?);
+    }
     if let Some(mib) = args.memory_budget {
         options = options.memory_budget(mib.saturating_mul(1024 * 1024));
     }
@@ -196,6 +211,30 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         () = stopped() => {}
     }
     Ok(())
+}
+
+/// CORS for web pages of `origins`: they may send the protocol's requests and headers, and
+/// read the session id and the authorization challenge of the answers.
+fn cors(origins: &[String]) -> anyhow::Result<CorsLayer> {
+    let origins = origins
+        .iter()
+        .map(|o| HeaderValue::from_str(o))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| anyhow::anyhow!("--allow-origin takes origins, as http://localhost:8080"))?;
+    Ok(CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins))
+        .allow_methods(AllowMethods::list([
+            Method::GET,
+            Method::POST,
+            Method::DELETE,
+        ]))
+        // The headers a preflight asks for, echoed: `Authorization` and the `Mcp-Param-*` headers
+        // of 2026-07-28 are not covered by a wildcard.
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([
+            HeaderName::from_static("mcp-session-id"),
+            HeaderName::from_static("www-authenticate"),
+        ]))
 }
 
 /// Waits for ^C (SIGINT) or SIGTERM.

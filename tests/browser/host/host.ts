@@ -77,9 +77,13 @@ function decodeBase64(b64: string): string {
 }
 
 async function main() {
-  const era = new URLSearchParams(location.search).get("era") ?? "2025-11-25";
+  const query = new URLSearchParams(location.search);
+  const era = query.get("era") ?? "2025-11-25";
+  // ?mcp=URL reaches the server directly, from this page's origin (CORS), as web hosts do;
+  // without it, through serve.mjs's same-origin proxy.
+  const endpoint = new URL(query.get("mcp") ?? "/mcp", location.href);
   const client = new Client(HOST_INFO, clientOptions(era));
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
+  await client.connect(new StreamableHTTPClientTransport(endpoint));
   $("protocol-version").textContent = client.getNegotiatedProtocolVersion() ?? "?";
   $("protocol-era").textContent = client.getProtocolEra() ?? "?";
   $("server-name").textContent = client.getServerVersion()?.name ?? "(anonymous)";

@@ -4,7 +4,8 @@
 //! puts the board's page in a sandboxed iframe on an origin of its own with the content security
 //! policy the page declares, and checks from the page's DOM that the page gets the tool's input
 //! and result, calls the server's tools back through the host, and follows the host's theme. On
-//! both eras, each against a fresh server (the test adds note #3).
+//! both eras, each against a fresh server (the test adds note #3); and once more per era with
+//! the page reaching the server from its own origin, as web hosts do (`--allow-origin`, CORS).
 //!
 //! `scripts/install-browser.sh` (run by `scripts/test.sh`) installs Chromium, Node and the
 //! host's packages. The screenshots land in `target/apps-browser/board-<ERA>.png`, with the
@@ -14,22 +15,44 @@ use std::process::Command;
 
 use tests::interop::{HttpExample, node, repo_root};
 
+/// How the host page reaches the server.
+#[derive(Clone, Copy, PartialEq)]
+enum Reach {
+    /// Through the test's same-origin proxy, which also shows the requests on the wire.
+    Proxied,
+    /// From the page's own origin, as web hosts do: the server allows that origin
+    /// (`--allow-origin`) and answers its CORS preflight.
+    Direct,
+}
+
 /// Runs the browser test at `era` against a fresh board server; panics with its output when a
 /// check fails.
-fn board_renders(era: &str) {
+fn board_renders(era: &str, reach: Reach) {
     let root = repo_root();
     let host = root.join("tests/browser");
     assert!(
         host.join("dist/.stamp").exists() && host.join("node_modules/playwright-core").exists(),
         "the browser test is not installed: run scripts/install-browser.sh (scripts/test.sh does)"
     );
-    let server = HttpExample::start("notes-server", &["--board", "--http", "127.0.0.1:0"]);
+    // The host page's origin is known before the server starts, which must allow it.
+    let host_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let host_origin = format!("http://127.0.0.1:{host_port}");
+    let mut args = vec!["--board", "--http", "127.0.0.1:0"];
+    if reach == Reach::Direct {
+        args.extend(["--allow-origin", &host_origin]);
+    }
+    let server = HttpExample::start("notes-server", &args);
     let out_dir = root.join("target/apps-browser");
     let output = Command::new(node())
         .arg(host.join("test.mjs"))
         .env("MCP_URL", &server.url)
         .env("ERA", era)
         .env("OUT_DIR", &out_dir)
+        .env("HOST_PORT", host_port.to_string())
+        .env("DIRECT", if reach == Reach::Direct { "1" } else { "0" })
         .output()
         .expect("node runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -39,8 +62,18 @@ fn board_renders(era: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
     // The checks that matter, by their exact lines (the test prints one per check).
+    let wire = match (reach, era) {
+        (Reach::Direct, _) => "ok wire: requests through the proxy = 0",
+        (Reach::Proxied, "2026-07-28") => {
+            "ok wire: first request, session ids, protocol-version headers after it = {\"first\":\"server/discover\",\"sessions\":[\"no\"],\"versions\":[\"2026-07-28\"]}"
+        }
+        (Reach::Proxied, _) => {
+            "ok wire: first request, session ids, protocol-version headers after it = {\"first\":\"initialize\",\"sessions\":[\"yes\"],\"versions\":[\"2025-11-25\"]}"
+        }
+    };
     for line in [
         format!("ok host #protocol-version = \"{era}\""),
+        wire.to_owned(),
         "ok host #app-only-tools = \"board_notes\"".to_owned(),
         "ok host #app-frame[sandbox] = \"allow-scripts allow-same-origin allow-forms\"".to_owned(),
         "ok app #tool-input = \"{}\"".to_owned(),
@@ -55,15 +88,30 @@ fn board_renders(era: &str) {
             "no `{line}` in:\n{stdout}"
         );
     }
-    assert!(out_dir.join(format!("board-{era}.png")).exists());
+    let suffix = if reach == Reach::Direct {
+        "-direct"
+    } else {
+        ""
+    };
+    assert!(out_dir.join(format!("board-{era}{suffix}.png")).exists());
 }
 
 #[test]
 fn the_board_renders_in_a_browser_host_on_2025_11_25() {
-    board_renders("2025-11-25");
+    board_renders("2025-11-25", Reach::Proxied);
 }
 
 #[test]
 fn the_board_renders_in_a_browser_host_on_2026_07_28() {
-    board_renders("2026-07-28");
+    board_renders("2026-07-28", Reach::Proxied);
+}
+
+#[test]
+fn a_browser_host_on_another_origin_reaches_the_server_on_2025_11_25() {
+    board_renders("2025-11-25", Reach::Direct);
+}
+
+#[test]
+fn a_browser_host_on_another_origin_reaches_the_server_on_2026_07_28() {
+    board_renders("2026-07-28", Reach::Direct);
 }
