@@ -341,8 +341,14 @@ fn new(
     for file in &files {
         println!("  {}", file.display());
     }
+    // An app's tools that only its page calls are listed to hosts that render apps.
+    let apps = if template == scaffold::Template::App {
+        " --apps"
+    } else {
+        ""
+    };
     println!(
-        "next: cd {} && cargo test && mcp inspect -- cargo run -q",
+        "next: cd {} && cargo test && mcp inspect{apps} -- cargo run -q",
         dir.display()
     );
     workspace_note(name, &dir);

@@ -13,6 +13,8 @@
 //           preflight); otherwise through serve.mjs's same-origin proxy, which also shows the
 //           requests on the wire
 // HOST_PORT the host origin's port (default: a free one)
+// APP       board (default: notes-server --board, through show_board) or counter (the crate of
+//           `mcp new --template app`, through show_counter)
 //
 // It starts serve.mjs (the host and sandbox origins, on free ports), reads the board's UI resource
 // itself with the v2 client to know its declared CSP, then drives the host page (dist/, from
@@ -36,6 +38,13 @@ const MCP_URL = process.env.MCP_URL;
 const OUT_DIR = path.resolve(process.env.OUT_DIR || path.join(here, "out"));
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const DIRECT = process.env.DIRECT === "1";
+const APP = process.env.APP || "board";
+// Per app: the model's tool that shows the page, and the tool only the page calls.
+const APPS = {
+  board: { tool: "show_board", appOnly: "board_notes" },
+  counter: { tool: "show_counter", appOnly: "increment" },
+};
+const { tool: TOOL, appOnly: APP_ONLY } = APPS[APP] ?? {};
 const HOST_NAME = "rust-sdk-test-host"; // HOST_INFO.name in host/host.ts
 const SANDBOX_ATTR = "allow-scripts allow-same-origin allow-forms";
 const UI_MIME = "text/html;profile=mcp-app";
@@ -104,10 +113,10 @@ async function declaredUi() {
   await client.connect(transport, { timeout: STEP_MS });
   try {
     const { tools } = await client.listTools();
-    const tool = tools.find((t) => t.name === "show_board");
-    if (!tool) fail(`the server has no show_board tool (tools: ${tools.map((t) => t.name).join(",")})`);
+    const tool = tools.find((t) => t.name === TOOL);
+    if (!tool) fail(`the server has no ${TOOL} tool (tools: ${tools.map((t) => t.name).join(",")})`);
     const uri = tool._meta?.ui?.resourceUri ?? tool._meta?.["ui/resourceUri"];
-    if (typeof uri !== "string") fail(`show_board has no _meta.ui.resourceUri: ${JSON.stringify(tool._meta)}`);
+    if (typeof uri !== "string") fail(`${TOOL} has no _meta.ui.resourceUri: ${JSON.stringify(tool._meta)}`);
     const { contents } = await client.readResource({ uri });
     const item = contents.find((c) => c.uri === uri) ?? contents[0];
     let ui = item?._meta?.ui;
@@ -125,6 +134,7 @@ async function declaredUi() {
 async function run() {
   if (!MCP_URL) fail("set MCP_URL to the endpoint of a fresh notes-server --board (e.g. http://127.0.0.1:PORT/mcp)");
   if (!ERAS.includes(ERA)) fail(`ERA=${ERA}: use one of ${ERAS.join(", ")}`);
+  if (!TOOL) fail(`APP=${APP}: use one of ${Object.keys(APPS).join(", ")}`);
   if (!fs.existsSync(CHROMIUM)) fail(`no browser at ${CHROMIUM}: run scripts/install-browser.sh (or set CHROMIUM)`);
   if (!fs.existsSync(path.join(here, "dist", "host.js"))) fail("no tests/browser/dist/host.js: run scripts/install-browser.sh (or node tests/browser/build.mjs)");
   fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -154,7 +164,7 @@ async function run() {
   });
 
   const direct = DIRECT ? `&mcp=${encodeURIComponent(MCP_URL)}` : "";
-  await page.goto(`${origins.host}/?era=${encodeURIComponent(ERA)}${direct}`);
+  await page.goto(`${origins.host}/?era=${encodeURIComponent(ERA)}&tool=${TOOL}${direct}`);
   await page.waitForFunction(
     () => window.hostReady === true || document.getElementById("host-status")?.textContent?.startsWith("error"),
     null,
@@ -168,10 +178,10 @@ async function run() {
   const text = (sel) => () => page.textContent(sel);
   await expectValue("host #protocol-version", text("#protocol-version"), ERA);
   const modelTools = (await page.textContent("#model-tools")).split(",");
-  if (!modelTools.includes("show_board")) fail(`#model-tools lacks show_board: ${modelTools}`);
-  if (modelTools.includes("board_notes")) fail(`#model-tools includes the app-only board_notes: ${modelTools}`);
-  ok("host #model-tools (has show_board, not board_notes)", modelTools.join(","));
-  await expectValue("host #app-only-tools", text("#app-only-tools"), "board_notes");
+  if (!modelTools.includes(TOOL)) fail(`#model-tools lacks ${TOOL}: ${modelTools}`);
+  if (modelTools.includes(APP_ONLY)) fail(`#model-tools includes the app-only ${APP_ONLY}: ${modelTools}`);
+  ok(`host #model-tools (has ${TOOL}, not ${APP_ONLY})`, modelTools.join(","));
+  await expectValue("host #app-only-tools", text("#app-only-tools"), APP_ONLY);
   await expectValue("host #app-frame[sandbox]", () => page.getAttribute("#app-frame", "sandbox"), SANDBOX_ATTR);
   await expectValue("sandbox.html Content-Security-Policy", () => sandboxCsp.at(-1), wantCsp);
 
@@ -194,13 +204,9 @@ async function run() {
   // The View, inside the sandbox proxy's inner iframe.
   const view = page.frameLocator("#app-frame").frameLocator("#inner");
   const viewText = (sel) => () => view.locator(sel).textContent({ timeout: 500 });
-  const titles = () => view.locator("article.note h3").allTextContents();
-  await expectValue("app #status", viewText("#status"), `connected to ${HOST_NAME}`);
-  await expectValue("app #tool-input", viewText("#tool-input"), "{}");
-  await expectValue("app #count", viewText("#count"), "2 notes");
-  await expectValue("app note titles", titles, ["Shopping", "Ideas"]);
-  await expectValue("app note ids", () => view.locator("article.note").evaluateAll((els) => els.map((e) => e.dataset.id)), ["1", "2"]);
-  await expectValue("app #theme", viewText("#theme"), "light");
+  if (APP === "board") await board(view, viewText);
+  else await counter(view, viewText);
+
   // The page's CSP: a fetch from inside it to an origin the page did not declare is blocked.
   const inner = page.frames().find((f) => f.parentFrame()?.parentFrame() === page.mainFrame());
   if (!inner) fail("no View frame inside the sandbox proxy");
@@ -211,6 +217,26 @@ async function run() {
     fetch("http://127.0.0.1:9/probe").then(() => settle("allowed"), () => setTimeout(() => settle("failed, no violation"), 500));
   })), "blocked connect-src", { timeout: 0 });
 
+  // A host context change: the theme.
+  const theme = () => view.locator("html").getAttribute("data-theme", { timeout: 500 });
+  await page.evaluate(() => window.hostSetTheme("dark"));
+  await expectValue("app <html data-theme>", theme, "dark");
+  const shot = path.join(OUT_DIR, `${APP}-${ERA}${DIRECT ? "-direct" : ""}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  await page.evaluate(() => window.hostSetTheme("light"));
+  await expectValue("app <html data-theme>", theme, "light");
+  console.log(`screenshot ${shot}`);
+}
+
+/** The notes board: the notes, a note added through add_note and the app-only board_notes. */
+async function board(view, viewText) {
+  const titles = () => view.locator("article.note h3").allTextContents();
+  await expectValue("app #status", viewText("#status"), `connected to ${HOST_NAME}`);
+  await expectValue("app #tool-input", viewText("#tool-input"), "{}");
+  await expectValue("app #count", viewText("#count"), "2 notes");
+  await expectValue("app note titles", titles, ["Shopping", "Ideas"]);
+  await expectValue("app note ids", () => view.locator("article.note").evaluateAll((els) => els.map((e) => e.dataset.id)), ["1", "2"]);
+  await expectValue("app #theme", viewText("#theme"), "light");
   // Add a note from the View: add_note, then the app-only board_notes, both through the host.
   await view.locator("#new-title").fill("Groceries");
   await view.locator("#new-body").fill("Eggs");
@@ -219,16 +245,14 @@ async function run() {
   await expectValue("app #count", viewText("#count"), "3 notes");
   await expectValue("app last note title", async () => (await titles()).at(-1), "Groceries");
   await expectValue("app #error", viewText("#error"), "");
+}
 
-  // A host context change: the theme.
-  await page.evaluate(() => window.hostSetTheme("dark"));
-  await expectValue("app #theme", viewText("#theme"), "dark");
-  await expectValue("app <html data-theme>", () => view.locator("html").getAttribute("data-theme", { timeout: 500 }), "dark");
-  const shot = path.join(OUT_DIR, `board-${ERA}${DIRECT ? "-direct" : ""}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await page.evaluate(() => window.hostSetTheme("light"));
-  await expectValue("app #theme", viewText("#theme"), "light");
-  console.log(`screenshot ${shot}`);
+/** The counter of `mcp new --template app`: the count, and +1 through the app-only increment. */
+async function counter(view, viewText) {
+  await expectValue("app #count", viewText("#count"), "0");
+  await view.locator("#increment").click();
+  await expectValue("app #count", viewText("#count"), "1");
+  await expectValue("app #error hidden", () => view.locator("#error").isHidden(), true);
 }
 
 const timer = setTimeout(() => {
@@ -244,7 +268,7 @@ try {
   failed = true;
   console.error(`FAIL (${ERA}): ${e instanceof Failure ? e.message : e.stack}`);
 } finally {
-  const consoleLog = path.join(OUT_DIR, `board-${ERA}${DIRECT ? "-direct" : ""}.console.log`);
+  const consoleLog = path.join(OUT_DIR, `${APP}-${ERA}${DIRECT ? "-direct" : ""}.console.log`);
   if (logs.length) {
     try {
       fs.mkdirSync(OUT_DIR, { recursive: true });

@@ -282,7 +282,13 @@ impl HttpExample {
 
     /// Starts `command`, a server that prints `MCP endpoint: URL` on its standard error once it
     /// listens, and waits for that line.
-    pub fn spawn(mut command: Command) -> Self {
+    pub fn spawn(command: Command) -> Self {
+        Self::spawn_announcing(command, "MCP endpoint: ")
+    }
+
+    /// Starts `command`, a server that prints `PREFIX URL` on its standard error once it
+    /// listens (`announce` is the prefix), and waits for that line.
+    pub fn spawn_announcing(mut command: Command, announce: &str) -> Self {
         let program = command.get_program().to_string_lossy().into_owned();
         let mut child = command
             .stdin(Stdio::null())
@@ -295,7 +301,7 @@ impl HttpExample {
         let url = lines
             .by_ref()
             .map_while(Result::ok)
-            .find_map(|line| line.strip_prefix("MCP endpoint: ").map(str::to_owned))
+            .find_map(|line| line.strip_prefix(announce).map(str::to_owned))
             .unwrap_or_else(|| panic!("{program} printed no endpoint"));
         // Keep draining stderr so that the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));

@@ -19,6 +19,7 @@ pub mod interop;
 pub mod otlp;
 pub mod phoenix;
 pub mod redis;
+pub mod scaffold;
 pub mod scripted;
 pub mod stores;
 pub mod tasks;

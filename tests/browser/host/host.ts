@@ -22,7 +22,8 @@ import {
 
 const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const HOST_INFO = { name: "rust-sdk-test-host", version: "0.1.0" };
-const TOOL = "show_board";
+// The model's tool whose result the host renders: ?tool=NAME (show_board by default).
+const TOOL = new URLSearchParams(location.search).get("tool") ?? "show_board";
 const TOOL_ARGS: Record<string, unknown> = {};
 const SANDBOX_ATTR = "allow-scripts allow-same-origin allow-forms";
 const MAX_PAGES = 50;

@@ -25,42 +25,72 @@ enum Reach {
     Direct,
 }
 
-/// Runs the browser test at `era` against a fresh board server; panics with its output when a
-/// check fails.
-fn board_renders(era: &str, reach: Reach) {
+/// A free port on loopback.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Runs `tests/browser/test.mjs` for `app` (`board` or `counter`) at `era` against the server
+/// at `url`, with the host page on `host_port`; returns what it printed, and panics with it when
+/// a check fails.
+fn browser_test(app: &str, era: &str, url: &str, host_port: u16, reach: Reach) -> String {
     let root = repo_root();
     let host = root.join("tests/browser");
     assert!(
         host.join("dist/.stamp").exists() && host.join("node_modules/playwright-core").exists(),
         "the browser test is not installed: run scripts/install-browser.sh (scripts/test.sh does)"
     );
+    let output = Command::new(node())
+        .arg(host.join("test.mjs"))
+        .env("APP", app)
+        .env("MCP_URL", url)
+        .env("ERA", era)
+        .env("OUT_DIR", root.join("target/apps-browser"))
+        .env("HOST_PORT", host_port.to_string())
+        .env("DIRECT", if reach == Reach::Direct { "1" } else { "0" })
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{app} failed in the browser at {era}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let suffix = if reach == Reach::Direct {
+        "-direct"
+    } else {
+        ""
+    };
+    let shot = root.join(format!("target/apps-browser/{app}-{era}{suffix}.png"));
+    assert!(shot.exists(), "no screenshot {}", shot.display());
+    stdout
+}
+
+/// Asserts that `stdout` has each of `lines`, exactly.
+fn has_lines(stdout: &str, lines: &[String]) {
+    for line in lines {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "no `{line}` in:\n{stdout}"
+        );
+    }
+}
+
+/// Runs the browser test at `era` against a fresh board server; panics with its output when a
+/// check fails.
+fn board_renders(era: &str, reach: Reach) {
     // The host page's origin is known before the server starts, which must allow it.
-    let host_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let host_port = free_port();
     let host_origin = format!("http://127.0.0.1:{host_port}");
     let mut args = vec!["--board", "--http", "127.0.0.1:0"];
     if reach == Reach::Direct {
         args.extend(["--allow-origin", &host_origin]);
     }
     let server = HttpExample::start("notes-server", &args);
-    let out_dir = root.join("target/apps-browser");
-    let output = Command::new(node())
-        .arg(host.join("test.mjs"))
-        .env("MCP_URL", &server.url)
-        .env("ERA", era)
-        .env("OUT_DIR", &out_dir)
-        .env("HOST_PORT", host_port.to_string())
-        .env("DIRECT", if reach == Reach::Direct { "1" } else { "0" })
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the board failed in the browser at {era}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = browser_test("board", era, &server.url, host_port, reach);
     // The checks that matter, by their exact lines (the test prints one per check).
     let wire = match (reach, era) {
         (Reach::Direct, _) => "ok wire: requests through the proxy = 0",
@@ -71,29 +101,23 @@ fn board_renders(era: &str, reach: Reach) {
             "ok wire: first request, session ids, protocol-version headers after it = {\"first\":\"initialize\",\"sessions\":[\"yes\"],\"versions\":[\"2025-11-25\"]}"
         }
     };
-    for line in [
-        format!("ok host #protocol-version = \"{era}\""),
-        wire.to_owned(),
-        "ok host #app-only-tools = \"board_notes\"".to_owned(),
-        "ok host #app-frame[sandbox] = \"allow-scripts allow-same-origin allow-forms\"".to_owned(),
-        "ok app #tool-input = \"{}\"".to_owned(),
-        "ok app note titles = [\"Shopping\",\"Ideas\"]".to_owned(),
-        "ok app fetch to an undeclared origin = \"blocked connect-src\"".to_owned(),
-        "ok app #last-action = \"added #3\"".to_owned(),
-        "ok app last note title = \"Groceries\"".to_owned(),
-        "ok app <html data-theme> = \"dark\"".to_owned(),
-    ] {
-        assert!(
-            stdout.lines().any(|l| l == line),
-            "no `{line}` in:\n{stdout}"
-        );
-    }
-    let suffix = if reach == Reach::Direct {
-        "-direct"
-    } else {
-        ""
-    };
-    assert!(out_dir.join(format!("board-{era}{suffix}.png")).exists());
+    has_lines(
+        &stdout,
+        &[
+            format!("ok host #protocol-version = \"{era}\""),
+            wire.to_owned(),
+            "ok host #app-only-tools = \"board_notes\"".to_owned(),
+            "ok host #app-frame[sandbox] = \"allow-scripts allow-same-origin allow-forms\""
+                .to_owned(),
+            "ok app #tool-input = \"{}\"".to_owned(),
+            "ok app note titles = [\"Shopping\",\"Ideas\"]".to_owned(),
+            "ok app #theme = \"light\"".to_owned(),
+            "ok app fetch to an undeclared origin = \"blocked connect-src\"".to_owned(),
+            "ok app #last-action = \"added #3\"".to_owned(),
+            "ok app last note title = \"Groceries\"".to_owned(),
+            "ok app <html data-theme> = \"dark\"".to_owned(),
+        ],
+    );
 }
 
 #[test]
@@ -114,4 +138,31 @@ fn a_browser_host_on_another_origin_reaches_the_server_on_2025_11_25() {
 #[test]
 fn a_browser_host_on_another_origin_reaches_the_server_on_2026_07_28() {
     board_renders("2026-07-28", Reach::Direct);
+}
+
+/// The crate `mcp new --template app` writes, built and served over HTTP, renders in the same
+/// host: its hand-written page speaks the protocol the official `AppBridge` speaks, shows the
+/// count, and calls the app-only `increment` through the host.
+#[test]
+fn the_app_of_mcp_new_renders_in_a_browser_host() {
+    let new = tests::scaffold::NewCrate::create("app", "hello-counter");
+    let binary = new.build("hello-counter");
+    for era in ["2025-11-25", "2026-07-28"] {
+        // A fresh server per era: the count is the server's.
+        let mut command = Command::new(&binary);
+        command.args(["--http", &format!("127.0.0.1:{}", free_port())]);
+        let server = HttpExample::spawn_announcing(command, "hello-counter: serving ");
+        let stdout = browser_test("counter", era, &server.url, free_port(), Reach::Proxied);
+        has_lines(
+            &stdout,
+            &[
+                format!("ok host #protocol-version = \"{era}\""),
+                "ok host #app-only-tools = \"increment\"".to_owned(),
+                "ok app #count = \"0\"".to_owned(),
+                "ok app #count = \"1\"".to_owned(),
+                "ok app fetch to an undeclared origin = \"blocked connect-src\"".to_owned(),
+                "ok app <html data-theme> = \"dark\"".to_owned(),
+            ],
+        );
+    }
 }

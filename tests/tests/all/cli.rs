@@ -550,35 +550,12 @@ fn a_new_app_builds_and_passes_its_test() {
 
 /// Creates the crate `name` from `template` and runs its tests, which are two.
 fn new_crate_passes(template: &str, name: &str) {
-    let dir = std::env::temp_dir().join(format!("mcp-new-{template}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let crate_dir = dir.join(name);
-    let created = stdout(&mcp(&[
-        "new",
-        name,
-        "--template",
-        template,
-        "--path",
-        crate_dir.to_str().unwrap(),
-    ]));
-    assert!(created.starts_with(&format!("created {name} in {}\n", crate_dir.display())));
-    // The workspace's lock file pins the same versions, so that the build reuses what the
-    // workspace compiled.
-    let root = tests::interop::repo_root();
-    std::fs::copy(root.join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let tested = Command::new(cargo)
-        .args(["test", "--quiet"])
-        .current_dir(&crate_dir)
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        // The workspace's debug-info level (CI's, when it sets one): the dependencies it built
-        // are reused as they are.
-        .env(
-            "CARGO_PROFILE_DEV_DEBUG",
-            std::env::var("CARGO_PROFILE_DEV_DEBUG").unwrap_or_else(|_| "line-tables-only".into()),
-        )
-        .output()
-        .expect("cargo runs");
+    let new = tests::scaffold::NewCrate::create(template, name);
+    assert!(
+        new.created
+            .starts_with(&format!("created {name} in {}\n", new.dir.display()))
+    );
+    let tested = new.cargo(&["test", "--quiet"]);
     let report = String::from_utf8_lossy(&tested.stdout);
     assert!(
         tested.status.success(),
@@ -586,7 +563,6 @@ fn new_crate_passes(template: &str, name: &str) {
         String::from_utf8_lossy(&tested.stderr)
     );
     assert!(report.contains("test result: ok. 2 passed"), "{report}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
