@@ -113,7 +113,7 @@ struct Args {
     /// show as a page where the user adds notes.
     #[arg(long)]
     board: bool,
-    /// Accept requests from web pages of this origin (scheme://host[:port]), such as a
+    /// Accept requests from web pages of this origin (`scheme://host:port`), such as a
     /// browser-based host at http://localhost:8080, answering their CORS preflight; repeatable.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
