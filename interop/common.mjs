@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 
 /** The transport class `Base`, recording the messages both ways into `wire`. */
 function recording(Base, wire) {
@@ -26,20 +27,22 @@ function recording(Base, wire) {
 }
 
 /**
- * Parses `[mode, target, ...args]` from the command line (`stdio <command> [args...]` or
- * `http <url>`) and returns an unconnected client with the given capabilities, its transport,
+ * Parses `[mode, target, ...args]` from the command line (`stdio <command> [args...]`,
+ * `http <url>`, or `sse <url>` for the HTTP+SSE transport of 2024-11-05) and returns an unconnected client with the given capabilities, its transport,
  * the recorded wire and the errors the client reported.
  */
 export function setUp(usage, capabilities) {
   const [mode, target, ...args] = process.argv.slice(2);
-  if (!['stdio', 'http'].includes(mode) || !target) {
-    console.error(`usage: node ${usage} stdio <command> [args...] | http <url>`);
+  if (!['stdio', 'http', 'sse'].includes(mode) || !target) {
+    console.error(`usage: node ${usage} stdio <command> [args...] | http <url> | sse <url>`);
     process.exit(2);
   }
   const wire = { received: [], sent: [] };
-  const transport = mode === 'stdio'
-    ? new (recording(StdioClientTransport, wire))({ command: target, args, stderr: 'inherit' })
-    : new (recording(StreamableHTTPClientTransport, wire))(new URL(target));
+  const transport = {
+    stdio: () => new (recording(StdioClientTransport, wire))({ command: target, args, stderr: 'inherit' }),
+    http: () => new (recording(StreamableHTTPClientTransport, wire))(new URL(target)),
+    sse: () => new (recording(SSEClientTransport, wire))(new URL(target)),
+  }[mode]();
   const client = new Client({ name: 'interop-ts', version: '1.0.0' }, { capabilities });
   const transportErrors = [];
   client.onerror = (error) => {

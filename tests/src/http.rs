@@ -60,6 +60,8 @@ pub struct SseEvent {
     pub data: String,
     /// The `retry` field, in milliseconds.
     pub retry: Option<u64>,
+    /// The `event` field (the event's type; `message` when absent).
+    pub event: Option<String>,
 }
 
 impl SseEvent {
@@ -136,6 +138,10 @@ fn parse_block(block: &str) -> Option<SseEvent> {
             }
             "retry" => {
                 event.retry = value.parse().ok();
+                any = true;
+            }
+            "event" => {
+                event.event = Some(value.to_owned());
                 any = true;
             }
             _ => {}

@@ -117,6 +117,10 @@ struct Args {
     /// browser-based host at http://localhost:8080, answering their CORS preflight; repeatable.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
+    /// Also serve the HTTP+SSE transport of 2024-11-05, for older clients: GET /sse opens a
+    /// connection, POST /messages?sessionId=ID sends it messages.
+    #[arg(long, requires = "http", conflicts_with = "auth_issuer")]
+    legacy_sse: bool,
     #[command(flatten)]
     instance: InstanceArgs,
 }
@@ -163,7 +167,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     };
-    let mut options = HttpOptions::default();
+    let mut options = HttpOptions::default().legacy_sse(args.legacy_sse);
     if !args.allow_origin.is_empty() {
         options = options
             .host_policy(HostPolicy::loopback().allow_origins(args.allow_origin.clone()))

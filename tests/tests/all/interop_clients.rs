@@ -94,6 +94,8 @@ enum Transport {
     Http,
     /// Three instances sharing a Redis behind HAProxy, round-robin per request.
     Balanced,
+    /// The HTTP+SSE transport of 2024-11-05, served beside Streamable HTTP.
+    LegacySse,
 }
 
 impl Scenario {
@@ -117,6 +119,15 @@ impl Scenario {
                 let server = HttpExample::start(self.example, self.http_args);
                 args.push("http".into());
                 args.push(server.url.clone().into());
+                Some(Running::Alone(server))
+            }
+            Transport::LegacySse => {
+                let mut server_args = self.http_args.to_vec();
+                server_args.push("--legacy-sse");
+                let server = HttpExample::start(self.example, &server_args);
+                let sse = server.url.replace("/mcp", "/sse");
+                args.push("sse".into());
+                args.push(sse.into());
                 Some(Running::Alone(server))
             }
             Transport::Balanced => {
@@ -212,6 +223,11 @@ fn python_client_drives_the_notes_server_over_stdio() {
 #[test]
 fn typescript_client_drives_the_notes_server_over_http() {
     check_notes_wire(&NOTES.run(Client::TypeScript, Transport::Http));
+}
+
+#[test]
+fn typescript_client_drives_the_notes_server_over_the_old_sse_transport() {
+    check_notes_wire(&NOTES.run(Client::TypeScript, Transport::LegacySse));
 }
 
 #[test]

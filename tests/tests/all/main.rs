@@ -28,6 +28,7 @@ mod http_transport;
 mod interop_clients;
 mod interop_server;
 mod interop_tasks;
+mod legacy_sse;
 mod lines_backpressure;
 mod macros_prompts_resources;
 mod memory_budget;

@@ -10,12 +10,15 @@
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::{self, Incoming};
 use mcp_core::{ErrorObject, ProtocolVersion};
+
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::HttpState;
 use super::bodies::{BodyError, MEMORY_WAIT};
@@ -161,65 +164,7 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
         if let Some(OriginalUri(uri)) = parts.extensions.get::<OriginalUri>() {
             parts.uri = uri.clone();
         }
-        let headers = &parts.headers;
-        let json_body = header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
-            ct.split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .eq_ignore_ascii_case("application/json")
-        });
-        if !json_body {
-            return Err(refuse(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Unsupported Media Type: the body must be application/json",
-            ));
-        }
-        let limit = http.options.body_limit;
-        // The deadline's timer is armed only when the body is not all there at once.
-        let deadline = http.options.body_read_timeout;
-        let read = http.bodies.read(body, limit);
-        let (body, _held) = match tokio::time::timeout(deadline, read).await {
-            Ok(Ok(read)) => read,
-            Err(_) => {
-                return Err(refuse(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "Request Timeout: the body did not arrive within {} s",
-                        deadline.as_secs_f64()
-                    ),
-                ));
-            }
-            Ok(Err(BodyError::TooLarge)) => {
-                return Err(refuse(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
-                ));
-            }
-            Ok(Err(BodyError::NoMemory)) => {
-                return Err(retry_after(
-                    refuse(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "Service Unavailable: the server is reading as many request bodies as its \
-                         memory budget allows; retry in a second",
-                    ),
-                    MEMORY_WAIT,
-                ));
-            }
-            Ok(Err(BodyError::Stalled)) => {
-                return Err(refuse(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "Request Timeout: the body stopped coming while other requests needed the \
-                     memory it held; send it again, whole",
-                ));
-            }
-            Ok(Err(BodyError::Broken)) => {
-                return Err(refuse(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the body could not be read",
-                ));
-            }
-        };
+        let (body, _held) = json_body(http, &parts.headers, body).await?;
         match jsonrpc::parse(&body) {
             Ok(incoming) => Ok(JsonRpcPost { parts, incoming }),
             Err(error) => {
@@ -232,5 +177,64 @@ impl FromRequest<Arc<HttpState>> for JsonRpcPost {
                 Err(error_reply(StatusCode::BAD_REQUEST, &reply))
             }
         }
+    }
+}
+
+/// The body of a POST that must be JSON: its `Content-Type` checked (415), then read within the
+/// body limit (413), the read deadline (408) and the memory budget's share for bodies (503, or
+/// 408 for a read that stalled while others waited). The bytes, and the permits they hold until
+/// dropped.
+pub(crate) async fn json_body(
+    http: &HttpState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Response> {
+    let json_body = header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("application/json")
+    });
+    if !json_body {
+        return Err(refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: the body must be application/json",
+        ));
+    }
+    let limit = http.options.body_limit;
+    // The deadline's timer is armed only when the body is not all there at once.
+    let deadline = http.options.body_read_timeout;
+    let read = http.bodies.read(body, limit);
+    match tokio::time::timeout(deadline, read).await {
+        Ok(Ok(read)) => Ok(read),
+        Err(_) => Err(refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "Request Timeout: the body did not arrive within {} s",
+                deadline.as_secs_f64()
+            ),
+        )),
+        Ok(Err(BodyError::TooLarge)) => Err(refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: the body exceeds the limit of {limit} bytes"),
+        )),
+        Ok(Err(BodyError::NoMemory)) => Err(retry_after(
+            refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: the server is reading as many request bodies as its \
+                     memory budget allows; retry in a second",
+            ),
+            MEMORY_WAIT,
+        )),
+        Ok(Err(BodyError::Stalled)) => Err(refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request Timeout: the body stopped coming while other requests needed the \
+                 memory it held; send it again, whole",
+        )),
+        Ok(Err(BodyError::Broken)) => Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the body could not be read",
+        )),
     }
 }

@@ -53,6 +53,7 @@ mod accept;
 mod bodies;
 mod extract;
 mod headers;
+mod legacy;
 mod post;
 mod queue;
 mod response;
@@ -104,6 +105,7 @@ pub struct HttpOptions {
     pub(crate) retry: Duration,
     pub(crate) cors: Option<CorsLayer>,
     pub(crate) authorization: Option<Arc<ResourceServer>>,
+    pub(crate) legacy_sse: bool,
 }
 
 impl Default for HttpOptions {
@@ -124,6 +126,7 @@ impl Default for HttpOptions {
             retry: Duration::from_millis(1000),
             cors: None,
             authorization: None,
+            legacy_sse: false,
         }
     }
 }
@@ -301,6 +304,16 @@ impl HttpOptions {
         self
     }
 
+    /// Also serves the HTTP+SSE transport of 2024-11-05, which older clients speak: `GET /sse` opens a connection and `POST /messages?sessionId=ID` sends it messages,
+    /// beside the MCP endpoint (`/sse` and `/messages` at the root that [`serve_http`] serves, or
+    /// under the path where [`HttpTransport::router`] is nested). Off by default, and never
+    /// with [`authorization`](Self::authorization): the scopes of each tool are checked against
+    /// the token of each request, and the old transport's messages carry none.
+    pub fn legacy_sse(mut self, on: bool) -> Self {
+        self.legacy_sse = on;
+        self
+    }
+
     /// Adds a CORS layer (for browser clients); it should expose `Mcp-Session-Id`, and under
     /// [`authorization`](Self::authorization) `WWW-Authenticate` too (a browser client finds the
     /// metadata and the scopes to ask for in it), and allow the `Authorization` request header.
@@ -324,6 +337,8 @@ pub(crate) struct HttpState {
     pub(crate) streams: Streams,
     /// This instance's name among those that share sessions (random).
     pub(crate) instance: String,
+    /// The connections of the HTTP+SSE transport of 2024-11-05, when it is served.
+    pub(crate) legacy: legacy::LegacyConnections,
 }
 
 /// An MCP server on Streamable HTTP. Cheap to clone: clones share sessions and streams.
@@ -382,6 +397,7 @@ impl HttpTransport {
             sessions,
             streams,
             instance: streams::random_id(8),
+            legacy: Default::default(),
         });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(sweep_idle_sessions(Arc::downgrade(&state)));
@@ -411,15 +427,21 @@ impl HttpTransport {
 
     /// A router answering MCP at `path` (each handler checks `Host` and `Origin` first).
     fn endpoint(&self, path: &str) -> Router {
-        let router = Router::new()
-            .route(
-                path,
-                any(routes::other_method)
-                    .post(post::post)
-                    .get(routes::get)
-                    .delete(routes::delete),
-            )
-            .with_state(self.state.clone());
+        let mut router = Router::new().route(
+            path,
+            any(routes::other_method)
+                .post(post::post)
+                .get(routes::get)
+                .delete(routes::delete),
+        );
+        // Not beside authorization: each tool's scopes are checked against each request's
+        // token, and the old transport's messages carry none.
+        if self.state.options.legacy_sse && self.state.options.authorization.is_none() {
+            router = router
+                .route("/sse", axum::routing::get(legacy::open))
+                .route("/messages", axum::routing::post(legacy::post));
+        }
+        let router = router.with_state(self.state.clone());
         match &self.state.options.cors {
             Some(cors) => router.layer(cors.clone()),
             None => router,
