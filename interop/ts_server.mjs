@@ -4,11 +4,14 @@
 //
 //   node interop/ts_server.mjs stdio
 //   node interop/ts_server.mjs http      # prints "MCP endpoint: http://127.0.0.1:PORT/mcp" on stderr
+//   node interop/ts_server.mjs sse       # the HTTP+SSE transport of 2024-11-05: prints
+//                                        # "MCP endpoint: http://127.0.0.1:PORT/sse" on stderr
 
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
@@ -135,7 +138,31 @@ if (mode === 'stdio') {
   http.listen(0, '127.0.0.1', () => {
     console.error(`MCP endpoint: http://127.0.0.1:${http.address().port}/mcp`);
   });
+} else if (mode === 'sse') {
+  // One server and transport per connection: GET /sse opens it, POST /messages feeds it.
+  const connections = new Map();
+  const http = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      connections.set(transport.sessionId, transport);
+      transport.onclose = () => connections.delete(transport.sessionId);
+      await build().connect(transport);
+    } else if (req.method === 'POST' && url.pathname === '/messages') {
+      const transport = connections.get(url.searchParams.get('sessionId'));
+      if (!transport) {
+        res.writeHead(404).end();
+        return;
+      }
+      await transport.handlePostMessage(req, res);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  http.listen(0, '127.0.0.1', () => {
+    console.error(`MCP endpoint: http://127.0.0.1:${http.address().port}/sse`);
+  });
 } else {
-  console.error('usage: node ts_server.mjs stdio | http');
+  console.error('usage: node ts_server.mjs stdio | http | sse');
   process.exit(2);
 }

@@ -41,14 +41,14 @@ pub struct McpClientBuilder {
     version: Option<ProtocolVersion>,
     handlers: Handlers,
     timeout: Option<Duration>,
-    discovery_timeout: Duration,
+    pub(super) discovery_timeout: Duration,
     log_level: Option<LoggingLevel>,
     validate_output: bool,
     capture_stderr: bool,
     #[cfg(feature = "client-auth")]
     oauth: Option<super::oauth::OAuth>,
     #[cfg(feature = "client-http")]
-    http_headers: reqwest::header::HeaderMap,
+    pub(super) http_headers: reqwest::header::HeaderMap,
 }
 
 impl McpClient {

@@ -97,6 +97,8 @@ mod connect;
 mod error;
 #[cfg(feature = "client-http")]
 mod http;
+#[cfg(feature = "client-http")]
+mod legacy_sse;
 #[cfg(feature = "client-auth")]
 pub mod oauth;
 mod options;

@@ -124,6 +124,15 @@ async fn our_client_uses_a_typescript_server_over_stdio() {
 }
 
 #[tokio::test]
+async fn our_client_uses_a_typescript_server_over_the_old_sse_transport() {
+    let mut command = Command::new(node());
+    command.arg(interop_script("ts_server.mjs")).arg("sse");
+    let server = HttpExample::spawn(command);
+    let client = builder().connect_sse(server.url.clone()).await.unwrap();
+    exercise(client).await;
+}
+
+#[tokio::test]
 async fn our_client_uses_a_typescript_server_over_streamable_http() {
     let mut command = Command::new(node());
     command.arg(interop_script("ts_server.mjs")).arg("http");

@@ -186,3 +186,18 @@ async fn a_server_with_authorization_does_not_serve_the_old_transport() {
         (http, base)
     }
 }
+
+#[tokio::test]
+async fn our_client_speaks_the_old_transport_to_our_server() {
+    let (_http, base) = start(HttpOptions::default().legacy_sse(true)).await;
+    let client = mcp_runtime::client::McpClient::builder(server_info!())
+        .connect_sse(format!("{base}/sse"))
+        .await
+        .unwrap();
+    let sum: i64 = client
+        .call_tool_as("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum, 5);
+    client.close().await.unwrap();
+}
