@@ -364,7 +364,12 @@ impl ClientCapabilities {
     /// answers every client with meaningful text; this tells whether the interface will be
     /// seen too.
     pub fn renders_apps(&self) -> bool {
-        UiCapability::of(self).is_some_and(|ui| ui.renders_html())
+        // Read in place: a tool's handler or `tools/list` may ask on every request.
+        let settings = self.extensions.as_ref().and_then(|e| e.get(EXTENSION_ID));
+        let types = settings
+            .and_then(|s| s.get("mimeTypes"))
+            .and_then(Value::as_array);
+        types.is_some_and(|types| types.iter().any(|t| t == MIME_TYPE))
     }
 }
 
@@ -378,8 +383,17 @@ impl Tool {
     /// Whether the model may call the tool: it has no interface, or its visibility names the
     /// model. A host leaves the other tools out of the model's list.
     pub fn is_for_model(&self) -> bool {
-        self.ui()
-            .is_none_or(|ui| ui.is_visible_to(Visibility::Model))
+        self.is_visible_to(Visibility::Model)
+    }
+
+    /// Whether an app may call the tool: it has no interface, or its visibility names the app.
+    /// A host refuses an app's call of any other.
+    pub fn is_for_app(&self) -> bool {
+        self.is_visible_to(Visibility::App)
+    }
+
+    fn is_visible_to(&self, who: Visibility) -> bool {
+        self.ui().is_none_or(|ui| ui.is_visible_to(who))
     }
 }
 

@@ -201,7 +201,7 @@ fn app_settings(
     if is_template {
         return fail("an app's interface is one page at a `ui://` URI, not a template");
     }
-    if uri.value().strip_prefix("ui://").is_none_or(str::is_empty) {
+    if !crate::shared::is_ui_uri(&uri.value()) {
         return fail("an app's interface is a `ui://` resource: `uri = \"ui://notes/board\"`");
     }
     if options.has("mime_type") {

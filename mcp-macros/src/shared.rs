@@ -308,3 +308,9 @@ fn submit(entry: TokenStream, name: &str, definition: &Ident) -> TokenStream {
         }
     }
 }
+
+/// Whether `uri` names an MCP Apps page: `ui://` and something after it.
+pub(crate) fn is_ui_uri(uri: &str) -> bool {
+    uri.strip_prefix("ui://")
+        .is_some_and(|rest| !rest.is_empty())
+}

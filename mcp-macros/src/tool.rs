@@ -302,8 +302,7 @@ fn ui_settings(options: &crate::options::Options) -> syn::Result<Option<TokenStr
             None => Ok(None),
         };
     };
-    let value = uri.value();
-    if value.strip_prefix("ui://").is_none_or(str::is_empty) {
+    if !crate::shared::is_ui_uri(&uri.value()) {
         return Err(syn::Error::new(
             uri.span(),
             "`ui` names the tool's interface, a `ui://` resource: `ui = \"ui://notes/board\"`",

@@ -9,7 +9,7 @@
 //! browser side, which the official `@modelcontextprotocol/ext-apps` `AppBridge` implements.
 
 use base64::Engine;
-use mcp_core::apps::{MIME_TYPE, ResourceUi, ToolUi, UiCapability, is_ui_uri};
+use mcp_core::apps::{MIME_TYPE, ResourceUi, UiCapability, is_ui_uri};
 use mcp_core::resources::ResourceContents;
 use mcp_core::tools::{CallToolResult, Tool};
 use serde::Serialize;
@@ -55,7 +55,7 @@ impl McpClient {
         Ok(tools)
     }
 
-    /// Reads the interface at `uri` (a tool's [`ToolUi::resource_uri`]): its HTML, text or
+    /// Reads the interface at `uri` (a tool's [`ToolUi::resource_uri`](mcp_core::apps::ToolUi::resource_uri)): its HTML, text or
     /// base64, and how to sandbox it. Refused with [`ClientError::Protocol`] unless it is a
     /// `ui://` URI whose contents are `text/html;profile=mcp-app`.
     pub async fn read_app(&self, uri: &str) -> Result<AppInterface, ClientError> {
@@ -140,10 +140,4 @@ impl McpClient {
         }
         self.call_tool(name, arguments).await
     }
-}
-
-/// Whether an app may call `tool`: it has no interface, or its visibility names the app.
-pub(super) fn is_for_app(tool: &Tool) -> bool {
-    tool.ui()
-        .is_none_or(|ui: ToolUi| ui.is_visible_to(mcp_core::apps::Visibility::App))
 }

@@ -60,7 +60,7 @@ impl ToolCache {
                         .as_ref()
                         .and_then(|e| e.task_support)
                         .unwrap_or_default(),
-                    for_app: super::apps::is_for_app(&tool),
+                    for_app: tool.is_for_app(),
                     compiled: OnceLock::new(),
                 }),
             );

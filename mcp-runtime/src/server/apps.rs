@@ -81,13 +81,7 @@ pub(super) fn check(registry: &Registry) -> Result<(), AppError> {
         check_resource(&resource.definition)?;
     }
     for tool in registry.tools.snapshot() {
-        check_tool(registry, &tool.definition)?;
-        if let Some(uri) = tool.definition.tool_ui().and_then(|ui| ui.resource_uri)
-            && !serves(registry, &uri)
-        {
-            let tool = tool.definition.name().to_owned();
-            return Err(AppError::MissingInterface { tool, uri });
-        }
+        check_tool(registry, &tool.definition, Page::Required)?;
     }
     Ok(())
 }
@@ -112,10 +106,22 @@ pub(super) fn check_resource(definition: &ResourceDefinition) -> Result<(), AppE
     Ok(())
 }
 
-/// Checks a tool's interface: someone may call the tool, it names a `ui://` page, and if
-/// `registry` has that page, it is served as an app's. (A tool added at run time may come
-/// before its page; [`check`] requires the page when the server is built.)
-pub(super) fn check_tool(registry: &Registry, definition: &ToolDefinition) -> Result<(), AppError> {
+/// Whether a tool's page must be served already.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Page {
+    /// When the server is built.
+    Required,
+    /// For a tool added at run time, which may come before its page.
+    MayFollow,
+}
+
+/// Checks a tool's interface: someone may call the tool, it names a `ui://` page, and when
+/// `registry` has that page, it is served as an app's (as `page` says, it may have to).
+pub(super) fn check_tool(
+    registry: &Registry,
+    definition: &ToolDefinition,
+    page: Page,
+) -> Result<(), AppError> {
     let Some(ui) = definition.tool_ui() else {
         return Ok(());
     };
@@ -129,25 +135,25 @@ pub(super) fn check_tool(registry: &Registry, definition: &ToolDefinition) -> Re
     if !is_ui_uri(&uri) {
         return Err(AppError::NotUiUri { tool, uri });
     }
-    if let Some(resource) = registry.resources.get(&uri) {
-        let mime_type = &resource.definition.resource().mime_type;
-        if mime_type.as_deref() != Some(MIME_TYPE) {
-            let mime_type = mime_type.as_deref().unwrap_or("no MIME type").to_owned();
-            return Err(AppError::NotAnApp {
-                tool,
-                uri,
-                mime_type,
-            });
+    match registry.resources.get(&uri) {
+        Some(resource) => {
+            let mime_type = &resource.definition.resource().mime_type;
+            if mime_type.as_deref() != Some(MIME_TYPE) {
+                let mime_type = mime_type.as_deref().unwrap_or("no MIME type").to_owned();
+                return Err(AppError::NotAnApp {
+                    tool,
+                    uri,
+                    mime_type,
+                });
+            }
         }
+        // A template may serve the page (`ui://charts/{kind}`); its reader sets the MIME type.
+        None if page == Page::Required
+            && !(registry.templates).any(|t| t.definition.matcher.matches(&uri).is_some()) =>
+        {
+            return Err(AppError::MissingInterface { tool, uri });
+        }
+        None => {}
     }
     Ok(())
-}
-
-/// Whether `registry` serves the page `uri`: a resource at that URI, or a template that
-/// matches it (`ui://charts/{kind}`; its reader sets the MIME type).
-fn serves(registry: &Registry, uri: &str) -> bool {
-    registry.resources.get(uri).is_some()
-        || registry
-            .templates
-            .any(|t| t.definition.matcher.matches(uri).is_some())
 }

@@ -512,7 +512,7 @@ impl McpServer {
     /// checked as [`build`](McpServerBuilder::build) checks it, except that its page may be added
     /// after it.
     pub fn add_tool(&self, definition: ToolDefinition) -> Result<(), RegistryError> {
-        apps::check_tool(&self.inner.registry, &definition)?;
+        apps::check_tool(&self.inner.registry, &definition, apps::Page::MayFollow)?;
         self.inner.registry.add_tool(definition, Origin::Dynamic)?;
         self.notify_list_changed(ListKind::Tools);
         Ok(())

@@ -59,16 +59,8 @@ pub(super) async fn read(
         TargetKind::Resource(resource) => {
             let mime = resource.definition.resource.mime_type.clone();
             let hint = resource.definition.cache;
-            // Only an interface's `_meta.ui` is copied, and only when there is one.
-            let listed = (resource.definition.resource.meta.as_ref())
-                .and_then(|meta| meta.get(mcp_core::apps::META_KEY))
-                .cloned();
-            (
-                (resource.definition.reader)(ctx.clone()),
-                mime,
-                hint,
-                listed,
-            )
+            let read = (resource.definition.reader)(ctx.clone());
+            (read, mime, hint, Some(resource))
         }
         TargetKind::Template(template, Some(captured)) => {
             let mime = template.definition.template.mime_type.clone();
@@ -87,7 +79,11 @@ pub(super) async fn read(
         .await
         .map_err(|error| error.to_error_object(&uri, version))?;
     default_mime_type(&mut contents, mime_type.as_deref());
-    default_ui(&mut contents, listed.as_ref());
+    // An interface's `_meta.ui`, when the listed resource has one, goes on its contents.
+    let listed_ui = (listed.as_ref())
+        .and_then(|resource| resource.definition.resource.meta.as_ref())
+        .and_then(|meta| meta.get(mcp_core::apps::META_KEY));
+    default_ui(&mut contents, listed_ui);
     let mut result = ReadResourceResult::new(contents);
     result.set_cache_hint(hint);
     Ok(result)

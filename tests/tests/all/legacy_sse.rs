@@ -201,3 +201,25 @@ async fn our_client_speaks_the_old_transport_to_our_server() {
     assert_eq!(sum, 5);
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_message_written_over_several_lines_is_one_message() {
+    let (_http, base) = start(HttpOptions::default().legacy_sse(true)).await;
+    let (mut events, messages) = open(&base).await;
+    let pretty = "{\r\n  \"jsonrpc\": \"2.0\",\n  \"id\": 3,\n  \"method\": \"ping\"\n}";
+    let accepted = client()
+        .post(&messages)
+        .header("content-type", "application/json")
+        .body(pretty)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(accepted.status(), StatusCode::ACCEPTED);
+    let answer = events
+        .next(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+}
