@@ -71,7 +71,7 @@ impl fmt::Display for ErrorCode {
 }
 
 /// The `error` member of a JSON-RPC error response.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message} ({code})")]
 #[non_exhaustive]
 pub struct ErrorObject {

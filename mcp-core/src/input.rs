@@ -76,6 +76,22 @@ impl From<InputRequest> for crate::messages::ServerRequest {
     }
 }
 
+impl TryFrom<crate::messages::ServerRequest> for InputRequest {
+    type Error = crate::messages::ServerRequest;
+
+    /// What a request of a server of an earlier revision asks for, as an input request; the
+    /// request itself when it asks for none (`ping`, the tasks methods).
+    fn try_from(request: crate::messages::ServerRequest) -> Result<Self, Self::Error> {
+        use crate::messages::ServerRequest;
+        match request {
+            ServerRequest::CreateMessage(params) => Ok(InputRequest::CreateMessage(params)),
+            ServerRequest::ListRoots(params) => Ok(InputRequest::ListRoots(params)),
+            ServerRequest::Elicit(params) => Ok(InputRequest::Elicit(params)),
+            other => Err(other),
+        }
+    }
+}
+
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let method = self.method();

@@ -61,6 +61,7 @@ pub mod client;
 pub mod connection;
 mod handler;
 pub mod memory;
+pub mod proxy;
 pub mod server;
 mod spans;
 #[cfg(any(feature = "http", feature = "client-http"))]
@@ -205,6 +206,7 @@ mod guide {
         Eras: "eras.md",
         Transports: "transports.md",
         Authorization: "authorization.md",
+        Gateways: "gateways.md",
         Testing: "testing.md",
         Client: "client.md",
         Cli: "cli.md",

@@ -20,6 +20,9 @@ use mcp_core::tasks::TASKS_EXTENSION;
 use mcp_core::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::AskedInput;
 
 type Boxed<T> = Pin<Box<dyn Future<Output = Result<T, ErrorObject>> + Send>>;
 
@@ -94,12 +97,18 @@ impl Handlers {
 }
 
 impl Handlers {
-    /// The answer to one input request of a 2026-07-28 input-required result; a request the
-    /// client has no handler for fails the round (method not found), as it would as a request.
+    /// The answer to one input request of a 2026-07-28 input-required result, from `via` (the
+    /// request's own [`ask_through`](super::RequestOptions::ask_through)) or the handlers; a
+    /// request the client has no handler for fails the round (method not found), as it would
+    /// as a request.
     pub(crate) async fn answer_input(
         &self,
         request: InputRequest,
+        via: Option<&mpsc::Sender<AskedInput>>,
     ) -> Result<InputResponse, ErrorObject> {
+        if let Some(sink) = via {
+            return super::options::ask(sink, request).await;
+        }
         let method = request.method();
         let answer = self
             .answer(ServerRequest::from(request), ProtocolVersion::V2026_07_28)
@@ -112,14 +121,16 @@ impl Handlers {
     }
 
     /// The answers to `requests` (of an input-required round, or of a task's `inputRequests`),
-    /// keyed like them, one after the other; the first that fails fails them all.
+    /// keyed like them, one after the other, from `via` or the handlers; the first that fails
+    /// fails them all.
     pub(crate) async fn answer_inputs(
         &self,
         requests: impl IntoIterator<Item = (String, InputRequest)>,
+        via: Option<&mpsc::Sender<AskedInput>>,
     ) -> Result<InputResponses, ErrorObject> {
         let mut answers = InputResponses::new();
         for (key, request) in requests {
-            let answer = self.answer_input(request).await?;
+            let answer = self.answer_input(request, via).await?;
             answers.insert(key, answer);
         }
         Ok(answers)

@@ -285,6 +285,7 @@ impl McpClientBuilder {
                 era: Mutex::new(EraState::Unsettled),
                 generation: AtomicU64::new(0),
                 renewing: tokio::sync::Mutex::new(()),
+                process_id: owned.child.as_ref().and_then(tokio::process::Child::id),
                 child: tokio::sync::Mutex::new(owned.child),
                 stderr: owned.stderr,
             }),

@@ -380,10 +380,10 @@ impl HttpChannel {
                 (true, Some(id)) => {
                     match serde_json::from_value::<ErrorObject>(value["error"].clone()) {
                         Ok(error) => live.fail(id, Failure::Server(error)),
-                        Err(_) => live.deliver(&body),
+                        Err(_) => live.deliver(&body, Some(id)),
                     }
                 }
-                _ => live.deliver(&body),
+                _ => live.deliver(&body, id),
             }
         }
         if id.is_some_and(|id| live.is_pending(id)) {
@@ -497,7 +497,7 @@ async fn read_events(
                 continue;
             }
             let Some(peer) = peer.upgrade() else { return };
-            peer.deliver(&event.data);
+            peer.deliver(&event.data, until);
             if until.is_some_and(|id| !peer.is_pending(id)) {
                 return;
             }

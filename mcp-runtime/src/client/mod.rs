@@ -145,7 +145,7 @@ pub use ::http::{HeaderMap, HeaderName, HeaderValue};
 pub use apps::AppInterface;
 pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
 pub use error::ClientError;
-pub use options::RequestOptions;
+pub use options::{AskedInput, RequestOptions};
 pub use skills::{LoadedSkill, SkillVerificationError, verify_skill_file};
 pub use subscription::Subscription;
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, MIN_TASK_POLL_INTERVAL, ToolTask};
@@ -180,6 +180,8 @@ struct Inner {
     /// Held while a session is renewed, so that only one request does it.
     renewing: tokio::sync::Mutex<()>,
     child: tokio::sync::Mutex<Option<tokio::process::Child>>,
+    /// The operating system's id of the server program, when the client started it.
+    process_id: Option<u32>,
     stderr: Option<Arc<Mutex<String>>>,
 }
 
@@ -252,6 +254,12 @@ impl McpClient {
     /// What the server said of itself in `server/discover` (2026-07-28).
     pub fn discovered(&self) -> Option<DiscoverResult> {
         self.stateless().map(|m| m.discovered.clone())
+    }
+
+    /// The operating system's id of the server program that
+    /// [`connect_stdio`](McpClientBuilder::connect_stdio) started; `None` on other transports.
+    pub fn process_id(&self) -> Option<u32> {
+        self.inner.process_id
     }
 
     /// What a server program started with [`capture_stderr`](McpClientBuilder::capture_stderr)
@@ -375,7 +383,10 @@ impl McpClient {
             let answers = self
                 .inner
                 .handlers
-                .answer_inputs(asked.input_requests.unwrap_or_default())
+                .answer_inputs(
+                    asked.input_requests.unwrap_or_default(),
+                    options.inputs.as_ref(),
+                )
                 .await
                 .map_err(|error| ClientError::Server { method, error })?;
             let answers = serde_json::to_value(answers).map_err(|e| protocol(e.to_string()))?;
@@ -445,6 +456,9 @@ impl McpClient {
             }
             peer.watch(id.clone(), sink.clone());
         }
+        if let Some(sink) = &options.inputs {
+            peer.ask_through(id.clone(), sink.clone());
+        }
         let answer = peer.expect(id.clone());
         let mut outstanding = Outstanding::new(peer.clone(), id.clone());
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -476,6 +490,9 @@ impl McpClient {
         };
         outstanding.settled();
         peer.unwatch(&id);
+        if options.inputs.is_some() {
+            peer.stop_asking(&id);
+        }
         match answer {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(Failure::SessionExpired)) => Err(Attempt::SessionExpired),

@@ -1,11 +1,14 @@
 //! The options of one request: its own timeout, where its progress goes, a token that cancels
-//! it, and, for a tool call that runs as a task, where its states go and how it is polled.
+//! it, who answers what the server asks during it, and, for a tool call that runs as a task,
+//! where its states go and how it is polled.
 
 use std::time::Duration;
 
+use mcp_core::ErrorObject;
+use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::tasks::Task;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// How one request is made (see [`McpClient::request`](super::McpClient::request),
@@ -39,6 +42,7 @@ pub struct RequestOptions {
     pub(crate) task_status: Option<mpsc::UnboundedSender<Task>>,
     pub(crate) task_ttl: Option<Duration>,
     pub(crate) poll_interval: Option<Duration>,
+    pub(crate) inputs: Option<mpsc::Sender<AskedInput>>,
 }
 
 impl RequestOptions {
@@ -98,4 +102,55 @@ impl RequestOptions {
         self.poll_interval = Some(interval);
         self
     }
+
+    /// Sends what the server asks for during this request (sampling, elicitation, roots) to
+    /// `sink`, instead of the client's handlers: each [`AskedInput`] waits for its
+    /// [`answer`](AskedInput::answer). It covers the input-required rounds of 2026-07-28, the
+    /// input requests of a task, and the requests of a 2025 server that come on this request's
+    /// HTTP stream. A request over a pipe (stdio) says nothing of the request it belongs to: it
+    /// comes to `sink` when this is the only request in flight with one, and to the client's
+    /// handlers otherwise. A gateway answers with it what a call asks for by asking its own
+    /// caller ([`proxy`](crate::proxy)).
+    pub fn ask_through(mut self, sink: mpsc::Sender<AskedInput>) -> Self {
+        self.inputs = Some(sink);
+        self
+    }
+}
+
+/// What the server asked for during a request made with [`RequestOptions::ask_through`]: the
+/// request, and where its answer goes.
+#[derive(Debug)]
+pub struct AskedInput {
+    request: InputRequest,
+    reply: oneshot::Sender<Result<InputResponse, ErrorObject>>,
+}
+
+impl AskedInput {
+    /// What the server asks for.
+    pub fn request(&self) -> &InputRequest {
+        &self.request
+    }
+
+    /// Answers it: the response, or the error the server gets instead.
+    pub fn answer(self, answer: Result<InputResponse, ErrorObject>) {
+        let _ = self.reply.send(answer);
+    }
+}
+
+/// Asks `request` through `sink` and waits for its answer.
+pub(crate) async fn ask(
+    sink: &mpsc::Sender<AskedInput>,
+    request: InputRequest,
+) -> Result<InputResponse, ErrorObject> {
+    let method = request.method();
+    let (reply, answer) = oneshot::channel();
+    let gone = || {
+        ErrorObject::internal_error(format!(
+            "{method} was not answered: the request that it came with is over"
+        ))
+    };
+    sink.send(AskedInput { request, reply })
+        .await
+        .map_err(|_| gone())?;
+    answer.await.map_err(|_| gone())?
 }

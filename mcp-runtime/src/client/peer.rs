@@ -6,18 +6,19 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use mcp_core::input::InputRequest;
 use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
 use mcp_core::messages::{ServerNotification, ServerRequest};
 use mcp_core::meta::keys;
 use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_core::{ErrorObject, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::ClientError;
 use super::answering::Handlers;
+use super::{AskedInput, ClientError};
 
 /// What answers a request: its result, or why there is none.
 pub(crate) type Answer = Result<Value, Failure>;
@@ -48,6 +49,9 @@ pub(crate) struct Peer {
     notifications: broadcast::Sender<ServerNotification>,
     /// The notifications of each open `subscriptions/listen` stream, by its request id.
     subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
+    /// Where what the server asks during a request goes, by the request's id, for the
+    /// requests made with [`RequestOptions::ask_through`](super::RequestOptions::ask_through).
+    askers: Mutex<HashMap<RequestId, mpsc::Sender<AskedInput>>>,
     version: Mutex<ProtocolVersion>,
     /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
     /// recorded when the peer goes.
@@ -132,6 +136,7 @@ impl Peer {
             next_id: AtomicI64::new(0),
             notifications,
             subscriptions: Mutex::new(HashMap::new()),
+            askers: Mutex::new(HashMap::new()),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
             opened: std::time::Instant::now(),
             transport,
@@ -141,13 +146,14 @@ impl Peer {
         (peer, lines)
     }
 
-    /// Routes `text` from the server: one message or a batch.
-    pub(crate) fn deliver(self: &Arc<Self>, text: &str) {
+    /// Routes `text` from the server: one message or a batch. `related` is the request whose
+    /// stream it came on, when the transport knows (an HTTP POST's).
+    pub(crate) fn deliver(self: &Arc<Self>, text: &str, related: Option<&RequestId>) {
         match jsonrpc::parse(text.as_bytes()) {
-            Ok(Incoming::Message(message)) => self.receive(message),
+            Ok(Incoming::Message(message)) => self.receive(message, related),
             Ok(Incoming::Batch(entries)) => {
                 for message in entries.into_iter().flatten() {
-                    self.receive(message);
+                    self.receive(message, related);
                 }
             }
             Ok(_) => tracing::debug!("ignored an empty batch"),
@@ -254,8 +260,31 @@ impl Peer {
         self.subscriptions.lock().remove(id);
     }
 
-    /// Routes one message from the server.
-    fn receive(self: &Arc<Self>, message: JsonRpcMessage) {
+    /// Sends what the server asks during request `id` to `sink`, until
+    /// [`stop_asking`](Self::stop_asking).
+    pub(crate) fn ask_through(&self, id: RequestId, sink: mpsc::Sender<AskedInput>) {
+        self.askers.lock().insert(id, sink);
+    }
+
+    /// Stops sending what the server asks during request `id` to its sink.
+    pub(crate) fn stop_asking(&self, id: &RequestId) {
+        self.askers.lock().remove(id);
+    }
+
+    /// Where a server request that came on the stream of `related` (or on no request's) goes:
+    /// that request's sink; without a request, the sink of the only request in flight with one.
+    fn asker(&self, related: Option<&RequestId>) -> Option<mpsc::Sender<AskedInput>> {
+        let askers = self.askers.lock();
+        match related {
+            Some(id) => askers.get(id).cloned(),
+            None if askers.len() == 1 => askers.values().next().cloned(),
+            None => None,
+        }
+    }
+
+    /// Routes one message from the server, which came on the stream of request `related`, if
+    /// known.
+    fn receive(self: &Arc<Self>, message: JsonRpcMessage, related: Option<&RequestId>) {
         match message {
             JsonRpcMessage::Response(response) => {
                 if let Some(waiting) = self.pending.lock().remove(&response.id) {
@@ -303,9 +332,19 @@ impl Peer {
                 let call = request.request;
                 let peer = self.clone();
                 let handlers = self.handlers.clone();
+                let asker = self.asker(related);
                 tokio::spawn(async move {
                     let answer = match ServerRequest::decode(&call.method, call.params.as_ref()) {
-                        Ok(request) => handlers.answer(request, peer.version()).await,
+                        Ok(request) => match (asker, InputRequest::try_from(request)) {
+                            (Some(sink), Ok(input)) => {
+                                super::options::ask(&sink, input).await.and_then(|answer| {
+                                    render::to_value(&answer, peer.version())
+                                        .map_err(|e| ErrorObject::internal_error(e.to_string()))
+                                })
+                            }
+                            (_, Ok(input)) => handlers.answer(input.into(), peer.version()).await,
+                            (_, Err(request)) => handlers.answer(request, peer.version()).await,
+                        },
                         Err(error) => Err(ErrorObject::from(error)),
                     };
                     let message = match answer {
@@ -352,6 +391,7 @@ impl Drop for Outstanding {
         let Some(id) = self.id.take() else { return };
         self.peer.unroute_subscription(&id);
         self.peer.unwatch(&id);
+        self.peer.stop_asking(&id);
         if self.peer.forget(&id) {
             let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": id, "reason": "the client stopped waiting"}});
@@ -409,7 +449,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
             return;
         };
-        peer.deliver(&line);
+        peer.deliver(&line, None);
     }
     if let Some(peer) = peer.upgrade() {
         peer.close();

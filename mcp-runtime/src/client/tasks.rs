@@ -514,7 +514,13 @@ impl ToolTask {
             return Ok(());
         }
         let keys: Vec<String> = fresh.iter().map(|(key, _)| key.clone()).collect();
-        let answers = match self.client.inner.handlers.answer_inputs(fresh).await {
+        let answers = match self
+            .client
+            .inner
+            .handlers
+            .answer_inputs(fresh, self.options.inputs.as_ref())
+            .await
+        {
             Ok(answers) => answers,
             Err(error) => {
                 // The task cannot go on without the answer: it would wait until it expires.

@@ -724,4 +724,49 @@ impl NamedInput<'_> {
     pub async fn list_roots(self) -> Result<ListRootsResult, ClientRequestError> {
         self.ctx.list_roots_as(Some(self.key)).await
     }
+
+    /// Asks the client for `request` as it is (sampling, elicitation in either mode, roots)
+    /// under this key, and returns the client's answer as it is: what a gateway passes on from
+    /// the server behind it. The client must have declared the capability the request needs.
+    pub async fn request(self, request: InputRequest) -> Result<InputResponse, ClientRequestError> {
+        self.ctx.request_input_as(Some(self.key), request).await
+    }
+}
+
+impl RequestContext {
+    async fn request_input_as(
+        &self,
+        key: Option<&str>,
+        request: InputRequest,
+    ) -> Result<InputResponse, ClientRequestError> {
+        let caps = self.client_capabilities();
+        match &request {
+            InputRequest::CreateMessage(params) => {
+                self.require(caps.supports_sampling(), "sampling")?;
+                if params.tools.is_some() || params.tool_choice.is_some() {
+                    self.require(caps.supports_sampling_tools(), "sampling.tools")?;
+                }
+                self.ask(key, request)
+                    .await
+                    .map(InputResponse::CreateMessage)
+            }
+            InputRequest::Elicit(params) => {
+                let (supported, capability) = match params {
+                    ElicitRequestParams::Url(_) => {
+                        (caps.supports_elicitation_url(), "elicitation.url")
+                    }
+                    _ => (caps.supports_elicitation_form(), "elicitation.form"),
+                };
+                self.require(supported, capability)?;
+                self.ask(key, request).await.map(InputResponse::Elicit)
+            }
+            InputRequest::ListRoots(_) => {
+                self.require(caps.supports_roots(), "roots")?;
+                self.ask(key, request).await.map(InputResponse::ListRoots)
+            }
+            other => Err(ClientRequestError::InvalidRequest {
+                detail: format!("{} cannot be asked of the client", other.method()),
+            }),
+        }
+    }
 }

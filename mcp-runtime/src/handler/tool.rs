@@ -39,12 +39,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::JsonObject;
 use mcp_core::capabilities::ClientCapabilities;
 use mcp_core::content::ContentBlock;
 use mcp_core::implementation::Icon;
 use mcp_core::schema::{input_schema_for, schema_for};
 use mcp_core::tools::{CallToolResult, TaskSupport, Tool, ToolAnnotations, ToolExecution};
+use mcp_core::{ErrorObject, JsonObject};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -54,8 +54,9 @@ use super::extract::StateRequirement;
 pub use super::task::TaskStart;
 use crate::handler::RequestContext;
 
-/// The future a tool handler returns.
-pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
+/// The future a tool handler returns: the call's result, or the JSON-RPC error that answers it
+/// instead (only a forwarded call has one: the error of the server it went to).
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorObject>> + Send>>;
 
 pub(crate) type ToolHandler = dyn Fn(JsonObject, RequestContext) -> ToolFuture + Send + Sync;
 
@@ -69,6 +70,8 @@ pub struct ToolDefinition {
     pub(crate) defect: Option<String>,
     pub(crate) scopes: Vec<String>,
     pub(crate) task_start: TaskStart,
+    /// Its calls go to another server, which checks their arguments and results.
+    pub(crate) forwarded: bool,
 }
 
 impl fmt::Debug for ToolDefinition {
@@ -89,16 +92,22 @@ impl ToolDefinition {
     {
         let handler: Arc<ToolHandler> = Arc::new(move |args, ctx| {
             let future = handler(args, ctx);
-            Box::pin(async move { future.await.into_tool_result() })
+            Box::pin(async move { Ok(future.await.into_tool_result()) })
         });
+        ToolDefinition::with_handler(Tool::new(name, input_schema), handler)
+    }
+
+    /// The tool `tool`, whose handler answers with a result or a JSON-RPC error.
+    pub(crate) fn with_handler(tool: Tool, handler: Arc<ToolHandler>) -> Self {
         ToolDefinition {
-            tool: Tool::new(name, input_schema),
+            tool,
             handler,
             required_state: Vec::new(),
             required_capabilities: None,
             defect: None,
             scopes: Vec::new(),
             task_start: TaskStart::default(),
+            forwarded: false,
         }
     }
 

@@ -80,7 +80,12 @@ pub struct McpServerBuilder {
     request_state: Option<RequestStateCodec>,
     tasks: Option<super::TaskOptions>,
     layers: Layers,
+    /// What runs on the built server before `build` returns it (a proxy's follower).
+    after_build: Vec<AfterBuild>,
 }
+
+/// What runs on a server once it is built.
+type AfterBuild = Box<dyn FnOnce(&McpServer) + Send>;
 
 /// Where skills come from.
 enum SkillSource {
@@ -178,7 +183,14 @@ impl McpServerBuilder {
             request_state: None,
             tasks: None,
             layers: Layers::default(),
+            after_build: Vec::new(),
         }
+    }
+
+    /// Runs `hook` on the server once it is built.
+    pub(crate) fn after_build(mut self, hook: impl FnOnce(&McpServer) + Send + 'static) -> Self {
+        self.after_build.push(Box::new(hook));
+        self
     }
 
     /// Runs every request through `layer`, between admission and the handler (see
@@ -638,7 +650,7 @@ impl McpServerBuilder {
         check_state(&registry, &self.state)?;
         super::apps::check(&registry)?;
         let (layers, target_layers) = layers.build(&registry)?;
-        Ok(McpServer::from_inner(ServerInner {
+        let server = McpServer::from_inner(ServerInner {
             info: self.info,
             instructions: self.instructions,
             mode: self.mode,
@@ -655,7 +667,11 @@ impl McpServerBuilder {
             shutdown: CancellationToken::new(),
             layers,
             target_layers,
-        }))
+        });
+        for hook in self.after_build {
+            hook(&server);
+        }
+        Ok(server)
     }
 }
 

@@ -69,7 +69,7 @@ mod prompts;
 mod resources;
 mod skills;
 mod subscriptions;
-mod tasks;
+pub(crate) mod tasks;
 mod tools;
 
 use std::any::{Any, TypeId};
@@ -83,7 +83,7 @@ use mcp_core::capabilities::{
 };
 use mcp_core::implementation::Implementation;
 use mcp_core::jsonrpc::Incoming;
-use mcp_core::logging::LoggingLevel;
+use mcp_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
 use mcp_core::params::NotificationParams;
 use mcp_core::resources::ResourceUpdatedNotificationParams;
@@ -205,7 +205,7 @@ impl std::fmt::Debug for McpServer {
 
 /// The lists whose changes are announced with `notifications/*/list_changed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ListKind {
+pub(crate) enum ListKind {
     Tools,
     Prompts,
     Resources,
@@ -234,6 +234,36 @@ impl McpServer {
         McpServer {
             inner: Arc::new(inner),
         }
+    }
+
+    /// A handle that does not keep the server alive (for what the server itself holds).
+    pub(crate) fn downgrade(&self) -> Weak<ServerInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// The server of a handle from [`downgrade`](Self::downgrade), while it lives.
+    pub(crate) fn upgrade(weak: &Weak<ServerInner>) -> Option<McpServer> {
+        weak.upgrade().map(|inner| McpServer { inner })
+    }
+
+    /// Changes what the server offers with `change`, then announces the change of the list
+    /// `kind` once.
+    pub(crate) fn change_list<T>(&self, kind: ListKind, change: impl FnOnce(&Registry) -> T) -> T {
+        let changed = change(&self.inner.registry);
+        self.notify_list_changed(kind);
+        changed
+    }
+
+    /// Sends a log message to each connection whose level lets it through (what
+    /// [`RequestContext::log`](crate::handler::RequestContext::log) does for one request).
+    pub(crate) fn log_to_sessions(&self, params: LoggingMessageNotificationParams) -> usize {
+        let level = params.level;
+        let notification = ServerNotification::LoggingMessage(params);
+        self.deliver(&notification, |c| {
+            self.inner
+                .log_threshold(c)
+                .is_some_and(|minimum| level >= minimum)
+        })
     }
 
     /// Who the server says it is.

@@ -118,7 +118,9 @@ pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
     /// The arguments its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers.
     pub(crate) header_params: Vec<HeaderParam>,
-    pub(crate) input: CompiledSchema,
+    /// Its input and output schemas, compiled; `None` for a forwarded tool, which the server
+    /// it goes to checks.
+    pub(crate) input: Option<CompiledSchema>,
     pub(crate) output: Option<CompiledSchema>,
     /// Only an app's page calls it (MCP Apps: its visibility leaves out the model).
     pub(crate) app_only: bool,
@@ -142,9 +144,15 @@ impl RegisteredTool {
                 detail: defect.clone(),
             });
         }
-        let input = CompiledSchema::compile(&definition.tool.input_schema)
-            .map_err(|e| invalid("input", e))?;
+        let input = match definition.forwarded {
+            true => None,
+            false => Some(
+                CompiledSchema::compile(&definition.tool.input_schema)
+                    .map_err(|e| invalid("input", e))?,
+            ),
+        };
         let output = match &definition.tool.output_schema {
+            Some(_) if definition.forwarded => None,
             Some(schema) => {
                 // The spec's `outputSchema` describes `structuredContent`, an object.
                 if schema.get("type").and_then(Value::as_str) != Some("object") {
@@ -164,7 +172,7 @@ impl RegisteredTool {
             None => None,
         };
         let mut definition = definition;
-        if let Some(schema) = &definition.tool.output_schema {
+        if let (Some(schema), false) = (&definition.tool.output_schema, definition.forwarded) {
             definition.handler = conforming(definition.handler, Value::Object(schema.clone()));
         }
         // Clients must refuse a tool whose annotations break SEP-2243: it could never be called.
@@ -194,7 +202,7 @@ fn conforming(handler: Arc<ToolHandler>, schema: Value) -> Arc<ToolHandler> {
         let call = handler(arguments, ctx);
         let schema = schema.clone();
         Box::pin(async move {
-            let mut result = call.await;
+            let mut result = call.await?;
             if let Some(structured) = &mut result.structured_content {
                 let original = structured.clone();
                 if omit_disallowed_nulls(structured, &schema) {
@@ -207,7 +215,7 @@ fn conforming(handler: Arc<ToolHandler>, schema: Value) -> Arc<ToolHandler> {
                     }
                 }
             }
-            result
+            Ok(result)
         })
     })
 }

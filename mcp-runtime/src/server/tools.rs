@@ -68,9 +68,9 @@ pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, Err
         };
         return Some(Ok(CallToolResult::error(message).into()));
     }
-    if server.inner.options.validate_input {
+    if let (true, Some(input)) = (server.inner.options.validate_input, &tool.input) {
         let arguments = Value::Object(params.arguments.take().unwrap_or_default());
-        if let Err(violation) = tool.input.validate(&arguments) {
+        if let Err(violation) = input.validate(&arguments) {
             return Some(Ok(CallToolResult::error(format!(
                 "Invalid arguments for tool {name}: {violation}"
             ))
@@ -97,7 +97,7 @@ pub(super) async fn run(
     let handler = &tool.definition.handler;
     let call = async { handler(arguments, ctx.clone()).await };
     let result = match AssertUnwindSafe(call).catch_unwind().await {
-        Ok(result) => result,
+        Ok(result) => result?,
         Err(panic) => {
             let reason = panic_message(panic.as_ref());
             tracing::error!(tool = %name, %reason, "a tool handler panicked");

@@ -35,6 +35,7 @@ mod memory_budget;
 mod middleware;
 mod otel_phoenix;
 mod protocol_schemas;
+mod proxy;
 mod server_context;
 mod server_protocol;
 mod shared_sessions;

@@ -339,6 +339,7 @@ enum ResourceErrorKind {
     NotFound,
     InvalidUri(String),
     Failed(String),
+    Answered(ErrorObject),
 }
 
 impl ResourceError {
@@ -363,6 +364,14 @@ impl ResourceError {
         }
     }
 
+    /// Reading is answered with `error` as it is (a gateway's: the error of the server it read
+    /// from).
+    pub fn answered(error: ErrorObject) -> Self {
+        ResourceError {
+            kind: ResourceErrorKind::Answered(error),
+        }
+    }
+
     /// Whether the resource was not found.
     pub fn is_not_found(&self) -> bool {
         self.kind == ResourceErrorKind::NotFound
@@ -374,6 +383,7 @@ impl ResourceError {
             ResourceErrorKind::NotFound => ErrorObject::resource_not_found(uri, version),
             ResourceErrorKind::InvalidUri(message) => ErrorObject::invalid_params(message.clone()),
             ResourceErrorKind::Failed(message) => ErrorObject::internal_error(message.clone()),
+            ResourceErrorKind::Answered(error) => error.clone(),
         }
     }
 }
@@ -385,6 +395,7 @@ impl fmt::Display for ResourceError {
             ResourceErrorKind::InvalidUri(message) | ResourceErrorKind::Failed(message) => {
                 f.write_str(message)
             }
+            ResourceErrorKind::Answered(error) => f.write_str(&error.message),
         }
     }
 }

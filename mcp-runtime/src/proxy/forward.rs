@@ -1,0 +1,267 @@
+//! Forwarding one request upstream: its progress back, its cancellation on, what the upstream
+//! asks during it to the downstream client, and, for a 2026-07-28 client that is asked in
+//! rounds, the upstream request kept waiting between them.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_core::progress::ProgressNotificationParams;
+use mcp_core::{ErrorCode, ErrorObject};
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Shared;
+use crate::client::{AskedInput, ClientError, RequestOptions};
+use crate::connection::PeerRequestError;
+use crate::handler::{ClientRequestError, RequestContext};
+
+/// How long an upstream request waits for a 2026-07-28 client to come back with the answer to
+/// what it asked; then it is cancelled.
+pub const PARKED_FOR: Duration = Duration::from_secs(300);
+
+/// The most upstream requests that wait for their clients' answers at once; a request that
+/// would be one more is refused.
+pub const MAX_PARKED: usize = 1024;
+
+/// The answer of a forwarded request, as JSON.
+type Call = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;
+
+/// A request under way upstream.
+pub(super) struct Forward {
+    method: &'static str,
+    call: Call,
+    /// What the upstream asks during it.
+    asks: mpsc::Receiver<AskedInput>,
+    progress: mpsc::UnboundedReceiver<ProgressNotificationParams>,
+    /// Cancels the upstream request.
+    cancel: CancellationToken,
+    /// What the upstream asked that the downstream client has yet to answer, under its key.
+    waiting: Option<(String, AskedInput)>,
+    /// How many things the upstream asked during it.
+    asked: usize,
+}
+
+/// The key of the request state that finds a parked request again.
+#[derive(Serialize, Deserialize)]
+struct Resume {
+    parked: String,
+}
+
+/// The upstream requests waiting for their 2026-07-28 clients' next rounds, by a random id.
+#[derive(Default)]
+pub(super) struct Parked {
+    calls: Arc<Mutex<HashMap<String, Forward>>>,
+}
+
+impl Parked {
+    /// Keeps `forward` for at most [`PARKED_FOR`]; its id, or `None` when too many wait.
+    fn park(&self, forward: Forward) -> Option<String> {
+        let mut calls = self.calls.lock();
+        if calls.len() >= MAX_PARKED {
+            return None;
+        }
+        let id = crate::server::tasks::fresh_id();
+        calls.insert(id.clone(), forward);
+        let calls = Arc::downgrade(&self.calls);
+        let expiring = id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(PARKED_FOR).await;
+            // Dropped, the upstream request is cancelled.
+            let expired = calls
+                .upgrade()
+                .and_then(|calls| calls.lock().remove(&expiring));
+            if let Some(forward) = expired {
+                tracing::info!(
+                    method = forward.method,
+                    "an upstream request waited too long for its client's answer"
+                );
+            }
+        });
+        Some(id)
+    }
+
+    fn take(&self, id: &str) -> Option<Forward> {
+        self.calls.lock().remove(id)
+    }
+}
+
+impl Shared {
+    /// Forwards request `method` with `params` for the downstream request `ctx`, and returns
+    /// the upstream's result.
+    pub(super) async fn forward(
+        &self,
+        method: &'static str,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> Result<Value, ErrorObject> {
+        let mut forward = match ctx.request_state::<Resume>() {
+            Some(resume) => self.parked.take(&resume.parked).ok_or_else(|| {
+                ErrorObject::invalid_params(format!(
+                    "{method} waited upstream for an answer that did not come in time (or the \
+                     request went to another instance of the gateway): send it again without \
+                     inputResponses and requestState"
+                ))
+            })?,
+            None => self.start(method, params),
+        };
+        loop {
+            if let Some((key, asked)) = forward.waiting.take() {
+                let asking = ctx.input(&key).request(asked.request().clone());
+                // The upstream may end the request (or die) while the client thinks.
+                let answer = tokio::select! {
+                    answer = asking => answer,
+                    outcome = &mut forward.call => {
+                        return outcome.map_err(|error| upstream_error(method, error));
+                    }
+                };
+                match answer {
+                    Ok(answer) => asked.answer(Ok(answer)),
+                    Err(ClientRequestError::InputRequired { .. }) => {
+                        // The client answers in its next round: the upstream request waits.
+                        forward.waiting = Some((key, asked));
+                        return match self.parked.park(forward) {
+                            Some(parked) => {
+                                ctx.keep_request_state(&Resume { parked });
+                                Err(ErrorObject::internal_error(
+                                    "waiting for the client's input",
+                                ))
+                            }
+                            None => Err(ErrorObject::new(
+                                ErrorCode::INTERNAL_ERROR,
+                                format!(
+                                    "{method} cannot wait for the client's input: {MAX_PARKED} \
+                                     requests already do; try again later"
+                                ),
+                            )),
+                        };
+                    }
+                    Err(refused) => asked.answer(Err(downstream_refusal(&refused))),
+                }
+            }
+            tokio::select! {
+                outcome = &mut forward.call => {
+                    // Progress sent just before the result comes before it.
+                    while let Ok(progress) = forward.progress.try_recv() {
+                        relay(ctx, progress).await;
+                    }
+                    return outcome.map_err(|error| upstream_error(method, error));
+                }
+                Some(asked) = forward.asks.recv() => {
+                    forward.asked += 1;
+                    forward.waiting = Some((format!("upstream-{}", forward.asked), asked));
+                }
+                Some(progress) = forward.progress.recv() => relay(ctx, progress).await,
+                () = ctx.cancelled() => {
+                    forward.cancel.cancel();
+                    return Err(ErrorObject::internal_error(format!("{method} was cancelled")));
+                }
+            }
+        }
+    }
+
+    /// Sends `method` upstream.
+    fn start(&self, method: &'static str, params: Value) -> Forward {
+        let (asking, asks) = mpsc::channel(1);
+        let (reporting, progress) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let options = RequestOptions::new()
+            .ask_through(asking)
+            .progress(reporting)
+            .cancel_on(cancel.clone());
+        let client = self.client.clone();
+        let call = Box::pin(async move { client.request_json(method, params, options).await });
+        Forward {
+            method,
+            call,
+            asks,
+            progress,
+            cancel,
+            waiting: None,
+            asked: 0,
+        }
+    }
+
+    /// `completion/complete`, forwarded; an upstream that fails completes nothing.
+    pub(super) async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: &RequestContext,
+    ) -> Option<CompleteResult> {
+        let params = serde_json::to_value(&params).ok()?;
+        let outcome = self.forward("completion/complete", params, ctx).await;
+        let completed = outcome.and_then(|value| decoded("completion/complete", value));
+        match completed {
+            Ok(result) => Some(result),
+            Err(error) => {
+                tracing::warn!(%error, "the upstream's completion failed");
+                Some(CompleteResult::new(Vec::new()))
+            }
+        }
+    }
+}
+
+/// Reports the upstream's `progress` to the downstream client, if it asked for progress.
+async fn relay(ctx: &RequestContext, progress: ProgressNotificationParams) {
+    match (progress.message, progress.total) {
+        (Some(message), total) => {
+            ctx.progress_with_message(progress.progress, total, message)
+                .await;
+        }
+        (None, Some(total)) => ctx.progress(progress.progress, total).await,
+        (None, None) => {
+            let done = progress.progress.to_string();
+            ctx.progress_with_message(progress.progress, None, done)
+                .await;
+        }
+    }
+}
+
+/// The upstream's answer to `method`, decoded as `T`.
+pub(super) fn decoded<T: serde::de::DeserializeOwned>(
+    method: &str,
+    value: Value,
+) -> Result<T, ErrorObject> {
+    serde_json::from_value(value).map_err(|e| {
+        ErrorObject::internal_error(format!(
+            "the server behind this gateway answered {method} with something that is not its \
+             result: {e}"
+        ))
+    })
+}
+
+/// The downstream client's error for what the upstream asked for, as the upstream gets it.
+fn downstream_refusal(refused: &ClientRequestError) -> ErrorObject {
+    match refused {
+        ClientRequestError::MissingCapability { .. }
+        | ClientRequestError::NoChannel { .. }
+        | ClientRequestError::NoSession { .. } => ErrorObject::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("the client behind this gateway cannot answer: {refused}"),
+        ),
+        ClientRequestError::Peer {
+            source: PeerRequestError::Refused(error),
+            ..
+        } => error.clone(),
+        _ => ErrorObject::internal_error(refused.to_string()),
+    }
+}
+
+/// The downstream error for a forwarded `method` that failed upstream with `error`.
+pub(super) fn upstream_error(method: &str, error: ClientError) -> ErrorObject {
+    match error {
+        ClientError::Server { error, .. } => error,
+        ClientError::Disconnected => ErrorObject::internal_error(format!(
+            "{method} failed: the server behind this gateway is gone (its connection closed)"
+        )),
+        other => ErrorObject::internal_error(format!(
+            "{method} failed on the server behind this gateway: {other}"
+        )),
+    }
+}

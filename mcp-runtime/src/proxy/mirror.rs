@@ -1,0 +1,187 @@
+//! The upstream's tools, prompts, resources and templates as definitions of the server, each
+//! with a handler that forwards; and replacing them when the upstream's lists change.
+
+use std::sync::Arc;
+
+use mcp_core::prompts::{GetPromptResult, Prompt};
+use mcp_core::resources::{ReadResourceResult, Resource, ResourceTemplate};
+use mcp_core::tools::{CallToolResult, TaskSupport, Tool};
+use serde_json::json;
+
+use super::forward::decoded;
+use super::{Offered, Shared};
+use crate::client::RequestOptions;
+use crate::prompt::PromptDefinition;
+use crate::resource::{ResourceDefinition, ResourceError, ResourceTemplateDefinition};
+use crate::server::registry::{Origin, Registry, RegistryError, ResourceKind};
+use crate::tool::{ToolDefinition, ToolHandler};
+
+/// The upstream's tool `tool`: its calls are forwarded, and its description is the upstream's
+/// as it is. A tool that must run as a task upstream is called as one there.
+pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
+    let shared = shared.clone();
+    let name: Arc<str> = tool.name.as_str().into();
+    let as_task = tool
+        .execution
+        .as_ref()
+        .and_then(|e| e.task_support)
+        .is_some_and(|support| support == TaskSupport::Required);
+    let handler: Arc<ToolHandler> = Arc::new(move |arguments, ctx| {
+        let shared = shared.clone();
+        let name = name.clone();
+        Box::pin(async move {
+            if as_task {
+                let task = shared
+                    .client
+                    .call_tool_as_task(&name, arguments, RequestOptions::new())
+                    .await
+                    .map_err(|e| super::forward::upstream_error("tools/call", e))?;
+                return task
+                    .wait()
+                    .await
+                    .map_err(|e| super::forward::upstream_error("tools/call", e));
+            }
+            let params = json!({"name": &*name, "arguments": arguments});
+            let result = shared.forward("tools/call", params, &ctx).await?;
+            decoded::<CallToolResult>("tools/call", result)
+        })
+    });
+    let mut definition = ToolDefinition::with_handler(tool, handler);
+    definition.forwarded = true;
+    definition
+}
+
+/// The upstream's prompt `prompt`, got from the upstream.
+pub(super) fn prompt(shared: &Arc<Shared>, prompt: Prompt) -> PromptDefinition {
+    let shared = shared.clone();
+    let name = prompt.name.clone();
+    let mut definition = PromptDefinition::new(prompt.name.clone(), move |arguments, ctx| {
+        let shared = shared.clone();
+        let params = json!({"name": &name, "arguments": arguments});
+        async move {
+            let result = shared.forward("prompts/get", params, &ctx).await?;
+            decoded::<GetPromptResult>("prompts/get", result)
+        }
+    });
+    definition.prompt = prompt;
+    definition
+}
+
+/// The upstream's resource `resource`, read from the upstream.
+pub(super) fn resource(shared: &Arc<Shared>, resource: Resource) -> ResourceDefinition {
+    let shared = shared.clone();
+    let uri = resource.uri.clone();
+    let mut definition =
+        ResourceDefinition::new(resource.uri.clone(), resource.name.clone(), move |ctx| {
+            let shared = shared.clone();
+            let uri = uri.clone();
+            async move { shared.read(uri, ctx).await }
+        });
+    definition.resource = resource;
+    definition
+}
+
+/// The upstream's template `template`, its resources read from the upstream; `None` (with a
+/// warning) when its URI template is not one this server can match.
+pub(super) fn template(
+    shared: &Arc<Shared>,
+    template: ResourceTemplate,
+) -> Option<ResourceTemplateDefinition> {
+    let shared = shared.clone();
+    let reader = move |uri: String, _, ctx| {
+        let shared = shared.clone();
+        async move { shared.read(uri, ctx).await }
+    };
+    match ResourceTemplateDefinition::new(&template.uri_template, template.name.clone(), reader) {
+        Ok(mut definition) => {
+            definition.template = template;
+            Some(definition)
+        }
+        Err(error) => {
+            tracing::warn!(
+                template = %template.uri_template,
+                %error,
+                "the upstream's resource template is left out"
+            );
+            None
+        }
+    }
+}
+
+impl Shared {
+    /// `resources/read` of `uri`, forwarded.
+    async fn read(
+        &self,
+        uri: String,
+        ctx: crate::handler::RequestContext,
+    ) -> Result<Vec<mcp_core::resources::ResourceContents>, ResourceError> {
+        let params = json!({"uri": uri});
+        let answered = |error| ResourceError::answered(error);
+        let result = self
+            .forward("resources/read", params, &ctx)
+            .await
+            .map_err(answered)?;
+        let result: ReadResourceResult = decoded("resources/read", result).map_err(answered)?;
+        Ok(result.contents)
+    }
+}
+
+/// Replaces the tools of `before` with those of `after`.
+pub(super) fn replace_tools(
+    shared: &Arc<Shared>,
+    registry: &Registry,
+    before: &Offered,
+    after: &Offered,
+) -> Result<(), RegistryError> {
+    for gone in &before.tools {
+        registry.tools.remove(&gone.name);
+    }
+    for added in &after.tools {
+        registry.add_tool(tool(shared, added.clone()), Origin::Dynamic)?;
+    }
+    Ok(())
+}
+
+/// Replaces the prompts of `before` with those of `after`.
+pub(super) fn replace_prompts(
+    shared: &Arc<Shared>,
+    registry: &Registry,
+    before: &Offered,
+    after: &Offered,
+) -> Result<(), RegistryError> {
+    for gone in &before.prompts {
+        registry.prompts.remove(&gone.name);
+    }
+    for added in &after.prompts {
+        registry.add_prompt(prompt(shared, added.clone()), Origin::Dynamic)?;
+    }
+    Ok(())
+}
+
+/// Replaces the resources and templates of `before` with those of `after`.
+pub(super) fn replace_resources(
+    shared: &Arc<Shared>,
+    registry: &Registry,
+    before: &Offered,
+    after: &Offered,
+) -> Result<(), RegistryError> {
+    for gone in &before.resources {
+        registry.resources.remove(&gone.uri);
+    }
+    for gone in &before.templates {
+        registry.templates.remove(&gone.uri_template);
+    }
+    for added in &after.resources {
+        let name = added.name.clone();
+        let definition = ResourceKind::Direct(resource(shared, added.clone()));
+        registry.add_resource(definition, &name, Origin::Dynamic)?;
+    }
+    for added in &after.templates {
+        let name = added.name.clone();
+        if let Some(definition) = template(shared, added.clone()) {
+            let definition = ResourceKind::Template(Ok(definition));
+            registry.add_resource(definition, &name, Origin::Dynamic)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,499 @@
+//! A gateway in front of a real program: `conformance-server` over stdio is the upstream, a
+//! [`Proxy`] mirrors it on a server of this process, and our client drives that server on both
+//! eras, with the upstream on both eras too. Everything the upstream sends or asks for crosses
+//! with exact values.
+
+use std::time::Duration;
+
+use mcp_runtime::client::{McpClient, RequestOptions};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
+use mcp_runtime::protocol::logging::LoggingLevel;
+use mcp_runtime::protocol::messages::ServerNotification;
+use mcp_runtime::protocol::roots::Root;
+use mcp_runtime::protocol::sampling::CreateMessageResult;
+use mcp_runtime::protocol::subscriptions::SubscriptionFilter;
+use mcp_runtime::protocol::{JsonObject, ProtocolVersion};
+use mcp_runtime::proxy::{Proxy, upstream_client};
+use mcp_runtime::resource::{ResourceDefinition, ResourceError, ResourceTemplateDefinition};
+use serde_json::{Value, json};
+use tests::interop::example_binary;
+
+/// `conformance-server` over stdio, mirrored on a server of this process; the upstream speaks
+/// `upstream` (detected when `None`).
+async fn gateway(upstream: Option<ProtocolVersion>) -> (McpServer, McpClient) {
+    let mut command = tokio::process::Command::new(example_binary("conformance-server"));
+    command.arg("stdio");
+    let builder = upstream_client(Implementation::new("gateway", "1.0.0")).capture_stderr();
+    let builder = match upstream {
+        Some(version) => builder.protocol_version(version),
+        None => builder,
+    };
+    let client = builder.connect_stdio(command).await.unwrap();
+    let proxy = Proxy::new(client.clone()).await.unwrap();
+    let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
+        .proxy(proxy)
+        .build()
+        .unwrap();
+    (server, client)
+}
+
+/// A downstream client of `server` that answers everything, speaking `version`.
+async fn downstream(server: McpServer, version: ProtocolVersion) -> McpClient {
+    McpClient::builder(Implementation::new("downstream", "1.0.0"))
+        .protocol_version(version)
+        .log_level(LoggingLevel::Debug)
+        .sampling(|params| async move {
+            let asked = params.messages[0].content.text();
+            let mut answer: CreateMessageResult = serde_json::from_value(json!({
+                "role": "assistant", "content": {"type": "text", "text": format!("echo {asked}")},
+                "model": "test-model"}))
+            .unwrap();
+            answer.stop_reason = Some("endTurn".into());
+            Ok(answer)
+        })
+        .elicitation(|params| async move {
+            let ElicitRequestParams::Form(form) = params else {
+                panic!("a form was asked for");
+            };
+            let content = [
+                (
+                    "username".to_owned(),
+                    ElicitValue::String(form.message.clone()),
+                ),
+                (
+                    "email".to_owned(),
+                    ElicitValue::String("ada@example.com".into()),
+                ),
+            ]
+            .into_iter()
+            .collect();
+            Ok(ElicitResult::accept(content))
+        })
+        .roots(vec![Root::new("file:///work/project")])
+        .connect_in_process(server)
+        .await
+        .unwrap()
+}
+
+const ERAS: [(Option<ProtocolVersion>, ProtocolVersion); 4] = [
+    (
+        Some(ProtocolVersion::V2025_11_25),
+        ProtocolVersion::V2025_11_25,
+    ),
+    (
+        Some(ProtocolVersion::V2025_11_25),
+        ProtocolVersion::V2026_07_28,
+    ),
+    (None, ProtocolVersion::V2025_11_25),
+    (None, ProtocolVersion::V2026_07_28),
+];
+
+/// `result` as JSON, without the name of the server that answered (the gateway signs its
+/// 2026-07-28 results, as every server of this SDK does).
+fn unsigned(result: &impl serde::Serialize) -> Value {
+    let mut value = serde_json::to_value(result).unwrap();
+    if let Some(meta) = value.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove("io.modelcontextprotocol/serverInfo");
+        if meta.is_empty() {
+            value.as_object_mut().unwrap().remove("_meta");
+        }
+    }
+    value
+}
+
+fn text(result: &mcp_runtime::protocol::tools::CallToolResult) -> String {
+    result.content[0].as_text().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_gateway_lists_what_the_upstream_offers_as_it_is() {
+    for (upstream, version) in ERAS {
+        let (server, direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        let strip = |mut tools: Vec<mcp_runtime::protocol::tools::Tool>| {
+            tools.sort_by(|a, b| a.name.cmp(&b.name));
+            serde_json::to_value(tools).unwrap()
+        };
+        assert_eq!(
+            strip(client.list_all_tools().await.unwrap()),
+            strip(direct.list_all_tools().await.unwrap()),
+            "{upstream:?} -> {version}"
+        );
+        assert_eq!(
+            serde_json::to_value(client.list_all_prompts().await.unwrap()).unwrap(),
+            serde_json::to_value(direct.list_all_prompts().await.unwrap()).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(client.list_all_resources().await.unwrap()).unwrap(),
+            serde_json::to_value(direct.list_all_resources().await.unwrap()).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(client.list_all_resource_templates().await.unwrap()).unwrap(),
+            serde_json::to_value(direct.list_all_resource_templates().await.unwrap()).unwrap()
+        );
+    }
+}
+
+#[tokio::test]
+async fn calls_reads_prompts_and_completions_cross_with_their_exact_results() {
+    for (upstream, version) in ERAS {
+        let (server, direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        let call = |name: &'static str| {
+            let client = client.clone();
+            async move { client.call_tool(name, json!({})).await.unwrap() }
+        };
+        assert_eq!(
+            text(&call("test_simple_text").await),
+            "This is a simple text response for testing."
+        );
+        let failed = call("test_error_handling").await;
+        assert!(failed.is_error(), "{upstream:?} -> {version}");
+        assert_eq!(
+            unsigned(&failed),
+            unsigned(
+                &direct
+                    .call_tool("test_error_handling", json!({}))
+                    .await
+                    .unwrap()
+            )
+        );
+        let read = client
+            .read_resource("test://template/7/data")
+            .await
+            .unwrap();
+        assert_eq!(
+            unsigned(&read),
+            unsigned(
+                &direct
+                    .read_resource("test://template/7/data")
+                    .await
+                    .unwrap()
+            )
+        );
+        let prompt = client
+            .get_prompt("test_prompt_with_arguments", [("arg1", "a"), ("arg2", "b")])
+            .await
+            .unwrap();
+        let upstream_prompt = direct
+            .get_prompt("test_prompt_with_arguments", [("arg1", "a"), ("arg2", "b")])
+            .await
+            .unwrap();
+        assert_eq!(unsigned(&prompt), unsigned(&upstream_prompt));
+        let completed = client
+            .complete(
+                serde_json::from_value(json!({
+                    "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                    "argument": {"name": "arg1", "value": "tes"}
+                }))
+                .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(completed.completion.values, ["test", "testing", "tested"]);
+        // A resource the upstream does not list is missing, with the code of the client's era.
+        let missing = client
+            .read_resource("test://nothing-here")
+            .await
+            .unwrap_err();
+        let code = match version {
+            ProtocolVersion::V2026_07_28 => -32602,
+            _ => -32002,
+        };
+        assert_eq!(
+            missing.server_error().map(|e| e.code.0),
+            Some(code),
+            "{upstream:?} -> {version}: {missing}"
+        );
+        // The gateway checks the prompt's arguments as the upstream listed them.
+        let invalid = client
+            .get_prompt("test_prompt_with_arguments", [("arg1", "a")])
+            .await
+            .unwrap_err();
+        assert_eq!(
+            invalid
+                .server_error()
+                .map(|e| (e.code.0, e.message.as_str())),
+            Some((
+                -32602,
+                "Missing required argument(s) for prompt test_prompt_with_arguments: arg2"
+            )),
+            "{upstream:?} -> {version}: {invalid}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn elicitation_and_sampling_are_asked_of_the_client_that_made_the_call() {
+    for (upstream, version) in ERAS {
+        let (server, _direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        let elicited = client
+            .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            text(&elicited),
+            r#"User response: action=accept, content={"username":"Who are you?","email":"ada@example.com"}"#,
+            "{upstream:?} -> {version}"
+        );
+        let sampled = client
+            .call_tool("test_sampling", json!({"prompt": "Say hi"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            text(&sampled),
+            "LLM response: echo Say hi",
+            "{upstream:?} -> {version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_that_asked_for_it() {
+    for (upstream, version) in ERAS {
+        let (server, _direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
+        let result = client
+            .call_tool_with(
+                "test_tool_with_progress",
+                json!({}),
+                RequestOptions::new().progress(sink),
+            )
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "Progress test completed");
+        let mut seen = Vec::new();
+        while let Ok(update) = updates.try_recv() {
+            seen.push((update.progress, update.total));
+        }
+        assert_eq!(
+            seen,
+            [
+                (0.0, Some(100.0)),
+                (50.0, Some(100.0)),
+                (100.0, Some(100.0))
+            ],
+            "{upstream:?} -> {version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_upstreams_logs_reach_the_sessions_at_their_level() {
+    let (server, _direct) = gateway(Some(ProtocolVersion::V2025_11_25)).await;
+    let client = downstream(server, ProtocolVersion::V2025_11_25).await;
+    client.set_logging_level(LoggingLevel::Info).await.unwrap();
+    let mut notifications = client.notifications();
+    let result = client
+        .call_tool("test_tool_with_logging", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Tool with logging executed successfully");
+    let mut logged = Vec::new();
+    while logged.len() < 3 {
+        let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let ServerNotification::LoggingMessage(message) = next {
+            logged.push(message.data);
+        }
+    }
+    assert_eq!(
+        logged,
+        [
+            Value::from("Tool execution started"),
+            Value::from("Tool processing data"),
+            Value::from("Tool execution completed")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_list_change_announced_upstream_is_announced_downstream() {
+    let (server, _direct) = gateway(Some(ProtocolVersion::V2025_11_25)).await;
+    let client = downstream(server, ProtocolVersion::V2025_11_25).await;
+    let mut notifications = client.notifications();
+    let result = client
+        .call_tool("test_trigger_tool_change", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&result),
+        "Announced a tool list change to 1 listener(s)."
+    );
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if matches!(next, ServerNotification::ToolListChanged(_)) {
+            break;
+        }
+    }
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 35);
+}
+
+#[tokio::test]
+async fn tools_added_and_removed_upstream_come_and_go_downstream() {
+    let upstream = McpServer::builder(Implementation::new("upstream", "1.0.0"))
+        .tool(ToolDefinition::new(
+            "first",
+            JsonObject::new(),
+            |_, _| async { "one" },
+        ))
+        .resource_template(
+            ResourceTemplateDefinition::new("notes://{id}", "note", |_, _, _| async {
+                Err::<String, _>(ResourceError::invalid_uri("x is not a note id"))
+            })
+            .unwrap(),
+        )
+        .resource(ResourceDefinition::new("notes://1", "note", |_| async {
+            "the first note"
+        }))
+        .resource_subscriptions()
+        .tools_list_changed()
+        .build()
+        .unwrap();
+    let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
+        .connect_in_process(upstream.clone())
+        .await
+        .unwrap();
+    let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
+        .proxy(Proxy::new(connection).await.unwrap())
+        .build()
+        .unwrap();
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let client = downstream(server.clone(), version).await;
+        let names = |tools: Vec<mcp_runtime::protocol::tools::Tool>| {
+            tools.into_iter().map(|t| t.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(client.list_all_tools().await.unwrap()), ["first"]);
+        // A subscription goes upstream, and the upstream's update comes back.
+        let mut updates = match version {
+            ProtocolVersion::V2025_11_25 => {
+                client.subscribe("notes://1").await.unwrap();
+                None
+            }
+            _ => {
+                let mut filter = SubscriptionFilter::default();
+                filter.resource_subscriptions = Some(vec!["notes://1".into()]);
+                Some(client.listen(filter).await.unwrap())
+            }
+        };
+        let mut notifications = client.notifications();
+        assert!(upstream.notify_resource_updated("notes://1") >= 1);
+        let update = match &mut updates {
+            Some(subscription) => subscription.next().await,
+            None => loop {
+                let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                if matches!(next, ServerNotification::ResourceUpdated(_)) {
+                    break Some(next);
+                }
+            },
+        };
+        let Some(ServerNotification::ResourceUpdated(update)) = update else {
+            panic!("no update: {update:?}");
+        };
+        assert_eq!(update.uri, "notes://1");
+        // An error of the upstream is the downstream's, code and message.
+        let refused = client.read_resource("notes://x").await.unwrap_err();
+        assert_eq!(
+            refused
+                .server_error()
+                .map(|e| (e.code.0, e.message.as_str())),
+            Some((-32602, "x is not a note id"))
+        );
+        let mut notifications = client.notifications();
+        upstream
+            .add_tool(ToolDefinition::new(
+                "second",
+                JsonObject::new(),
+                |_, _| async { "two" },
+            ))
+            .unwrap();
+        upstream.remove_tool("first");
+        // The gateway lists again after each announcement: wait for the list without `first`.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if version == ProtocolVersion::V2025_11_25 {
+                let next = tokio::time::timeout_at(deadline, notifications.recv()).await;
+                assert!(matches!(next, Ok(Ok(_))), "no announcement came");
+            } else {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the list never changed"
+                );
+            }
+            if names(client.list_all_tools().await.unwrap()) == ["second"] {
+                break;
+            }
+        }
+        assert_eq!(
+            text(&client.call_tool("second", json!({})).await.unwrap()),
+            "two"
+        );
+        upstream.remove_tool("second");
+        upstream
+            .add_tool(ToolDefinition::new(
+                "first",
+                JsonObject::new(),
+                |_, _| async { "one" },
+            ))
+            .unwrap();
+        while names(client.list_all_tools().await.unwrap()) != ["first"] {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_that_dies_mid_call_fails_the_call_and_the_gateway_keeps_serving() {
+    let (server, direct) = gateway(Some(ProtocolVersion::V2025_11_25)).await;
+    let (asked, mut hanging) = tokio::sync::mpsc::unbounded_channel();
+    // A client whose user never answers: the upstream's call waits until it dies.
+    let client = McpClient::builder(Implementation::new("downstream", "1.0.0"))
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .elicitation(move |_| {
+            let _ = asked.send(());
+            std::future::pending()
+        })
+        .connect_in_process(server)
+        .await
+        .unwrap();
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+                .await
+        })
+    };
+    hanging.recv().await.unwrap();
+    let pid = direct.process_id().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let failed = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
+    let error = failed.server_error().expect("an error of the gateway");
+    assert_eq!(
+        error.message,
+        "tools/call failed: the server behind this gateway is gone (its connection closed)"
+    );
+    // The gateway still answers what does not need the upstream.
+    client.ping().await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 35);
+}
