@@ -148,6 +148,14 @@ impl ResourceContents {
         }
     }
 
+    /// Sets the URI of the resource these contents belong to.
+    pub fn set_uri(&mut self, uri: impl Into<String>) {
+        match self {
+            ResourceContents::Text(t) => t.uri = uri.into(),
+            ResourceContents::Blob(b) => b.uri = uri.into(),
+        }
+    }
+
     /// The text, when these contents are text.
     ///
     /// ```

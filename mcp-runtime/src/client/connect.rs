@@ -35,6 +35,7 @@ pub const DEFAULT_DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
 const STDERR_KEPT: usize = 64 * 1024;
 
 /// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
+#[derive(Clone)]
 pub struct McpClientBuilder {
     info: Implementation,
     /// The revision asked for, or `None` to detect the server's era.
@@ -244,11 +245,15 @@ impl McpClientBuilder {
         self
     }
 
-    /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`).
+    /// Connects to the Streamable HTTP endpoint at `url` (cargo feature `client-http`). A
+    /// server that refuses every POST with a 4xx status (`404`, `405`, ...) may be one of the
+    /// HTTP+SSE transport of 2024-11-05: as the spec's backwards compatibility asks, the client
+    /// then GETs `url`, and speaks that transport when an `endpoint` event comes first (see
+    /// [`connect_sse`](Self::connect_sse)). When that fails too, the error is the first one.
     #[cfg(feature = "client-http")]
     pub async fn connect_http(mut self, url: impl Into<String>) -> Result<McpClient, ClientError> {
-        let tools = Arc::new(ToolCache::default());
-        let (peer, lines) = Peer::new(self.handlers.clone(), "tcp");
+        let url = url.into();
+        let fallback = self.clone();
         let client = reqwest::Client::builder()
             .default_headers(std::mem::take(&mut self.http_headers))
             .build()
@@ -256,15 +261,49 @@ impl McpClientBuilder {
                 method: "connect",
                 detail: format!("cannot set up the HTTP client: {error}"),
             })?;
+        let (connected, channel) = self.connect_streamable(url.clone(), client).await;
+        let error = match connected {
+            Ok(client) => return Ok(client),
+            Err(error) => error,
+        };
+        let Some(status) = channel.refused_every_post() else {
+            return Err(error);
+        };
+        tracing::info!(
+            %url,
+            %status,
+            "the server refused every POST: trying the HTTP+SSE transport of 2024-11-05"
+        );
+        fallback.connect_sse(url).await.map_err(|sse| {
+            tracing::debug!(%sse, "the HTTP+SSE transport of 2024-11-05 failed too");
+            error
+        })
+    }
+
+    /// Connects over Streamable HTTP with `client`; the outcome, and the channel that tried.
+    #[cfg(feature = "client-http")]
+    async fn connect_streamable(
+        mut self,
+        url: String,
+        client: reqwest::Client,
+    ) -> (
+        Result<McpClient, ClientError>,
+        Arc<super::http::HttpChannel>,
+    ) {
+        let tools = Arc::new(ToolCache::default());
+        let (peer, lines) = Peer::new(self.handlers.clone(), "tcp");
         let channel = Arc::new(super::http::HttpChannel::new(
-            url.into(),
+            url,
             tools.clone(),
             client,
             #[cfg(feature = "client-auth")]
             self.oauth.take(),
         ));
-        tokio::spawn(channel.drive(Arc::downgrade(&peer), lines));
-        self.connect_with(peer, Owned::default(), tools).await
+        tokio::spawn(channel.clone().drive(Arc::downgrade(&peer), lines));
+        (
+            self.connect_with(peer, Owned::default(), tools).await,
+            channel,
+        )
     }
 
     /// Opens the connection over `peer`: detects the era, or performs the handshake.

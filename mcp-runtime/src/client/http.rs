@@ -10,6 +10,7 @@
 //! closing its stream.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -48,6 +49,10 @@ pub(crate) struct HttpChannel {
     inflight: Mutex<HashMap<RequestId, AbortHandle>>,
     /// The task following the standalone GET stream.
     standalone: Mutex<Option<AbortHandle>>,
+    /// Whether the server answered a POST with success yet, and the 4xx status of a POST it
+    /// refused before: what tells a server of the old HTTP+SSE transport.
+    accepted: AtomicBool,
+    refused: AtomicU16,
     /// Gets and presents the OAuth tokens, when the server is protected.
     #[cfg(feature = "client-auth")]
     auth: Option<super::oauth::Authorizer>,
@@ -72,7 +77,18 @@ impl HttpChannel {
             session: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
             standalone: Mutex::new(None),
+            accepted: AtomicBool::new(false),
+            refused: AtomicU16::new(0),
         }
+    }
+
+    /// The 4xx status the server refused the POSTs with, when it accepted none: the spec's
+    /// sign of a server of the HTTP+SSE transport of 2024-11-05 (backwards compatibility).
+    pub(crate) fn refused_every_post(&self) -> Option<StatusCode> {
+        if self.accepted.load(Ordering::Acquire) {
+            return None;
+        }
+        StatusCode::from_u16(self.refused.load(Ordering::Acquire)).ok()
     }
 
     /// Sends the request `build` makes, with the connection's credentials; when the server
@@ -341,6 +357,11 @@ impl HttpChannel {
             Err(failure) => return fail_with(&peer, id, failure),
         };
         let status = response.status();
+        if status.is_success() {
+            self.accepted.store(true, Ordering::Release);
+        } else if status.is_client_error() {
+            self.refused.store(status.as_u16(), Ordering::Release);
+        }
         // Only an answer the server accepted hands out a session: some servers (the Python
         // SDK's) put a fresh id on the 400 they answer a 2026-07-28 probe with, a session that
         // never existed.

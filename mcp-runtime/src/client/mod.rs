@@ -459,6 +459,9 @@ impl McpClient {
         if let Some(sink) = &options.inputs {
             peer.ask_through(id.clone(), sink.clone());
         }
+        if let Some(sink) = &options.notifications {
+            peer.note_through(id.clone(), sink.clone());
+        }
         let answer = peer.expect(id.clone());
         let mut outstanding = Outstanding::new(peer.clone(), id.clone());
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -492,6 +495,9 @@ impl McpClient {
         peer.unwatch(&id);
         if options.inputs.is_some() {
             peer.stop_asking(&id);
+        }
+        if options.notifications.is_some() {
+            peer.stop_noting(&id);
         }
         match answer {
             Ok(Ok(value)) => Ok(value),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use mcp_core::ErrorObject;
 use mcp_core::input::{InputRequest, InputResponse};
+use mcp_core::messages::ServerNotification;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::tasks::Task;
 use tokio::sync::{mpsc, oneshot};
@@ -43,6 +44,7 @@ pub struct RequestOptions {
     pub(crate) task_ttl: Option<Duration>,
     pub(crate) poll_interval: Option<Duration>,
     pub(crate) inputs: Option<mpsc::Sender<AskedInput>>,
+    pub(crate) notifications: Option<mpsc::UnboundedSender<ServerNotification>>,
 }
 
 impl RequestOptions {
@@ -113,6 +115,17 @@ impl RequestOptions {
     /// caller ([`proxy`](crate::proxy)).
     pub fn ask_through(mut self, sink: mpsc::Sender<AskedInput>) -> Self {
         self.inputs = Some(sink);
+        self
+    }
+}
+
+impl RequestOptions {
+    /// Sends the notifications that come on this request's own HTTP stream (its log messages,
+    /// say) to `sink`, instead of [`McpClient::notifications`](super::McpClient::notifications);
+    /// its progress goes to [`progress`](Self::progress) as ever. Over a pipe (stdio) no
+    /// notification says which request it belongs to: they all go to `notifications()`.
+    pub fn notifications(mut self, sink: mpsc::UnboundedSender<ServerNotification>) -> Self {
+        self.notifications = Some(sink);
         self
     }
 }

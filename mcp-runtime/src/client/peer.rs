@@ -52,6 +52,10 @@ pub(crate) struct Peer {
     /// Where what the server asks during a request goes, by the request's id, for the
     /// requests made with [`RequestOptions::ask_through`](super::RequestOptions::ask_through).
     askers: Mutex<HashMap<RequestId, mpsc::Sender<AskedInput>>>,
+    /// Where the notifications that come on a request's stream go, by the request's id, for
+    /// the requests made with
+    /// [`RequestOptions::notifications`](super::RequestOptions::notifications).
+    notes: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
     version: Mutex<ProtocolVersion>,
     /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
     /// recorded when the peer goes.
@@ -137,6 +141,7 @@ impl Peer {
             notifications,
             subscriptions: Mutex::new(HashMap::new()),
             askers: Mutex::new(HashMap::new()),
+            notes: Mutex::new(HashMap::new()),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
             opened: std::time::Instant::now(),
             transport,
@@ -271,6 +276,21 @@ impl Peer {
         self.askers.lock().remove(id);
     }
 
+    /// Sends the notifications that come on the stream of request `id` to `sink`, until
+    /// [`stop_noting`](Self::stop_noting).
+    pub(crate) fn note_through(
+        &self,
+        id: RequestId,
+        sink: mpsc::UnboundedSender<ServerNotification>,
+    ) {
+        self.notes.lock().insert(id, sink);
+    }
+
+    /// Stops sending the notifications of request `id` to its sink.
+    pub(crate) fn stop_noting(&self, id: &RequestId) {
+        self.notes.lock().remove(id);
+    }
+
     /// Where a server request that came on the stream of `related` (or on no request's) goes:
     /// that request's sink; without a request, the sink of the only request in flight with one.
     fn asker(&self, related: Option<&RequestId>) -> Option<mpsc::Sender<AskedInput>> {
@@ -306,6 +326,15 @@ impl Peer {
                 let decoded = ServerNotification::decode(&call.method, call.params.as_ref());
                 if let (Some(id), Ok(notification)) = (&subscription, &decoded) {
                     let sink = self.subscriptions.lock().get(id).cloned();
+                    if let Some(sink) = sink {
+                        let _ = sink.send(notification.clone());
+                        return;
+                    }
+                }
+                if let (Some(id), Ok(notification)) = (related, &decoded)
+                    && !matches!(notification, ServerNotification::Progress(_))
+                {
+                    let sink = self.notes.lock().get(id).cloned();
                     if let Some(sink) = sink {
                         let _ = sink.send(notification.clone());
                         return;
@@ -392,6 +421,7 @@ impl Drop for Outstanding {
         self.peer.unroute_subscription(&id);
         self.peer.unwatch(&id);
         self.peer.stop_asking(&id);
+        self.peer.stop_noting(&id);
         if self.peer.forget(&id) {
             let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": id, "reason": "the client stopped waiting"}});

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_core::messages::ServerNotification;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::{ErrorCode, ErrorObject};
 use parking_lot::Mutex;
@@ -40,6 +41,8 @@ pub(super) struct Forward {
     /// What the upstream asks during it.
     asks: mpsc::Receiver<AskedInput>,
     progress: mpsc::UnboundedReceiver<ProgressNotificationParams>,
+    /// The notifications that come on its stream (its log messages).
+    notes: mpsc::UnboundedReceiver<ServerNotification>,
     /// Cancels the upstream request.
     cancel: CancellationToken,
     /// What the upstream asked that the downstream client has yet to answer, under its key.
@@ -96,7 +99,7 @@ impl Shared {
     /// Forwards request `method` with `params` for the downstream request `ctx`, and returns
     /// the upstream's result.
     pub(super) async fn forward(
-        &self,
+        self: &Arc<Self>,
         method: &'static str,
         params: Value,
         ctx: &RequestContext,
@@ -158,6 +161,7 @@ impl Shared {
                     forward.waiting = Some((format!("upstream-{}", forward.asked), asked));
                 }
                 Some(progress) = forward.progress.recv() => relay(ctx, progress).await,
+                Some(note) = forward.notes.recv() => self.relay_note(ctx, note).await,
                 () = ctx.cancelled() => {
                     forward.cancel.cancel();
                     return Err(ErrorObject::internal_error(format!("{method} was cancelled")));
@@ -170,10 +174,12 @@ impl Shared {
     fn start(&self, method: &'static str, params: Value) -> Forward {
         let (asking, asks) = mpsc::channel(1);
         let (reporting, progress) = mpsc::unbounded_channel();
+        let (noting, notes) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
         let options = RequestOptions::new()
             .ask_through(asking)
             .progress(reporting)
+            .notifications(noting)
             .cancel_on(cancel.clone());
         let client = self.client.clone();
         let call = Box::pin(async move { client.request_json(method, params, options).await });
@@ -182,15 +188,28 @@ impl Shared {
             call,
             asks,
             progress,
+            notes,
             cancel,
             waiting: None,
             asked: 0,
         }
     }
 
+    /// Passes on a notification that came on a forwarded request's stream: a log message to
+    /// the request's client, at its level; anything else as the upstream's other notifications.
+    async fn relay_note(self: &Arc<Self>, ctx: &RequestContext, note: ServerNotification) {
+        match note {
+            ServerNotification::LoggingMessage(message) => match self.logger(message.logger) {
+                Some(logger) => ctx.log_from(message.level, &logger, message.data).await,
+                None => ctx.log(message.level, message.data).await,
+            },
+            other => self.take(other).await,
+        }
+    }
+
     /// `completion/complete`, forwarded; an upstream that fails completes nothing.
     pub(super) async fn complete(
-        &self,
+        self: &Arc<Self>,
         params: CompleteRequestParams,
         ctx: &RequestContext,
     ) -> Option<CompleteResult> {

@@ -19,6 +19,7 @@ use crate::tool::{ToolDefinition, ToolHandler};
 /// The upstream's tool `tool`: its calls are forwarded, and its description is the upstream's
 /// as it is. A tool that must run as a task upstream is called as one there.
 pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
+    let here = shared.namespace().name(&tool.name);
     let shared = shared.clone();
     let name: Arc<str> = tool.name.as_str().into();
     let as_task = tool
@@ -46,6 +47,8 @@ pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
             decoded::<CallToolResult>("tools/call", result)
         })
     });
+    let mut tool = tool;
+    tool.name = here;
     let mut definition = ToolDefinition::with_handler(tool, handler);
     definition.forwarded = true;
     definition
@@ -55,7 +58,8 @@ pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
 pub(super) fn prompt(shared: &Arc<Shared>, prompt: Prompt) -> PromptDefinition {
     let shared = shared.clone();
     let name = prompt.name.clone();
-    let mut definition = PromptDefinition::new(prompt.name.clone(), move |arguments, ctx| {
+    let here = shared.namespace().name(&prompt.name);
+    let mut definition = PromptDefinition::new(here.clone(), move |arguments, ctx| {
         let shared = shared.clone();
         let params = json!({"name": &name, "arguments": arguments});
         async move {
@@ -64,20 +68,22 @@ pub(super) fn prompt(shared: &Arc<Shared>, prompt: Prompt) -> PromptDefinition {
         }
     });
     definition.prompt = prompt;
+    definition.prompt.name = here;
     definition
 }
 
 /// The upstream's resource `resource`, read from the upstream.
 pub(super) fn resource(shared: &Arc<Shared>, resource: Resource) -> ResourceDefinition {
+    let here = shared.namespace().uri(&resource.uri);
     let shared = shared.clone();
     let uri = resource.uri.clone();
-    let mut definition =
-        ResourceDefinition::new(resource.uri.clone(), resource.name.clone(), move |ctx| {
-            let shared = shared.clone();
-            let uri = uri.clone();
-            async move { shared.read(uri, ctx).await }
-        });
+    let mut definition = ResourceDefinition::new(here.clone(), resource.name.clone(), move |ctx| {
+        let shared = shared.clone();
+        let uri = uri.clone();
+        async move { shared.read(uri, ctx).await }
+    });
     definition.resource = resource;
+    definition.resource.uri = here;
     definition
 }
 
@@ -87,14 +93,20 @@ pub(super) fn template(
     shared: &Arc<Shared>,
     template: ResourceTemplate,
 ) -> Option<ResourceTemplateDefinition> {
+    let here = shared.namespace().uri(&template.uri_template);
     let shared = shared.clone();
     let reader = move |uri: String, _, ctx| {
         let shared = shared.clone();
-        async move { shared.read(uri, ctx).await }
+        async move {
+            // The URI matched the template here: it is under the namespace.
+            let uri = shared.namespace().upstream_uri(&uri).unwrap_or(uri);
+            shared.read(uri, ctx).await
+        }
     };
-    match ResourceTemplateDefinition::new(&template.uri_template, template.name.clone(), reader) {
+    match ResourceTemplateDefinition::new(&here, template.name.clone(), reader) {
         Ok(mut definition) => {
             definition.template = template;
+            definition.template.uri_template = here;
             Some(definition)
         }
         Err(error) => {
@@ -111,7 +123,7 @@ pub(super) fn template(
 impl Shared {
     /// `resources/read` of `uri`, forwarded.
     async fn read(
-        &self,
+        self: &Arc<Self>,
         uri: String,
         ctx: crate::handler::RequestContext,
     ) -> Result<Vec<mcp_core::resources::ResourceContents>, ResourceError> {
@@ -121,7 +133,11 @@ impl Shared {
             .forward("resources/read", params, &ctx)
             .await
             .map_err(answered)?;
-        let result: ReadResourceResult = decoded("resources/read", result).map_err(answered)?;
+        let mut result: ReadResourceResult = decoded("resources/read", result).map_err(answered)?;
+        for contents in &mut result.contents {
+            let here = self.namespace().uri(contents.uri());
+            contents.set_uri(here);
+        }
         Ok(result.contents)
     }
 }
@@ -134,7 +150,7 @@ pub(super) fn replace_tools(
     after: &Offered,
 ) -> Result<(), RegistryError> {
     for gone in &before.tools {
-        registry.tools.remove(&gone.name);
+        registry.tools.remove(&shared.namespace().name(&gone.name));
     }
     for added in &after.tools {
         registry.add_tool(tool(shared, added.clone()), Origin::Dynamic)?;
@@ -150,7 +166,9 @@ pub(super) fn replace_prompts(
     after: &Offered,
 ) -> Result<(), RegistryError> {
     for gone in &before.prompts {
-        registry.prompts.remove(&gone.name);
+        registry
+            .prompts
+            .remove(&shared.namespace().name(&gone.name));
     }
     for added in &after.prompts {
         registry.add_prompt(prompt(shared, added.clone()), Origin::Dynamic)?;
@@ -165,11 +183,14 @@ pub(super) fn replace_resources(
     before: &Offered,
     after: &Offered,
 ) -> Result<(), RegistryError> {
+    let namespace = shared.namespace();
     for gone in &before.resources {
-        registry.resources.remove(&gone.uri);
+        registry.resources.remove(&namespace.uri(&gone.uri));
     }
     for gone in &before.templates {
-        registry.templates.remove(&gone.uri_template);
+        registry
+            .templates
+            .remove(&namespace.uri(&gone.uri_template));
     }
     for added in &after.resources {
         let name = added.name.clone();

@@ -44,8 +44,12 @@
 //! # }
 //! ```
 
+mod follow;
 mod forward;
 mod mirror;
+mod mount;
+mod namespace;
+mod subscriptions;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
@@ -53,18 +57,16 @@ use std::sync::{Arc, OnceLock, Weak};
 use mcp_core::capabilities::ServerCapabilities;
 use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::{ClientRequest, ServerNotification};
 use mcp_core::prompts::Prompt;
 use mcp_core::resources::{Resource, ResourceTemplate};
 use mcp_core::subscriptions::SubscriptionFilter;
 use mcp_core::tools::Tool;
 use mcp_core::{Era, ErrorObject};
 use parking_lot::Mutex;
-use tokio::sync::broadcast;
 
-use crate::client::{ClientError, McpClient, McpClientBuilder, Subscription};
-use crate::server::middleware::{self, McpRequest, Next};
-use crate::server::{ListKind, McpServer, McpServerBuilder, ServerInner};
+use crate::client::{ClientError, McpClient, McpClientBuilder};
+use crate::server::{McpServer, ServerInner};
+use namespace::Namespace;
 
 pub use forward::{MAX_PARKED, PARKED_FOR};
 
@@ -97,6 +99,8 @@ struct Shared {
     subscriptions: Mutex<HashMap<String, (usize, Option<tokio::task::AbortHandle>)>>,
     /// The server that mirrors the upstream, once built.
     server: OnceLock<Weak<ServerInner>>,
+    /// The namespace it is mounted under, once mounted.
+    namespace: OnceLock<Namespace>,
 }
 
 /// What the upstream offers.
@@ -112,7 +116,7 @@ struct Offered {
 /// roots, so that the upstream may ask for them during a request, and the proxy asks the
 /// downstream client that made it. What the upstream asks outside any forwarded request (or
 /// over a pipe with several in flight, where it cannot be told which one it belongs to) is
-/// refused; its roots are none.
+/// refused; its roots are none. It asks for all of the upstream's log messages.
 pub fn upstream_client(info: Implementation) -> McpClientBuilder {
     fn unrelated(method: &str) -> ErrorObject {
         ErrorObject::internal_error(format!(
@@ -120,6 +124,9 @@ pub fn upstream_client(info: Implementation) -> McpClientBuilder {
         ))
     }
     McpClient::builder(info)
+        // A 2026-07-28 upstream sends a request's logs only when asked in it: all of them,
+        // for each session to get those at its level.
+        .log_level(LoggingLevel::Debug)
         .sampling(|_| async { Err(unrelated("sampling/createMessage")) })
         .elicitation(|_| async { Err(unrelated("elicitation/create")) })
         .roots(Vec::new())
@@ -152,8 +159,9 @@ impl Proxy {
             parked: forward::Parked::default(),
             subscriptions: Mutex::new(HashMap::new()),
             server: OnceLock::new(),
+            namespace: OnceLock::new(),
         });
-        tokio::spawn(follow(Arc::downgrade(&shared), notifications));
+        tokio::spawn(follow::follow(Arc::downgrade(&shared), notifications));
         // A 2026-07-28 server announces list changes only on a listen stream.
         let capabilities = &shared.capabilities;
         let mut changes = SubscriptionFilter::default();
@@ -166,9 +174,18 @@ impl Proxy {
             && changes != SubscriptionFilter::default()
         {
             let subscription = shared.client.listen(changes).await?;
-            tokio::spawn(listen(Arc::downgrade(&shared), subscription));
+            tokio::spawn(follow::listen(Arc::downgrade(&shared), subscription));
         }
         Ok(Proxy { shared })
+    }
+
+    /// Mirrors `server`, run in this process behind an in-process client: what
+    /// [`mount`](McpServerBuilder::mount) takes to put a local server beside others. The
+    /// server keeps its own state and options.
+    pub async fn in_process(server: McpServer) -> Result<Proxy, ClientError> {
+        let info = server.info().clone();
+        let client = upstream_client(info).connect_in_process(server).await?;
+        Proxy::new(client).await
     }
 
     /// The client connected to the upstream.
@@ -212,235 +229,15 @@ impl Offered {
     }
 }
 
-impl McpServerBuilder {
-    /// Offers what `proxy`'s upstream offers, forwarding every request for it (see
-    /// [`proxy`](crate::proxy)). The server declares what the upstream declares (list changes,
-    /// logging, completions, resource subscriptions), and announces the upstream's list changes.
-    pub fn proxy(self, proxy: Proxy) -> Self {
-        let shared = proxy.shared;
-        let capabilities = &shared.capabilities;
-        let mut builder = self;
-        if capabilities.tools.is_some() {
-            builder = builder.tools_list_changed();
-        }
-        if capabilities.prompts.is_some() {
-            builder = builder.prompts_list_changed();
-        }
-        if capabilities.resources.is_some() {
-            builder = builder.resources_list_changed();
-        }
-        if capabilities.logging.is_some() {
-            builder = builder.logging();
-        }
-        if capabilities.completions.is_some() {
-            let forwarding = shared.clone();
-            builder = builder.completion_handler(move |params, ctx| {
-                let shared = forwarding.clone();
-                async move { shared.complete(params, &ctx).await }
-            });
-        }
-        if capabilities
-            .resources
-            .as_ref()
-            .is_some_and(|r| r.subscribe == Some(true))
-        {
-            let forwarding = shared.clone();
-            builder = builder.resource_subscriptions().layer(middleware::from_fn(
-                move |request: McpRequest, next: Next| {
-                    let shared = forwarding.clone();
-                    async move {
-                        shared.follow_subscription(&request).await?;
-                        next.run(request).await
-                    }
-                },
-            ));
-        }
-        let offered = shared.offered.lock().clone();
-        for tool in offered.tools {
-            builder = builder.tool(mirror::tool(&shared, tool));
-        }
-        for prompt in offered.prompts {
-            builder = builder.prompt(mirror::prompt(&shared, prompt));
-        }
-        for resource in offered.resources {
-            builder = builder.resource(mirror::resource(&shared, resource));
-        }
-        for template in offered.templates {
-            if let Some(definition) = mirror::template(&shared, template) {
-                builder = builder.resource_template(definition);
-            }
-        }
-        builder.after_build(move |server| {
-            let _ = shared.server.set(server.downgrade());
-        })
-    }
-}
-
 impl Shared {
     /// The server mirroring the upstream, while it lives.
     fn server(&self) -> Option<McpServer> {
         McpServer::upgrade(self.server.get()?)
     }
 
-    /// Subscribes upstream for the first downstream subscription to a resource, and
-    /// unsubscribes after the last one.
-    async fn follow_subscription(
-        self: &Arc<Self>,
-        request: &McpRequest,
-    ) -> Result<(), ErrorObject> {
-        match request.params() {
-            ClientRequest::Subscribe(params) => {
-                self.add_subscriber(&params.uri, "resources/subscribe")
-                    .await?;
-            }
-            // A listen stream's end is not seen here: the upstream stays subscribed to what
-            // one asked for.
-            ClientRequest::SubscriptionsListen(params) => {
-                for uri in params.notifications.resource_subscriptions.iter().flatten() {
-                    self.add_subscriber(uri, "subscriptions/listen").await?;
-                }
-            }
-            ClientRequest::Unsubscribe(params) => {
-                let last = {
-                    let mut counts = self.subscriptions.lock();
-                    match counts.get_mut(&params.uri) {
-                        Some((count, _)) if *count > 1 => {
-                            *count -= 1;
-                            None
-                        }
-                        Some(_) => counts.remove(&params.uri),
-                        None => None,
-                    }
-                };
-                match last {
-                    Some((_, Some(listening))) => listening.abort(),
-                    Some((_, None)) => {
-                        if let Err(error) = self.client.unsubscribe(&params.uri).await {
-                            tracing::warn!(uri = %params.uri, %error, "unsubscribing upstream failed");
-                        }
-                    }
-                    None => {}
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Counts a downstream subscriber of `uri` (asked for by `method`); the first subscribes
-    /// upstream.
-    async fn add_subscriber(self: &Arc<Self>, uri: &str, method: &str) -> Result<(), ErrorObject> {
-        let first = {
-            let mut counts = self.subscriptions.lock();
-            let (count, _) = counts.entry(uri.to_owned()).or_default();
-            *count += 1;
-            *count == 1
-        };
-        if first && let Err(error) = self.subscribe_upstream(uri).await {
-            self.subscriptions.lock().remove(uri);
-            return Err(forward::upstream_error(method, error));
-        }
-        Ok(())
-    }
-
-    /// Subscribes upstream to `uri`: `resources/subscribe`, or on 2026-07-28 a listen stream
-    /// for it, followed until the last downstream subscription goes.
-    async fn subscribe_upstream(self: &Arc<Self>, uri: &str) -> Result<(), ClientError> {
-        if self.client.protocol_version().era() != Era::Stateless {
-            return self.client.subscribe(uri).await;
-        }
-        let mut filter = SubscriptionFilter::default();
-        filter.resource_subscriptions = Some(vec![uri.to_owned()]);
-        let subscription = self.client.listen(filter).await?;
-        let listening = tokio::spawn(listen(Arc::downgrade(self), subscription));
-        if let Some((_, handle)) = self.subscriptions.lock().get_mut(uri) {
-            *handle = Some(listening.abort_handle());
-        }
-        Ok(())
-    }
-
-    /// Lists `kind` again and updates what the server offers.
-    async fn relist(self: &Arc<Self>, kind: ListKind) -> Result<(), ClientError> {
-        let client = &self.client;
-        let mut offered = self.offered.lock().clone();
-        match kind {
-            ListKind::Tools => offered.tools = client.list_all_tools().await?,
-            ListKind::Prompts => offered.prompts = client.list_all_prompts().await?,
-            ListKind::Resources => {
-                offered.resources = client.list_all_resources().await?;
-                offered.templates = client.list_all_resource_templates().await?;
-            }
-        }
-        let before = std::mem::replace(&mut *self.offered.lock(), offered.clone());
-        let Some(server) = self.server() else {
-            return Ok(());
-        };
-        server.change_list(kind, |registry| {
-            let outcome = match kind {
-                ListKind::Tools => mirror::replace_tools(self, registry, &before, &offered),
-                ListKind::Prompts => mirror::replace_prompts(self, registry, &before, &offered),
-                ListKind::Resources => mirror::replace_resources(self, registry, &before, &offered),
-            };
-            if let Err(error) = outcome {
-                tracing::warn!(%error, "the upstream's new list could not be mirrored in full");
-            }
-        });
-        Ok(())
-    }
-}
-
-/// Follows the upstream's notifications while the proxy lives.
-async fn follow(shared: Weak<Shared>, mut notifications: broadcast::Receiver<ServerNotification>) {
-    loop {
-        let notification = match notifications.recv().await {
-            Ok(notification) => notification,
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "the proxy missed notifications of the upstream");
-                continue;
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        shared.take(notification).await;
-    }
-}
-
-/// Follows a `subscriptions/listen` stream of a 2026-07-28 upstream while the proxy lives.
-async fn listen(shared: Weak<Shared>, mut subscription: Subscription) {
-    while let Some(notification) = subscription.next().await {
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        shared.take(notification).await;
-    }
-}
-
-impl Shared {
-    /// Passes on a notification of the upstream: list changes (after listing again), resource
-    /// updates and logs.
-    async fn take(self: &Arc<Self>, notification: ServerNotification) {
-        let kind = match notification {
-            ServerNotification::ToolListChanged(_) => ListKind::Tools,
-            ServerNotification::PromptListChanged(_) => ListKind::Prompts,
-            ServerNotification::ResourceListChanged(_) => ListKind::Resources,
-            ServerNotification::ResourceUpdated(params) => {
-                if let Some(server) = self.server() {
-                    server.notify_resource_updated(&params.uri);
-                }
-                return;
-            }
-            ServerNotification::LoggingMessage(params) => {
-                if let Some(server) = self.server() {
-                    server.log_to_sessions(params);
-                }
-                return;
-            }
-            _ => return,
-        };
-        if let Err(error) = self.relist(kind).await {
-            tracing::warn!(%error, ?kind, "listing the upstream again failed");
-        }
+    /// The namespace the upstream is mounted under (none until mounted).
+    fn namespace(&self) -> &Namespace {
+        static NONE: Namespace = Namespace::none();
+        self.namespace.get().unwrap_or(&NONE)
     }
 }

@@ -187,6 +187,25 @@ impl McpServerBuilder {
         }
     }
 
+    /// Tries `handler` for completions after the completion handler set so far (if any).
+    pub(crate) fn also_complete_with(mut self, handler: CompletionHandler) -> Self {
+        let Some(first) = self.completion_handler.take() else {
+            self.completion_handler = Some(handler);
+            return self;
+        };
+        self.completion_handler = Some(Arc::new(move |params, ctx| {
+            let first = first.clone();
+            let then = handler.clone();
+            Box::pin(async move {
+                match first(params.clone(), ctx.clone()).await {
+                    Some(result) => Some(result),
+                    None => then(params, ctx).await,
+                }
+            })
+        }));
+        self
+    }
+
     /// Runs `hook` on the server once it is built.
     pub(crate) fn after_build(mut self, hook: impl FnOnce(&McpServer) + Send + 'static) -> Self {
         self.after_build.push(Box::new(hook));

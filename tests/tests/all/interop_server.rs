@@ -130,6 +130,11 @@ async fn our_client_uses_a_typescript_server_over_the_old_sse_transport() {
     let server = HttpExample::spawn(command);
     let client = builder().connect_sse(server.url.clone()).await.unwrap();
     exercise(client).await;
+    // Given the URL as a Streamable HTTP endpoint, the client falls back as the spec says: the
+    // official server refuses the POSTs with 404, and the GET opens the old transport.
+    let client = builder().connect_http(server.url.clone()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    exercise(client).await;
 }
 
 #[tokio::test]

@@ -200,6 +200,23 @@ async fn our_client_speaks_the_old_transport_to_our_server() {
         .unwrap();
     assert_eq!(sum, 5);
     client.close().await.unwrap();
+    // `connect_http` at the SSE endpoint: the POSTs get 405, and the client falls back to GET.
+    let client = mcp_runtime::client::McpClient::builder(server_info!())
+        .connect_http(format!("{base}/sse"))
+        .await
+        .unwrap();
+    let sum: i64 = client
+        .call_tool_as("add", json!({"a": 4, "b": 5}))
+        .await
+        .unwrap();
+    assert_eq!(sum, 9);
+    client.close().await.unwrap();
+    // Where nothing is served, the GET fails too: the error is the POST's.
+    let refused = mcp_runtime::client::McpClient::builder(server_info!())
+        .connect_http(format!("{base}/nothing-here"))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("404"), "{refused}");
 }
 
 #[tokio::test]

@@ -33,6 +33,7 @@ mod lines_backpressure;
 mod macros_prompts_resources;
 mod memory_budget;
 mod middleware;
+mod mount;
 mod otel_phoenix;
 mod protocol_schemas;
 mod proxy;

@@ -17,7 +17,7 @@ use mcp_runtime::protocol::{JsonObject, ProtocolVersion};
 use mcp_runtime::proxy::{Proxy, upstream_client};
 use mcp_runtime::resource::{ResourceDefinition, ResourceError, ResourceTemplateDefinition};
 use serde_json::{Value, json};
-use tests::interop::example_binary;
+use tests::interop::{HttpExample, example_binary};
 
 /// `conformance-server` over stdio, mirrored on a server of this process; the upstream speaks
 /// `upstream` (detected when `None`).
@@ -496,4 +496,58 @@ async fn an_upstream_that_dies_mid_call_fails_the_call_and_the_gateway_keeps_ser
     // The gateway still answers what does not need the upstream.
     client.ping().await.unwrap();
     assert_eq!(client.list_all_tools().await.unwrap().len(), 35);
+}
+
+#[tokio::test]
+async fn an_http_upstreams_logs_and_questions_reach_the_client_of_the_request() {
+    let upstream = HttpExample::start("conformance-server", &["http", "127.0.0.1:0"]);
+    for upstream_version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
+            .protocol_version(upstream_version)
+            .connect_http(upstream.url.clone())
+            .await
+            .unwrap();
+        let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
+            .proxy(Proxy::new(connection).await.unwrap())
+            .build()
+            .unwrap();
+        for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+            let client = downstream(server.clone(), version).await;
+            if version == ProtocolVersion::V2025_11_25 {
+                client.set_logging_level(LoggingLevel::Info).await.unwrap();
+            }
+            let mut notifications = client.notifications();
+            let result = client
+                .call_tool("test_tool_with_logging", json!({}))
+                .await
+                .unwrap();
+            assert_eq!(text(&result), "Tool with logging executed successfully");
+            let mut logged = Vec::new();
+            while let Ok(Ok(next)) =
+                tokio::time::timeout(Duration::from_millis(500), notifications.recv()).await
+            {
+                if let ServerNotification::LoggingMessage(message) = next {
+                    logged.push(message.data);
+                }
+            }
+            assert_eq!(
+                logged,
+                [
+                    Value::from("Tool execution started"),
+                    Value::from("Tool processing data"),
+                    Value::from("Tool execution completed")
+                ],
+                "{upstream_version} -> {version}"
+            );
+            // Over HTTP each question comes on its request's stream: two calls at once each
+            // reach their own client's user.
+            let other = downstream(server.clone(), version).await;
+            let (first, second) = tokio::join!(
+                client.call_tool("test_elicitation", json!({"message": "first"})),
+                other.call_tool("test_elicitation", json!({"message": "second"})),
+            );
+            assert!(text(&first.unwrap()).contains(r#""username":"first""#));
+            assert!(text(&second.unwrap()).contains(r#""username":"second""#));
+        }
+    }
 }
