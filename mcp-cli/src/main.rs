@@ -17,6 +17,7 @@ mod bench;
 mod commands;
 mod interact;
 mod output;
+mod proxy;
 mod scaffold;
 mod target;
 
@@ -100,6 +101,11 @@ enum Command {
     Complete(Server),
     /// Checks that the server answers.
     Ping(Server),
+    /// Serves another server where its clients are: a program on stdio over Streamable HTTP
+    /// (`mcp proxy --http 127.0.0.1:8000 -- COMMAND ARGS`), a remote server on stdio
+    /// (`mcp proxy --stdio URL`), or every server of a Claude Desktop configuration behind one
+    /// (`mcp proxy --config FILE`), each under its name.
+    Proxy(proxy::ProxyArgs),
     /// Measures the throughput and latency of a tool under load: `mcp bench URL --tool NAME
     /// --args JSON -c N -d SECONDS`.
     Bench(bench::BenchArgs),
@@ -137,6 +143,7 @@ impl Command {
             Command::Complete(_) => "complete",
             Command::Ping(_) => "ping",
             Command::Bench(_) => "bench",
+            Command::Proxy(_) => "proxy",
             Command::New { .. } => "new",
         }
     }
@@ -225,6 +232,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         timeout: Some(Duration::from_secs_f64(cli.timeout)),
         apps: cli.apps,
         client: cli.client,
+        env: Vec::new(),
     };
     let json = cli.json;
     let (server, what) = match cli.command {
@@ -236,6 +244,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             git,
         } => return new(&name, template, path, sdk, git, json),
         Command::Bench(args) => return bench::run(args, &connection, json).await,
+        Command::Proxy(args) => return proxy::run(args, &connection).await,
         Command::Inspect(server) => (server, What::Inspect),
         Command::List { kind, server } => (server, What::List(kind)),
         Command::Call { task, server } => (server, What::Call { task }),

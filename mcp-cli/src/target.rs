@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use mcp_runtime::client::McpClient;
+use mcp_runtime::client::{McpClient, McpClientBuilder};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::protocol::implementation::Implementation;
 use mcp_runtime::protocol::logging::LoggingLevel;
@@ -68,6 +68,8 @@ pub struct Connection {
     pub apps: bool,
     /// The OAuth client to sign in as, when it was registered beforehand.
     pub client: crate::auth::ClientOptions,
+    /// Environment variables of a server program, besides those of `mcp`'s own environment.
+    pub env: Vec<(String, String)>,
 }
 
 impl Connection {
@@ -103,12 +105,23 @@ impl Connection {
 
     /// Connects to `target`.
     pub async fn connect(&self, target: &Target) -> anyhow::Result<McpClient> {
-        let mut builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")))
+        let builder = McpClient::builder(Implementation::new("mcp", env!("CARGO_PKG_VERSION")))
             .elicitation(crate::interact::elicit)
             // The server's log messages show while a tool runs (2026-07-28 asks for them in each
             // request; a handshake-era session sets its level once connected).
             .log_level(LoggingLevel::Info);
-        if let Some(timeout) = self.timeout {
+        self.connect_with(builder, target, true).await
+    }
+
+    /// Connects to `target` with `builder`, set up as these options say (the request timeout
+    /// only when `timed`).
+    pub async fn connect_with(
+        &self,
+        mut builder: McpClientBuilder,
+        target: &Target,
+        timed: bool,
+    ) -> anyhow::Result<McpClient> {
+        if let (Some(timeout), true) = (self.timeout, timed) {
             builder = builder.request_timeout(timeout);
         }
         if let Some(version) = self.protocol_version()? {
@@ -135,7 +148,10 @@ impl Connection {
                     bail!("-H sets HTTP headers; a server on stdio has none");
                 }
                 let mut command = tokio::process::Command::new(program);
-                command.args(args).kill_on_drop(true);
+                command
+                    .args(args)
+                    .envs(self.env.iter().map(|(name, value)| (name, value)))
+                    .kill_on_drop(true);
                 builder
                     .connect_stdio(command)
                     .await

@@ -14,7 +14,7 @@ use mcp_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_core::input::{InputRequest, InputResponse, InputResponses};
 use mcp_core::messages::ServerRequest;
 use mcp_core::render;
-use mcp_core::roots::{ListRootsResult, Root};
+use mcp_core::roots::ListRootsResult;
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_core::tasks::TASKS_EXTENSION;
 use mcp_core::{ErrorObject, ProtocolVersion};
@@ -33,12 +33,17 @@ pub(crate) type SamplingHandler =
 pub(crate) type ElicitationHandler =
     Arc<dyn Fn(ElicitRequestParams) -> Boxed<ElicitResult> + Send + Sync>;
 
+/// Answers `roots/list`.
+pub(crate) type RootsHandler = Arc<dyn Fn() -> Boxed<ListRootsResult> + Send + Sync>;
+
 /// The client's handlers.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
     pub(crate) sampling: Option<SamplingHandler>,
     pub(crate) elicitation: Option<ElicitationHandler>,
-    pub(crate) roots: Option<Arc<Vec<Root>>>,
+    /// Whether the elicitation handler takes URL mode too.
+    pub(crate) url_elicitation: bool,
+    pub(crate) roots: Option<RootsHandler>,
     /// The extensions the client declares, with their settings.
     pub(crate) extensions: Option<CapabilityMap>,
 }
@@ -53,7 +58,12 @@ impl Handlers {
             capabilities.sampling = Some(SamplingCapability::default());
         }
         if self.elicitation.is_some() {
-            capabilities.elicitation = Some(ElicitationCapability::default());
+            let mut elicitation = ElicitationCapability::default();
+            if self.url_elicitation {
+                elicitation.form = Some(Default::default());
+                elicitation.url = Some(Default::default());
+            }
+            capabilities.elicitation = Some(elicitation);
         }
         if self.roots.is_some() {
             capabilities.roots = Some(RootsCapability::default());
@@ -88,7 +98,7 @@ impl Handlers {
                 None => Err(unsupported("elicitation/create")),
             },
             ServerRequest::ListRoots(_) => match &self.roots {
-                Some(roots) => rendered(ListRootsResult::new(roots.as_ref().clone()), version),
+                Some(roots) => rendered(roots().await?, version),
                 None => Err(unsupported("roots/list")),
             },
             other => Err(unsupported(other.method())),

@@ -13,7 +13,7 @@ use mcp_core::implementation::Implementation;
 use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
 use mcp_core::logging::LoggingLevel;
 use mcp_core::meta::keys;
-use mcp_core::roots::Root;
+use mcp_core::roots::{ListRootsResult, Root};
 use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
 use parking_lot::Mutex;
@@ -141,6 +141,13 @@ impl McpClientBuilder {
         self
     }
 
+    /// Declares URL-mode elicitation besides form mode (2025-11-25): the
+    /// [`elicitation`](Self::elicitation) handler then gets `ElicitRequestParams::Url` too.
+    pub fn url_elicitation(mut self) -> Self {
+        self.handlers.url_elicitation = true;
+        self
+    }
+
     /// Declares support of the extension `id` (for example `io.modelcontextprotocol/skills`)
     /// with its `settings` (an empty map when it has none).
     pub fn extension(mut self, id: impl Into<String>, settings: mcp_core::JsonObject) -> Self {
@@ -152,8 +159,23 @@ impl McpClientBuilder {
     }
 
     /// Answers `roots/list` with `roots` (and declares `roots`).
-    pub fn roots(mut self, roots: Vec<Root>) -> Self {
-        self.handlers.roots = Some(Arc::new(roots));
+    pub fn roots(self, roots: Vec<Root>) -> Self {
+        let roots = Arc::new(roots);
+        self.roots_with(move || {
+            let roots = roots.as_ref().clone();
+            async move { Ok(ListRootsResult::new(roots)) }
+        })
+    }
+
+    /// Answers `roots/list` with `handler` (and declares `roots`): for roots that change, or
+    /// that come from elsewhere (a gateway asks its own client). Tell the server of a change
+    /// with [`McpClient::notify_roots_list_changed`].
+    pub fn roots_with<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.roots = Some(Arc::new(move || Box::pin(handler())));
         self
     }
 

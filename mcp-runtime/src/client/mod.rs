@@ -507,6 +507,19 @@ impl McpClient {
         }
     }
 
+    /// Tells the server that the client's roots changed (`notifications/roots/list_changed`,
+    /// 2025 revisions; a 2026-07-28 server asks for the roots with each request that needs
+    /// them, and is told nothing).
+    pub fn notify_roots_list_changed(&self) -> Result<(), ClientError> {
+        if self.protocol_version().era() != mcp_core::Era::Handshake {
+            return Ok(());
+        }
+        self.inner.peer.send(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/roots/list_changed"
+        }))
+    }
+
     /// `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
         self.request::<methods::Ping>(RequestParams::default(), RequestOptions::new())

@@ -116,11 +116,13 @@ struct Offered {
 /// roots, so that the upstream may ask for them during a request, and the proxy asks the
 /// downstream client that made it. What the upstream asks outside any forwarded request (or
 /// over a pipe with several in flight, where it cannot be told which one it belongs to) is
-/// refused; its roots are none. It asks for all of the upstream's log messages.
+/// refused (a server asks again during a request). It asks for all of the upstream's log
+/// messages.
 pub fn upstream_client(info: Implementation) -> McpClientBuilder {
     fn unrelated(method: &str) -> ErrorObject {
         ErrorObject::internal_error(format!(
-            "{method} refused: this gateway asks its own clients only during a request it              forwards, and cannot tell which one this belongs to"
+            "{method} refused: this gateway asks its own clients only during a request it \
+             forwards, and cannot tell which one this belongs to"
         ))
     }
     McpClient::builder(info)
@@ -129,7 +131,8 @@ pub fn upstream_client(info: Implementation) -> McpClientBuilder {
         .log_level(LoggingLevel::Debug)
         .sampling(|_| async { Err(unrelated("sampling/createMessage")) })
         .elicitation(|_| async { Err(unrelated("elicitation/create")) })
-        .roots(Vec::new())
+        .url_elicitation()
+        .roots_with(|| async { Err(unrelated("roots/list")) })
 }
 
 impl Proxy {

@@ -71,6 +71,15 @@ impl McpServerBuilder {
                 },
             ));
         }
+        // A downstream client's new roots are the upstream's to ask for again.
+        let telling = Arc::downgrade(&shared);
+        builder = builder.on_roots_list_changed(move |_| {
+            if let Some(shared) = telling.upgrade()
+                && let Err(error) = shared.client.notify_roots_list_changed()
+            {
+                tracing::debug!(%error, "the upstream was not told of new roots");
+            }
+        });
         let offered = shared.offered.lock().clone();
         for tool in offered.tools {
             builder = builder.tool(mirror::tool(&shared, tool));

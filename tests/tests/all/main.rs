@@ -37,6 +37,7 @@ mod mount;
 mod otel_phoenix;
 mod protocol_schemas;
 mod proxy;
+mod proxy_cli;
 mod server_context;
 mod server_protocol;
 mod shared_sessions;
