@@ -72,6 +72,8 @@ pub struct ToolDefinition {
     pub(crate) task_start: TaskStart,
     /// Its calls go to another server, which checks their arguments and results.
     pub(crate) forwarded: bool,
+    /// What filters pick it by ([`tags`](Self::tags)).
+    pub(crate) tags: Vec<String>,
 }
 
 impl fmt::Debug for ToolDefinition {
@@ -108,6 +110,7 @@ impl ToolDefinition {
             scopes: Vec::new(),
             task_start: TaskStart::default(),
             forwarded: false,
+            tags: Vec::new(),
         }
     }
 
@@ -147,6 +150,26 @@ impl ToolDefinition {
     /// The tool as clients see it.
     pub fn tool(&self) -> &Tool {
         &self.tool
+    }
+
+    /// Tags the server's filters pick the tool by
+    /// ([`ToolFilter::tagged`](crate::server::ToolFilter::tagged)); clients do not see them.
+    pub fn tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        self.tags.extend(tags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Its tags: those given to [`tags`](Self::tags), and those a FastMCP server put in the
+    /// tool's `_meta` (`fastmcp.tags`, or `_fastmcp.tags` before FastMCP 3) for a tool mirrored
+    /// from one.
+    pub(crate) fn all_tags(&self) -> Vec<String> {
+        let meta = self.tool.meta.as_ref();
+        let fastmcp = ["fastmcp", "_fastmcp"]
+            .into_iter()
+            .filter_map(|key| meta?.get(key)?.get("tags")?.as_array())
+            .flatten()
+            .filter_map(|tag| tag.as_str().map(str::to_owned));
+        self.tags.iter().cloned().chain(fastmcp).collect()
     }
 
     /// The tool's name.

@@ -150,7 +150,8 @@ pub(super) fn replace_tools(
     after: &Offered,
 ) -> Result<(), RegistryError> {
     for gone in &before.tools {
-        registry.tools.remove(&shared.namespace().name(&gone.name));
+        let name = shared.namespace().name(&gone.name);
+        registry.tools.remove(registry.shaping.offered_name(&name));
     }
     for added in &after.tools {
         registry.add_tool(tool(shared, added.clone()), Origin::Dynamic)?;

@@ -82,6 +82,8 @@ pub struct McpServerBuilder {
     layers: Layers,
     /// What runs on the built server before `build` returns it (a proxy's follower).
     after_build: Vec<AfterBuild>,
+    /// The transforms and filters of its tools.
+    shaping: super::transform::ToolShaping,
 }
 
 /// What runs on a server once it is built.
@@ -184,7 +186,34 @@ impl McpServerBuilder {
             tasks: None,
             layers: Layers::default(),
             after_build: Vec::new(),
+            shaping: Default::default(),
         }
+    }
+
+    /// Offers the tool defined as `name` (the server's own, or one it mirrors) as `transform`
+    /// says: renamed, its arguments renamed, fixed or described, its description rewritten
+    /// (see [`ToolTransform`](super::ToolTransform)). A transform that names an argument the
+    /// tool lacks fails [`build`](Self::build) (or the tool's registration at run time).
+    pub fn transform_tool(
+        mut self,
+        name: impl Into<String>,
+        transform: super::ToolTransform,
+    ) -> Self {
+        self.shaping.transform(name.into(), transform);
+        self
+    }
+
+    /// Offers only the tools `filter` picks (by name as offered, or by tag), of those the
+    /// server has and those it mirrors; several calls add up.
+    pub fn keep_tools(mut self, filter: super::ToolFilter) -> Self {
+        self.shaping.keep(filter);
+        self
+    }
+
+    /// Never offers the tools `filter` picks (by name as offered, or by tag).
+    pub fn drop_tools(mut self, filter: super::ToolFilter) -> Self {
+        self.shaping.drop(filter);
+        self
     }
 
     /// Tries `handler` for completions after the completion handler set so far (if any).
@@ -604,7 +633,7 @@ impl McpServerBuilder {
 
     /// Builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
-        let registry = Registry::new();
+        let registry = Registry::new(self.shaping);
         if let Selection::Modules(paths) = &self.selection {
             let registered = |path: &str| {
                 let under = |module_path: &str| in_module(module_path, path);

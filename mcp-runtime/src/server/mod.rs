@@ -71,6 +71,7 @@ mod skills;
 mod subscriptions;
 pub(crate) mod tasks;
 mod tools;
+mod transform;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -115,6 +116,7 @@ pub use tasks::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_OWNER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL,
     MAX_TASK_TTL, TaskOptions,
 };
+pub use transform::{ToolFilter, ToolTransform};
 
 use crate::handler::completion::CompletionHandler;
 use crate::handler::extract::FromRequestContext;

@@ -369,11 +369,14 @@ pub(crate) struct Registry {
     pub(crate) resources: Catalog<RegisteredResource>,
     pub(crate) templates: Catalog<RegisteredTemplate>,
     pub(crate) skills: Catalog<RegisteredSkill>,
+    /// The transforms and filters every tool goes through.
+    pub(crate) shaping: super::transform::ToolShaping,
 }
 
 impl Registry {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(shaping: super::transform::ToolShaping) -> Self {
         Registry {
+            shaping,
             tools: Catalog::new("tools"),
             task_tools: std::sync::atomic::AtomicBool::new(false),
             prompts: Catalog::new("prompts"),
@@ -383,11 +386,21 @@ impl Registry {
         }
     }
 
+    /// Adds the tool `definition` as the server's transforms and filters offer it (not at all
+    /// when a filter leaves it out).
     pub(crate) fn add_tool(
         &self,
         definition: ToolDefinition,
         origin: Origin,
     ) -> Result<(), RegistryError> {
+        let name = definition.name().to_owned();
+        let shaped = self
+            .shaping
+            .shape(definition)
+            .map_err(|detail| RegistryError::InvalidTool { tool: name, detail })?;
+        let Some(definition) = shaped else {
+            return Ok(());
+        };
         let registered = RegisteredTool::compile(definition, origin.clone())?;
         let name = registered.definition.name().to_owned();
         let task_support = registered.definition.task_support();

@@ -48,3 +48,4 @@ mod stores;
 mod tasks_2025;
 mod tasks_2026;
 mod telemetry;
+mod transforms;
