@@ -14,7 +14,9 @@ use mcp_runtime::auth::{HostPolicy, JwtVerifier, ResourceServer};
 use mcp_runtime::client::McpClient;
 use mcp_runtime::protocol::implementation::Implementation;
 use mcp_runtime::proxy::{Proxy, upstream_client};
-use mcp_runtime::server::{McpServer, McpServerBuilder};
+use mcp_runtime::request_state::RequestStateCodec;
+use mcp_runtime::server::{McpServer, McpServerBuilder, TaskOptions};
+use mcp_runtime::store::RedisStore;
 use mcp_runtime::transport::Serve;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
 use serde::Deserialize;
@@ -22,8 +24,9 @@ use serde::Deserialize;
 use crate::Server;
 use crate::target::{Connection, Target};
 
-/// The options of `mcp proxy`.
-#[derive(Debug, clap::Args)]
+/// The options of `mcp proxy`. Its `Debug` shows neither the Redis URL (which may carry a
+/// password) nor the key.
+#[derive(clap::Args)]
 pub struct ProxyArgs {
     /// Serve Streamable HTTP at http://ADDRESS/mcp (port 0 picks a free one); without it, serve
     /// on stdin and stdout.
@@ -49,12 +52,50 @@ pub struct ProxyArgs {
     /// /messages?sessionId=ID.
     #[arg(long, requires = "http", conflicts_with = "auth_issuer")]
     legacy_sse: bool,
+    /// Keep sessions, SSE events and tasks in the Redis at URL (redis://HOST:PORT/DB), so that
+    /// several proxies behind a load balancer serve one deployment (each with its own
+    /// upstream).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MCP_REDIS_URL",
+        hide_env_values = true,
+        requires = "http"
+    )]
+    redis: Option<String>,
+    /// The key that seals `requestState` (base64 of at least 32 random bytes), the same on
+    /// every proxy of the deployment; required with --redis.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "MCP_REQUEST_STATE_KEY",
+        hide_env_values = true
+    )]
+    request_state_key: Option<String>,
     /// Serve every server of FILE, in the `mcpServers` format of Claude Desktop's
     /// configuration, each under its name (its tool `read` becomes `NAME_read`).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     #[command(flatten)]
     server: Server,
+}
+
+impl std::fmt::Debug for ProxyArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = |value: bool| if value { "(set)" } else { "(none)" };
+        f.debug_struct("ProxyArgs")
+            .field("http", &self.http)
+            .field("stdio", &self.stdio)
+            .field("hosts", &self.hosts)
+            .field("auth_issuer", &self.auth_issuer)
+            .field("resource", &self.resource)
+            .field("legacy_sse", &self.legacy_sse)
+            .field("redis", &set(self.redis.is_some()))
+            .field("request_state_key", &set(self.request_state_key.is_some()))
+            .field("config", &self.config)
+            .field("server", &self.server)
+            .finish()
+    }
 }
 
 /// A configuration file of Claude Desktop (and other clients): the servers by name.
@@ -84,6 +125,20 @@ enum Upstream {
 
 /// Runs `mcp proxy`.
 pub async fn run(args: ProxyArgs, connection: &Connection) -> anyhow::Result<()> {
+    // The options are checked before any server starts.
+    let codec = match &args.request_state_key {
+        Some(key) => Some(RequestStateCodec::from_base64(key).map_err(|e| {
+            anyhow::anyhow!("--request-state-key (or MCP_REQUEST_STATE_KEY) cannot be used: {e}")
+        })?),
+        None => None,
+    };
+    if args.redis.is_some() && codec.is_none() {
+        bail!(
+            "--redis needs --request-state-key (or MCP_REQUEST_STATE_KEY): every proxy of the \
+             deployment must seal requestState with the same key; make one with \
+             `head -c 32 /dev/urandom | base64`"
+        );
+    }
     let info = Implementation::new("mcp-proxy", env!("CARGO_PKG_VERSION"));
     let builder = match &args.config {
         Some(path) => {
@@ -114,6 +169,10 @@ pub async fn run(args: ProxyArgs, connection: &Connection) -> anyhow::Result<()>
             }
             builder.proxy(Proxy::new(upstream).await?)
         }
+    };
+    let builder = match codec {
+        Some(codec) => builder.request_state_codec(codec),
+        None => builder,
     };
     match args.http.clone() {
         Some(address) => serve_http(builder, &address, &args).await,
@@ -194,7 +253,13 @@ async fn serve_http(
     address: &str,
     args: &ProxyArgs,
 ) -> anyhow::Result<()> {
+    let mut builder = builder;
     let mut options = HttpOptions::default().legacy_sse(args.legacy_sse);
+    if let Some(url) = &args.redis {
+        let redis = RedisStore::connect(url).await?;
+        builder = builder.tasks(TaskOptions::default().store(redis.task_store()));
+        options = options.redis(&redis);
+    }
     if !args.hosts.is_empty() {
         options = options.host_policy(HostPolicy::hosts(args.hosts.clone()).and_loopback());
     }

@@ -228,3 +228,100 @@ fn a_configuration_file_mounts_every_server_under_its_name() {
     drop(proxy);
     std::fs::remove_dir_all(&folder).unwrap();
 }
+
+#[test]
+fn proxies_sharing_a_redis_serve_one_deployment() {
+    let redis = tests::redis::RedisServer::start();
+    let key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    let start = || {
+        let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+        command
+            .args(["proxy", "--http", "127.0.0.1:0", "--redis", &redis.url()])
+            .env("MCP_REQUEST_STATE_KEY", key)
+            .arg("--")
+            .arg(node())
+            .arg(everything())
+            .arg("stdio");
+        HttpExample::spawn(command)
+    };
+    let (first, second) = (start(), start());
+    // Each proxy serves, keeping its sessions in the shared Redis.
+    let mcp = package_binary("mcp-cli", "mcp");
+    for proxy in [&first, &second] {
+        let output = Command::new(&mcp)
+            .args(["call", &proxy.url, "get-sum", "a=2", "b=3", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(result["content"][0]["text"], "The sum of 2 and 3 is 5.");
+    }
+    // A 2025 session opened on one proxy goes on on the other.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let answered = runtime.block_on(async {
+        let http = reqwest::Client::new();
+        let post = |url: &str, session: Option<&str>, body: Value| {
+            let mut request = http
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&body);
+            if let Some(session) = session {
+                request = request.header("mcp-session-id", session);
+            }
+            request.send()
+        };
+        let opened = post(
+            &first.url,
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}),
+        )
+        .await
+        .unwrap();
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(&first.url, Some(&session), initialized).await.unwrap();
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"message": "across"}}});
+        let answer = post(&second.url, Some(&session), call).await.unwrap();
+        assert!(answer.status().is_success(), "{}", answer.status());
+        let body = answer.text().await.unwrap();
+        let data = body
+            .lines()
+            .find_map(|line| line.strip_prefix("data: "))
+            .unwrap_or(&body)
+            .to_owned();
+        serde_json::from_str::<Value>(&data).unwrap()
+    });
+    assert_eq!(answered["result"]["content"][0]["text"], "Echo: across");
+    // Without the key the proxies could not open each other's requestState: refused.
+    let refused = Command::new(package_binary("mcp-cli", "mcp"))
+        .args([
+            "proxy",
+            "--http",
+            "127.0.0.1:0",
+            "--redis",
+            &redis.url(),
+            "--",
+            "true",
+        ])
+        .env_remove("MCP_REQUEST_STATE_KEY")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr).trim(),
+        "mcp: --redis needs --request-state-key (or MCP_REQUEST_STATE_KEY): every proxy of the \
+         deployment must seal requestState with the same key; make one with `head -c 32 \
+         /dev/urandom | base64`"
+    );
+}
