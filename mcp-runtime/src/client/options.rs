@@ -38,13 +38,13 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone, Debug, Default)]
 pub struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
-    pub(crate) progress: Option<mpsc::UnboundedSender<ProgressNotificationParams>>,
+    pub(crate) progress: Option<Sink<ProgressNotificationParams>>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) task_status: Option<mpsc::UnboundedSender<Task>>,
     pub(crate) task_ttl: Option<Duration>,
     pub(crate) poll_interval: Option<Duration>,
     pub(crate) inputs: Option<mpsc::Sender<AskedInput>>,
-    pub(crate) notifications: Option<mpsc::UnboundedSender<ServerNotification>>,
+    pub(crate) notifications: Option<mpsc::Sender<ServerNotification>>,
 }
 
 impl RequestOptions {
@@ -67,7 +67,15 @@ impl RequestOptions {
     /// Sends the request's progress notifications to `sink` (the request carries a
     /// `progressToken`).
     pub fn progress(mut self, sink: mpsc::UnboundedSender<ProgressNotificationParams>) -> Self {
-        self.progress = Some(sink);
+        self.progress = Some(Sink::Unbounded(sink));
+        self
+    }
+
+    /// [`progress`](Self::progress) into a bounded channel: a notification that finds `sink`
+    /// full is dropped (the next one says more), so that a server that floods the client
+    /// with progress cannot make it hold more than the channel's capacity.
+    pub fn bounded_progress(mut self, sink: mpsc::Sender<ProgressNotificationParams>) -> Self {
+        self.progress = Some(Sink::Bounded(sink));
         self
     }
 
@@ -122,11 +130,32 @@ impl RequestOptions {
 impl RequestOptions {
     /// Sends the notifications that come on this request's own HTTP stream (its log messages,
     /// say) to `sink`, instead of [`McpClient::notifications`](super::McpClient::notifications);
-    /// its progress goes to [`progress`](Self::progress) as ever. Over a pipe (stdio) no
-    /// notification says which request it belongs to: they all go to `notifications()`.
-    pub fn notifications(mut self, sink: mpsc::UnboundedSender<ServerNotification>) -> Self {
+    /// its progress goes to [`progress`](Self::progress) as ever. One that finds `sink` full is
+    /// dropped. Over a pipe (stdio) no notification says which request it belongs to: they all
+    /// go to `notifications()`.
+    pub fn notifications(mut self, sink: mpsc::Sender<ServerNotification>) -> Self {
         self.notifications = Some(sink);
         self
+    }
+}
+
+/// Where a request's progress goes: a channel of the caller's, bounded or not.
+#[derive(Clone, Debug)]
+pub(crate) enum Sink<T> {
+    Unbounded(mpsc::UnboundedSender<T>),
+    Bounded(mpsc::Sender<T>),
+}
+
+impl<T> Sink<T> {
+    /// Sends `value`, or drops it when a bounded channel is full (or the receiver is gone).
+    pub(crate) fn send(&self, value: T) {
+        let sent = match self {
+            Sink::Unbounded(sink) => sink.send(value).is_ok(),
+            Sink::Bounded(sink) => sink.try_send(value).is_ok(),
+        };
+        if !sent {
+            tracing::debug!("dropped a progress notification: its receiver is full or gone");
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::answering::Handlers;
+use super::options::Sink;
 use super::{AskedInput, ClientError};
 
 /// What answers a request: its result, or why there is none.
@@ -44,7 +45,7 @@ pub(crate) struct Peer {
     outgoing: mpsc::UnboundedSender<String>,
     handlers: Handlers,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
-    progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParams>>>,
+    progress: Mutex<HashMap<ProgressToken, Sink<ProgressNotificationParams>>>,
     next_id: AtomicI64,
     notifications: broadcast::Sender<ServerNotification>,
     /// The notifications of each open `subscriptions/listen` stream, by its request id.
@@ -55,7 +56,7 @@ pub(crate) struct Peer {
     /// Where the notifications that come on a request's stream go, by the request's id, for
     /// the requests made with
     /// [`RequestOptions::notifications`](super::RequestOptions::notifications).
-    notes: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
+    notes: Mutex<HashMap<RequestId, mpsc::Sender<ServerNotification>>>,
     version: Mutex<ProtocolVersion>,
     /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
     /// recorded when the peer goes.
@@ -233,11 +234,7 @@ impl Peer {
     }
 
     /// Routes the progress notifications of `token` to `sink` until [`unwatch`](Self::unwatch).
-    pub(crate) fn watch(
-        &self,
-        token: ProgressToken,
-        sink: mpsc::UnboundedSender<ProgressNotificationParams>,
-    ) {
+    pub(crate) fn watch(&self, token: ProgressToken, sink: Sink<ProgressNotificationParams>) {
         self.progress.lock().insert(token, sink);
     }
 
@@ -278,11 +275,7 @@ impl Peer {
 
     /// Sends the notifications that come on the stream of request `id` to `sink`, until
     /// [`stop_noting`](Self::stop_noting).
-    pub(crate) fn note_through(
-        &self,
-        id: RequestId,
-        sink: mpsc::UnboundedSender<ServerNotification>,
-    ) {
+    pub(crate) fn note_through(&self, id: RequestId, sink: mpsc::Sender<ServerNotification>) {
         self.notes.lock().insert(id, sink);
     }
 
@@ -336,7 +329,9 @@ impl Peer {
                 {
                     let sink = self.notes.lock().get(id).cloned();
                     if let Some(sink) = sink {
-                        let _ = sink.send(notification.clone());
+                        if sink.try_send(notification.clone()).is_err() {
+                            tracing::debug!("dropped a notification: its receiver is full or gone");
+                        }
                         return;
                     }
                 }
@@ -344,7 +339,7 @@ impl Peer {
                     Ok(ServerNotification::Progress(progress)) => {
                         let sink = self.progress.lock().get(&progress.progress_token).cloned();
                         if let Some(sink) = sink {
-                            let _ = sink.send(progress.clone());
+                            sink.send(progress.clone());
                         }
                         let _ = self
                             .notifications

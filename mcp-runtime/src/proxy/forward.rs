@@ -31,6 +31,10 @@ pub const PARKED_FOR: Duration = Duration::from_secs(300);
 /// would be one more is refused.
 pub const MAX_PARKED: usize = 1024;
 
+/// How many progress notifications, and how many other notifications, of one forwarded request
+/// wait for its client at most.
+const RELAYED: usize = 64;
+
 /// The answer of a forwarded request, as JSON.
 type Call = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;
 
@@ -40,9 +44,9 @@ pub(super) struct Forward {
     call: Call,
     /// What the upstream asks during it.
     asks: mpsc::Receiver<AskedInput>,
-    progress: mpsc::UnboundedReceiver<ProgressNotificationParams>,
+    progress: mpsc::Receiver<ProgressNotificationParams>,
     /// The notifications that come on its stream (its log messages).
-    notes: mpsc::UnboundedReceiver<ServerNotification>,
+    notes: mpsc::Receiver<ServerNotification>,
     /// Cancels the upstream request.
     cancel: CancellationToken,
     /// What the upstream asked that the downstream client has yet to answer, under its key.
@@ -173,12 +177,14 @@ impl Shared {
     /// Sends `method` upstream.
     fn start(&self, method: &'static str, params: Value) -> Forward {
         let (asking, asks) = mpsc::channel(1);
-        let (reporting, progress) = mpsc::unbounded_channel();
-        let (noting, notes) = mpsc::unbounded_channel();
+        // Bounded: an upstream that floods a request with progress or logs, faster than its
+        // client takes them, loses the surplus instead of filling the gateway's memory.
+        let (reporting, progress) = mpsc::channel(RELAYED);
+        let (noting, notes) = mpsc::channel(RELAYED);
         let cancel = CancellationToken::new();
         let options = RequestOptions::new()
             .ask_through(asking)
-            .progress(reporting)
+            .bounded_progress(reporting)
             .notifications(noting)
             .cancel_on(cancel.clone());
         let client = self.client.clone();
