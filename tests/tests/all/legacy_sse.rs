@@ -240,3 +240,34 @@ async fn a_message_written_over_several_lines_is_one_message() {
         .unwrap();
     assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
 }
+
+#[tokio::test]
+async fn a_client_may_keep_as_many_connections_as_the_cap_per_client() {
+    let options = HttpOptions::default()
+        .legacy_sse(true)
+        .max_sessions_per_client(1);
+    let (_http, base) = start(options).await;
+    let (_events, _messages) = open(&base).await;
+    let refused = client().get(format!("{base}/sse")).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "Too Many Requests: this client already has the most connections one may have (1); \
+         close one first"
+    );
+}
+
+#[tokio::test]
+async fn a_connection_idle_for_the_session_timeout_ends() {
+    let options = HttpOptions::default()
+        .legacy_sse(true)
+        .session_idle_timeout(Duration::from_millis(300));
+    let (_http, base) = start(options).await;
+    let (mut events, messages) = open(&base).await;
+    // Nothing is POSTed: the stream ends, and the connection is gone.
+    assert!(events.next(Duration::from_secs(30)).await.is_none());
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let gone = send(&messages, &ping).send().await.unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+}

@@ -10,7 +10,11 @@
 //! Each connection is served as stdio is ([`serve_lines`]), over an in-memory pipe: the POSTed
 //! messages are its input lines, its output lines the stream's events. The pipe's buffer bounds
 //! what a connection holds; a POST waits while it is full. The connection ends when the stream
-//! closes. Both routes check `Host` and `Origin` as the MCP endpoint does. A server with
+//! closes, or when the client has POSTed nothing for the session idle timeout
+//! ([`HttpOptions::session_idle_timeout`](super::HttpOptions::session_idle_timeout)). Connections
+//! count against the sessions' caps, in all and per client address
+//! ([`HttpOptions::max_sessions_per_client`](super::HttpOptions::max_sessions_per_client)). Both
+//! routes check `Host` and `Origin` as the MCP endpoint does. A server with
 //! authorization does not serve this transport: the scopes of each tool are checked against the
 //! token of each request, and a connection's messages carry none.
 //!
@@ -18,10 +22,12 @@
 //! [`serve_lines`]: crate::transport::lines::serve_lines
 
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{OriginalUri, Query, Request, State};
+use axum::extract::{ConnectInfo, OriginalUri, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -44,9 +50,24 @@ pub(crate) struct LegacyConnections {
     open: Mutex<HashMap<String, Arc<Connection>>>,
 }
 
-/// One connection: where its POSTed messages go.
+/// One connection: where its POSTed messages go, who opened it, when it last got one.
 struct Connection {
     input: tokio::sync::Mutex<WriteHalf<DuplexStream>>,
+    client: Option<IpAddr>,
+    active: Mutex<Instant>,
+}
+
+impl Connection {
+    /// Waits until the connection has been idle for `timeout` (its client POSTed nothing).
+    async fn idle(&self, timeout: Duration) {
+        loop {
+            let deadline = *self.active.lock() + timeout;
+            if Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep_until(deadline.into()).await;
+        }
+    }
 }
 
 /// Forgets a connection when its stream is dropped.
@@ -66,12 +87,35 @@ pub(crate) async fn open(
     State(http): State<Arc<HttpState>>,
     _: AllowedHost,
     OriginalUri(uri): OriginalUri,
+    request: Request,
 ) -> Response {
-    let connections = http.legacy.open.lock().len();
+    // Recorded by `serve_http` (axum's `ConnectInfo`); none when served some other way.
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(address)| address.ip());
+    let (connections, of_client) = {
+        let open = http.legacy.open.lock();
+        let of_client = open
+            .values()
+            .filter(|c| c.client.is_some() && c.client == client);
+        (open.len(), of_client.count())
+    };
     if connections + http.sessions.len() >= http.options.max_sessions {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "Service Unavailable: too many sessions; retry later",
+        );
+    }
+    if let Some(max) = http.options.max_sessions_per_client
+        && of_client >= max
+    {
+        return refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "Too Many Requests: this client already has the most connections one may have \
+                 ({max}); close one first"
+            ),
         );
     }
     let id = random_id(16);
@@ -85,12 +129,16 @@ pub(crate) async fn open(
         options,
     ));
     let (output, input) = tokio::io::split(ours);
-    http.legacy.open.lock().insert(
-        id.clone(),
-        Arc::new(Connection {
-            input: tokio::sync::Mutex::new(input),
-        }),
-    );
+    let connection = Arc::new(Connection {
+        input: tokio::sync::Mutex::new(input),
+        client,
+        active: Mutex::new(Instant::now()),
+    });
+    http.legacy
+        .open
+        .lock()
+        .insert(id.clone(), connection.clone());
+    let idle_timeout = http.options.session_idle_timeout;
     // The messages URI sits beside the stream's: `/sse` → `/messages`.
     let path = uri.path();
     let base = path.strip_suffix("sse").unwrap_or(path);
@@ -99,14 +147,18 @@ pub(crate) async fn open(
         http: http.clone(),
         id,
     };
-    // Each line the connection writes is one message; the stream ends with the connection,
-    // and dropping it (the client went away) forgets the connection, whose input then ends.
+    // Each line the connection writes is one message; the stream ends with the connection, or
+    // once the client has been idle too long, and dropping it (the client went away) forgets
+    // the connection, whose input then ends.
     let messages = futures_util::stream::unfold(
-        (BufReader::new(output).lines(), opened),
-        |(mut lines, opened)| async move {
-            let line = lines.next_line().await.ok().flatten()?;
+        (BufReader::new(output).lines(), opened, connection),
+        move |(mut lines, opened, connection)| async move {
+            let line = tokio::select! {
+                line = lines.next_line() => line.ok().flatten()?,
+                () = connection.idle(idle_timeout) => return None,
+            };
             let event = named_event("message", &line);
-            Some((Ok::<_, std::io::Error>(event), (lines, opened)))
+            Some((Ok::<_, std::io::Error>(event), (lines, opened, connection)))
         },
     );
     let events = futures_util::stream::once(async move { Ok(endpoint) }).chain(messages);
@@ -150,6 +202,7 @@ pub(crate) async fn post(
             "Session not found: open a new one with GET on the SSE endpoint",
         );
     };
+    *connection.active.lock() = Instant::now();
     let (parts, body) = request.into_parts();
     let (body, _held) = match json_body(&http, &parts.headers, body).await {
         Ok(read) => read,
