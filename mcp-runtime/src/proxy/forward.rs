@@ -35,24 +35,32 @@ pub const MAX_PARKED: usize = 1024;
 /// wait for its client at most.
 const RELAYED: usize = 64;
 
-/// The answer of a forwarded request, as JSON.
-type Call = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;
+/// The answer of a forwarded request: its result, as JSON or typed.
+pub(super) type Call<T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send>>;
 
 /// A request under way upstream.
-pub(super) struct Forward {
+pub(super) struct Forward<T> {
     method: &'static str,
-    call: Call,
+    call: Call<T>,
     /// What the upstream asks during it.
     asks: mpsc::Receiver<AskedInput>,
     progress: mpsc::Receiver<ProgressNotificationParams>,
     /// The notifications that come on its stream (its log messages).
     notes: mpsc::Receiver<ServerNotification>,
+    /// The states of the task the upstream turned the call into, if it did.
+    tasks: mpsc::UnboundedReceiver<mcp_core::tasks::Task>,
     /// Cancels the upstream request.
     cancel: CancellationToken,
     /// What the upstream asked that the downstream client has yet to answer, under its key.
     waiting: Option<(String, AskedInput)>,
     /// How many things the upstream asked during it.
     asked: usize,
+}
+
+/// A parked request, of whatever result type.
+struct Parking {
+    method: &'static str,
+    forward: Box<dyn std::any::Any + Send>,
 }
 
 /// The key of the request state that finds a parked request again.
@@ -64,18 +72,25 @@ struct Resume {
 /// The upstream requests waiting for their 2026-07-28 clients' next rounds, by a random id.
 #[derive(Default)]
 pub(super) struct Parked {
-    calls: Arc<Mutex<HashMap<String, Forward>>>,
+    calls: Arc<Mutex<HashMap<String, Parking>>>,
 }
 
 impl Parked {
     /// Keeps `forward` for at most [`PARKED_FOR`]; its id, or `None` when too many wait.
-    fn park(&self, forward: Forward) -> Option<String> {
+    fn park<T: Send + 'static>(&self, forward: Forward<T>) -> Option<String> {
         let mut calls = self.calls.lock();
         if calls.len() >= MAX_PARKED {
             return None;
         }
         let id = crate::server::tasks::fresh_id();
-        calls.insert(id.clone(), forward);
+        let method = forward.method;
+        calls.insert(
+            id.clone(),
+            Parking {
+                method,
+                forward: Box::new(forward),
+            },
+        );
         let calls = Arc::downgrade(&self.calls);
         let expiring = id.clone();
         tokio::spawn(async move {
@@ -84,9 +99,9 @@ impl Parked {
             let expired = calls
                 .upgrade()
                 .and_then(|calls| calls.lock().remove(&expiring));
-            if let Some(forward) = expired {
+            if let Some(parking) = expired {
                 tracing::info!(
-                    method = forward.method,
+                    method = parking.method,
                     "an upstream request waited too long for its client's answer"
                 );
             }
@@ -94,8 +109,9 @@ impl Parked {
         Some(id)
     }
 
-    fn take(&self, id: &str) -> Option<Forward> {
-        self.calls.lock().remove(id)
+    fn take<T: 'static>(&self, id: &str) -> Option<Forward<T>> {
+        let parking = self.calls.lock().remove(id)?;
+        parking.forward.downcast().ok().map(|forward| *forward)
     }
 }
 
@@ -108,6 +124,22 @@ impl Shared {
         params: Value,
         ctx: &RequestContext,
     ) -> Result<Value, ErrorObject> {
+        let client = self.client.clone();
+        self.forward_with(method, ctx, move |options| {
+            Box::pin(async move { client.request_json(method, params, options).await })
+        })
+        .await
+    }
+
+    /// [`forward`](Self::forward) of the upstream call that `call` makes with the options it
+    /// is given (where the upstream's questions, progress and notifications go, and what
+    /// cancels it).
+    pub(super) async fn forward_with<T: Send + 'static>(
+        self: &Arc<Self>,
+        method: &'static str,
+        ctx: &RequestContext,
+        call: impl FnOnce(RequestOptions) -> Call<T>,
+    ) -> Result<T, ErrorObject> {
         let mut forward = match ctx.request_state::<Resume>() {
             Some(resume) => self.parked.take(&resume.parked).ok_or_else(|| {
                 ErrorObject::invalid_params(format!(
@@ -116,7 +148,7 @@ impl Shared {
                      inputResponses and requestState"
                 ))
             })?,
-            None => self.start(method, params),
+            None => self.start(method, call),
         };
         loop {
             if let Some((key, asked)) = forward.waiting.take() {
@@ -166,6 +198,11 @@ impl Shared {
                 }
                 Some(progress) = forward.progress.recv() => relay(ctx, progress).await,
                 Some(note) = forward.notes.recv() => self.relay_note(ctx, note).await,
+                // The upstream made the call a task: so does the gateway, for its client
+                // (2026-07-28, where the server decides; a no-op where it is one already).
+                Some(_) = forward.tasks.recv() => {
+                    ctx.start_task().await;
+                }
                 () = ctx.cancelled() => {
                     forward.cancel.cancel();
                     return Err(ErrorObject::internal_error(format!("{method} was cancelled")));
@@ -175,26 +212,33 @@ impl Shared {
     }
 
     /// Sends `method` upstream.
-    fn start(&self, method: &'static str, params: Value) -> Forward {
+    fn start<T>(
+        &self,
+        method: &'static str,
+        call: impl FnOnce(RequestOptions) -> Call<T>,
+    ) -> Forward<T> {
         let (asking, asks) = mpsc::channel(1);
         // Bounded: an upstream that floods a request with progress or logs, faster than its
         // client takes them, loses the surplus instead of filling the gateway's memory.
         let (reporting, progress) = mpsc::channel(RELAYED);
         let (noting, notes) = mpsc::channel(RELAYED);
+        // Unbounded, but the client sends a task's state only when it changed, once a poll.
+        let (following, tasks) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
         let options = RequestOptions::new()
             .ask_through(asking)
             .bounded_progress(reporting)
             .notifications(noting)
+            .task_status(following)
             .cancel_on(cancel.clone());
-        let client = self.client.clone();
-        let call = Box::pin(async move { client.request_json(method, params, options).await });
+        let call = call(options);
         Forward {
             method,
             call,
             asks,
             progress,
             notes,
+            tasks,
             cancel,
             waiting: None,
             asked: 0,

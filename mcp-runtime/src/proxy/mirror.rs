@@ -5,52 +5,51 @@ use std::sync::Arc;
 
 use mcp_core::prompts::{GetPromptResult, Prompt};
 use mcp_core::resources::{ReadResourceResult, Resource, ResourceTemplate};
-use mcp_core::tools::{CallToolResult, TaskSupport, Tool};
+use mcp_core::tools::Tool;
 use serde_json::json;
 
 use super::forward::decoded;
 use super::{Offered, Shared};
-use crate::client::RequestOptions;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceError, ResourceTemplateDefinition};
 use crate::server::registry::{Origin, Registry, RegistryError, ResourceKind};
 use crate::tool::{ToolDefinition, ToolHandler};
 
 /// The upstream's tool `tool`: its calls are forwarded, and its description is the upstream's
-/// as it is. A tool that must run as a task upstream is called as one there.
+/// as it is. A tool that must run as a task upstream is called as one there, and a call the
+/// upstream turns into a task is followed to its end.
 pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
     let here = shared.namespace().name(&tool.name);
+    let stateless = shared.client.protocol_version().era() == mcp_core::Era::Stateless;
     let shared = shared.clone();
     let name: Arc<str> = tool.name.as_str().into();
-    let as_task = tool
-        .execution
-        .as_ref()
-        .and_then(|e| e.task_support)
-        .is_some_and(|support| support == TaskSupport::Required);
     let handler: Arc<ToolHandler> = Arc::new(move |arguments, ctx| {
         let shared = shared.clone();
         let name = name.clone();
         Box::pin(async move {
-            if as_task {
-                let task = shared
-                    .client
-                    .call_tool_as_task(&name, arguments, RequestOptions::new())
-                    .await
-                    .map_err(|e| super::forward::upstream_error("tools/call", e))?;
-                return task
-                    .wait()
-                    .await
-                    .map_err(|e| super::forward::upstream_error("tools/call", e));
-            }
-            let params = json!({"name": &*name, "arguments": arguments});
-            let result = shared.forward("tools/call", params, &ctx).await?;
-            decoded::<CallToolResult>("tools/call", result)
+            // The client's own way of calling a tool: as a task where the tool requires it,
+            // and following a call the upstream turned into a task to its end.
+            let client = shared.client.clone();
+            shared
+                .forward_with("tools/call", &ctx, move |options| {
+                    Box::pin(async move { client.call_tool_with(&name, arguments, options).await })
+                })
+                .await
         })
     });
     let mut tool = tool;
     tool.name = here;
+    // A 2026-07-28 server says nothing of tasks per tool (it turns a call into one when it
+    // likes): its tools may run as tasks here, which a 2025-11-25 client asks of each tool.
+    if stateless && tool.execution.is_none() {
+        let mut execution = mcp_core::tools::ToolExecution::default();
+        execution.task_support = Some(mcp_core::tools::TaskSupport::Optional);
+        tool.execution = Some(execution);
+    }
     let mut definition = ToolDefinition::with_handler(tool, handler);
     definition.forwarded = true;
+    // A call becomes a task here when it became one upstream (or a 2025-11-25 client asks).
+    definition.task_start = crate::tool::TaskStart::Explicitly;
     definition
 }
 

@@ -129,6 +129,8 @@ pub fn upstream_client(info: Implementation) -> McpClientBuilder {
         // A 2026-07-28 upstream sends a request's logs only when asked in it: all of them,
         // for each session to get those at its level.
         .log_level(LoggingLevel::Debug)
+        // The upstream's results are the truth a gateway passes on.
+        .validate_structured_content(false)
         .sampling(|_| async { Err(unrelated("sampling/createMessage")) })
         .elicitation(|_| async { Err(unrelated("elicitation/create")) })
         .url_elicitation()

@@ -56,18 +56,25 @@ async fn downstream(server: McpServer, version: ProtocolVersion) -> McpClient {
             let ElicitRequestParams::Form(form) = params else {
                 panic!("a form was asked for");
             };
-            let content = [
-                (
-                    "username".to_owned(),
-                    ElicitValue::String(form.message.clone()),
-                ),
-                (
-                    "email".to_owned(),
-                    ElicitValue::String("ada@example.com".into()),
-                ),
-            ]
-            .into_iter()
-            .collect();
+            // The user answers what the form asks: a confirmation (declined), or who they are.
+            let content = if form.requested_schema.properties.contains_key("confirm") {
+                [("confirm".to_owned(), ElicitValue::Boolean(false))]
+                    .into_iter()
+                    .collect()
+            } else {
+                [
+                    (
+                        "username".to_owned(),
+                        ElicitValue::String(form.message.clone()),
+                    ),
+                    (
+                        "email".to_owned(),
+                        ElicitValue::String("ada@example.com".into()),
+                    ),
+                ]
+                .into_iter()
+                .collect()
+            };
             Ok(ElicitResult::accept(content))
         })
         .roots(vec![Root::new("file:///work/project")])
@@ -549,5 +556,48 @@ async fn an_http_upstreams_logs_and_questions_reach_the_client_of_the_request() 
             assert!(text(&first.unwrap()).contains(r#""username":"first""#));
             assert!(text(&second.unwrap()).contains(r#""username":"second""#));
         }
+    }
+}
+
+#[tokio::test]
+async fn tools_that_run_as_tasks_run_as_tasks_through_the_gateway() {
+    for (upstream, version) in ERAS {
+        let (server, _direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        // A tool the upstream runs only as a task: followed upstream, a task here too.
+        let task = client
+            .call_tool_as_task("failing_job", json!({}), RequestOptions::new())
+            .await
+            .unwrap();
+        assert!(task.id().is_some(), "{upstream:?} -> {version}");
+        let failed = task.wait().await.unwrap();
+        assert!(failed.is_error());
+        assert_eq!(text(&failed), "The job failed: the input was rejected");
+        // A tool that may run as one, asked to by the client.
+        let task = client
+            .call_tool_as_task(
+                "slow_compute",
+                json!({"seconds": 1, "label": "pi"}),
+                RequestOptions::new(),
+            )
+            .await
+            .unwrap();
+        let result = task.wait().await.unwrap();
+        assert_eq!(
+            text(&result),
+            "Computed pi in 1s",
+            "{upstream:?} -> {version}"
+        );
+        // What the upstream asks during a task is asked of the client through the task.
+        let task = client
+            .call_tool_as_task(
+                "confirm_delete",
+                json!({"filename": "a.txt"}),
+                RequestOptions::new(),
+            )
+            .await
+            .unwrap();
+        let result = task.wait().await.unwrap();
+        assert_eq!(text(&result), "Kept a.txt", "{upstream:?} -> {version}");
     }
 }
