@@ -6,6 +6,7 @@
 //! mcp call http://127.0.0.1:8000/mcp add a=2 b=3
 //! mcp read http://127.0.0.1:8000/mcp notes://all
 //! mcp bench http://127.0.0.1:8000/mcp --tool add --args '{"a":1,"b":2}' -c 16 -d 10
+//! mcp proxy --http 127.0.0.1:8000 -- npx -y @modelcontextprotocol/server-everything
 //! ```
 //!
 //! Every command prints a readable summary, or JSON with `--json`. A failure is one line on

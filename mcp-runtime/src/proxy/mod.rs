@@ -25,6 +25,21 @@
 //! - **Resource subscriptions**: the first downstream subscription to a resource subscribes
 //!   upstream, and the upstream's updates reach the subscribers.
 //! - **Completions** are the upstream's.
+//! - **Tasks**: a tool the upstream runs only as a task is called as one there; a call the
+//!   upstream turns into a task becomes one here too; a 2025-11-25 client may run any tool of
+//!   a 2026-07-28 upstream as a task.
+//!
+//! Several upstreams go behind one server with [`McpServerBuilder::mount`], each under a
+//! namespace, and their tools are reshaped with the server's transforms
+//! ([`McpServerBuilder::transform_tool`], see [`server::ToolTransform`]). What the gateway
+//! holds between its two sides is bounded: a forwarded request relays at most 64 progress
+//! notifications and 64 others waiting for its client, and at most [`MAX_PARKED`] requests wait
+//! for their clients' next rounds.
+//!
+//! [`server::ToolTransform`]: crate::server::ToolTransform
+//! [`McpServerBuilder::proxy`]: crate::server::McpServerBuilder::proxy
+//! [`McpServerBuilder::mount`]: crate::server::McpServerBuilder::mount
+//! [`McpServerBuilder::transform_tool`]: crate::server::McpServerBuilder::transform_tool
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
@@ -185,7 +200,7 @@ impl Proxy {
     }
 
     /// Mirrors `server`, run in this process behind an in-process client: what
-    /// [`mount`](McpServerBuilder::mount) takes to put a local server beside others. The
+    /// [`mount`](crate::server::McpServerBuilder::mount) takes to put a local server beside others. The
     /// server keeps its own state and options.
     pub async fn in_process(server: McpServer) -> Result<Proxy, ClientError> {
         let info = server.info().clone();

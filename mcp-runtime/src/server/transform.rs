@@ -3,32 +3,6 @@
 //! name or tag. The same on the server's own tools and on those it mirrors from another
 //! (see [`proxy`](crate::proxy)): a transform applies to every tool registered under its name,
 //! at build time or at run time.
-//!
-//! ```
-//! use mcp_runtime::prelude::*;
-//! use mcp_runtime::server::{ToolFilter, ToolTransform};
-//! use serde_json::json;
-//!
-//! let schema = json!({"type": "object", "properties": {
-//!     "path": {"type": "string"}, "encoding": {"type": "string"}}});
-//! let read = ToolDefinition::new("read_file", schema.as_object().unwrap().clone(), |args, _| async move {
-//!     format!("{} as {}", args["path"], args["encoding"])
-//! });
-//! let server = McpServer::builder(server_info!())
-//!     .tool(read)
-//!     .transform_tool(
-//!         "read_file",
-//!         ToolTransform::new()
-//!             .rename("read")
-//!             .description("Reads a text file of the project.")
-//!             .rename_argument("path", "file")
-//!             .fix_argument("encoding", json!("utf-8")),
-//!     )
-//!     .drop_tools(ToolFilter::named(["delete_file"]))
-//!     .build()
-//!     .unwrap();
-//! assert_eq!(server.tool_names(), ["read"]);
-//! ```
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -39,7 +13,36 @@ use serde_json::Value;
 
 use crate::tool::{ToolDefinition, ToolHandler};
 
-/// How one tool is offered: see the [module docs](self).
+/// How one tool is offered: renamed, its arguments renamed, fixed (and hidden from its schema)
+/// or described anew, its title and description rewritten; set on a server with
+/// [`McpServerBuilder::transform_tool`](super::McpServerBuilder::transform_tool), where it
+/// applies to the tool defined under that name, the server's own or one it mirrors.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::server::{ToolFilter, ToolTransform};
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "path": {"type": "string"}, "encoding": {"type": "string"}}});
+/// let read = ToolDefinition::new("read_file", schema.as_object().unwrap().clone(), |args, _| async move {
+///     format!("{} as {}", args["path"], args["encoding"])
+/// });
+/// let server = McpServer::builder(server_info!())
+///     .tool(read)
+///     .transform_tool(
+///         "read_file",
+///         ToolTransform::new()
+///             .rename("read")
+///             .description("Reads a text file of the project.")
+///             .rename_argument("path", "file")
+///             .fix_argument("encoding", json!("utf-8")),
+///     )
+///     .drop_tools(ToolFilter::named(["delete_file"]))
+///     .build()
+///     .unwrap();
+/// assert_eq!(server.tool_names(), ["read"]);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ToolTransform {
     name: Option<String>,
