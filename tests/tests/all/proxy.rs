@@ -96,6 +96,20 @@ const ERAS: [(Option<ProtocolVersion>, ProtocolVersion); 4] = [
     (None, ProtocolVersion::V2026_07_28),
 ];
 
+/// For each pair of eras (the upstream's, detected when `None`, and the client's): its name
+/// (`upstream -> client`), a client of a gateway in front of `conformance-server`, and the
+/// gateway's own client of the upstream.
+async fn through_each_pair_of_eras() -> Vec<(String, McpClient, McpClient)> {
+    let mut pairs = Vec::new();
+    for (upstream, version) in ERAS {
+        let (server, direct) = gateway(upstream).await;
+        let client = downstream(server, version).await;
+        let name = format!("{} -> {version}", direct.protocol_version());
+        pairs.push((name, client, direct));
+    }
+    pairs
+}
+
 /// `result` as JSON, without the name of the server that answered (the gateway signs its
 /// 2026-07-28 results, as every server of this SDK does).
 fn unsigned(result: &impl serde::Serialize) -> Value {
@@ -115,9 +129,7 @@ fn text(result: &mcp_runtime::protocol::tools::CallToolResult) -> String {
 
 #[tokio::test]
 async fn the_gateway_lists_what_the_upstream_offers_as_it_is() {
-    for (upstream, version) in ERAS {
-        let (server, direct) = gateway(upstream).await;
-        let client = downstream(server, version).await;
+    for (pair, client, direct) in through_each_pair_of_eras().await {
         let strip = |mut tools: Vec<mcp_runtime::protocol::tools::Tool>| {
             tools.sort_by(|a, b| a.name.cmp(&b.name));
             serde_json::to_value(tools).unwrap()
@@ -125,7 +137,7 @@ async fn the_gateway_lists_what_the_upstream_offers_as_it_is() {
         assert_eq!(
             strip(client.list_all_tools().await.unwrap()),
             strip(direct.list_all_tools().await.unwrap()),
-            "{upstream:?} -> {version}"
+            "{pair}"
         );
         assert_eq!(
             serde_json::to_value(client.list_all_prompts().await.unwrap()).unwrap(),
@@ -144,9 +156,7 @@ async fn the_gateway_lists_what_the_upstream_offers_as_it_is() {
 
 #[tokio::test]
 async fn calls_reads_prompts_and_completions_cross_with_their_exact_results() {
-    for (upstream, version) in ERAS {
-        let (server, direct) = gateway(upstream).await;
-        let client = downstream(server, version).await;
+    for (pair, client, direct) in through_each_pair_of_eras().await {
         let call = |name: &'static str| {
             let client = client.clone();
             async move { client.call_tool(name, json!({})).await.unwrap() }
@@ -156,7 +166,7 @@ async fn calls_reads_prompts_and_completions_cross_with_their_exact_results() {
             "This is a simple text response for testing."
         );
         let failed = call("test_error_handling").await;
-        assert!(failed.is_error(), "{upstream:?} -> {version}");
+        assert!(failed.is_error(), "{pair}");
         assert_eq!(
             unsigned(&failed),
             unsigned(
@@ -204,14 +214,14 @@ async fn calls_reads_prompts_and_completions_cross_with_their_exact_results() {
             .read_resource("test://nothing-here")
             .await
             .unwrap_err();
-        let code = match version {
+        let code = match client.protocol_version() {
             ProtocolVersion::V2026_07_28 => -32602,
             _ => -32002,
         };
         assert_eq!(
             missing.server_error().map(|e| e.code.0),
             Some(code),
-            "{upstream:?} -> {version}: {missing}"
+            "{pair}: {missing}"
         );
         // The gateway checks the prompt's arguments as the upstream listed them.
         let invalid = client
@@ -226,16 +236,14 @@ async fn calls_reads_prompts_and_completions_cross_with_their_exact_results() {
                 -32602,
                 "Missing required argument(s) for prompt test_prompt_with_arguments: arg2"
             )),
-            "{upstream:?} -> {version}: {invalid}"
+            "{pair}: {invalid}"
         );
     }
 }
 
 #[tokio::test]
 async fn elicitation_and_sampling_are_asked_of_the_client_that_made_the_call() {
-    for (upstream, version) in ERAS {
-        let (server, _direct) = gateway(upstream).await;
-        let client = downstream(server, version).await;
+    for (pair, client, _direct) in through_each_pair_of_eras().await {
         let elicited = client
             .call_tool("test_elicitation", json!({"message": "Who are you?"}))
             .await
@@ -243,25 +251,19 @@ async fn elicitation_and_sampling_are_asked_of_the_client_that_made_the_call() {
         assert_eq!(
             text(&elicited),
             r#"User response: action=accept, content={"username":"Who are you?","email":"ada@example.com"}"#,
-            "{upstream:?} -> {version}"
+            "{pair}"
         );
         let sampled = client
             .call_tool("test_sampling", json!({"prompt": "Say hi"}))
             .await
             .unwrap();
-        assert_eq!(
-            text(&sampled),
-            "LLM response: echo Say hi",
-            "{upstream:?} -> {version}"
-        );
+        assert_eq!(text(&sampled), "LLM response: echo Say hi", "{pair}");
     }
 }
 
 #[tokio::test]
 async fn progress_reaches_the_client_that_asked_for_it() {
-    for (upstream, version) in ERAS {
-        let (server, _direct) = gateway(upstream).await;
-        let client = downstream(server, version).await;
+    for (pair, client, _direct) in through_each_pair_of_eras().await {
         let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
         let result = client
             .call_tool_with(
@@ -283,7 +285,7 @@ async fn progress_reaches_the_client_that_asked_for_it() {
                 (50.0, Some(100.0)),
                 (100.0, Some(100.0))
             ],
-            "{upstream:?} -> {version}"
+            "{pair}"
         );
     }
 }
@@ -561,15 +563,13 @@ async fn an_http_upstreams_logs_and_questions_reach_the_client_of_the_request() 
 
 #[tokio::test]
 async fn tools_that_run_as_tasks_run_as_tasks_through_the_gateway() {
-    for (upstream, version) in ERAS {
-        let (server, _direct) = gateway(upstream).await;
-        let client = downstream(server, version).await;
+    for (pair, client, _direct) in through_each_pair_of_eras().await {
         // A tool the upstream runs only as a task: followed upstream, a task here too.
         let task = client
             .call_tool_as_task("failing_job", json!({}), RequestOptions::new())
             .await
             .unwrap();
-        assert!(task.id().is_some(), "{upstream:?} -> {version}");
+        assert!(task.id().is_some(), "{pair}");
         let failed = task.wait().await.unwrap();
         assert!(failed.is_error());
         assert_eq!(text(&failed), "The job failed: the input was rejected");
@@ -583,11 +583,7 @@ async fn tools_that_run_as_tasks_run_as_tasks_through_the_gateway() {
             .await
             .unwrap();
         let result = task.wait().await.unwrap();
-        assert_eq!(
-            text(&result),
-            "Computed pi in 1s",
-            "{upstream:?} -> {version}"
-        );
+        assert_eq!(text(&result), "Computed pi in 1s", "{pair}");
         // What the upstream asks during a task is asked of the client through the task.
         let task = client
             .call_tool_as_task(
@@ -598,6 +594,6 @@ async fn tools_that_run_as_tasks_run_as_tasks_through_the_gateway() {
             .await
             .unwrap();
         let result = task.wait().await.unwrap();
-        assert_eq!(text(&result), "Kept a.txt", "{upstream:?} -> {version}");
+        assert_eq!(text(&result), "Kept a.txt", "{pair}");
     }
 }
