@@ -3,6 +3,7 @@
 //! eras, with the upstream on both eras too. Everything the upstream sends or asks for crosses
 //! with exact values.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::client::{McpClient, RequestOptions};
@@ -595,5 +596,56 @@ async fn tools_that_run_as_tasks_run_as_tasks_through_the_gateway() {
             .unwrap();
         let result = task.wait().await.unwrap();
         assert_eq!(text(&result), "Kept a.txt", "{pair}");
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_call_is_cancelled_upstream() {
+    let cancelled = Arc::new(tokio::sync::Notify::new());
+    let seen = cancelled.clone();
+    let upstream = McpServer::builder(Implementation::new("upstream", "1.0.0"))
+        .tool(ToolDefinition::new(
+            "wait",
+            JsonObject::new(),
+            move |_, ctx: RequestContext| {
+                let seen = seen.clone();
+                async move {
+                    ctx.cancelled().await;
+                    seen.notify_one();
+                    Err::<String, _>(ToolError::cancelled())
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    for upstream_version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
+            .protocol_version(upstream_version)
+            .connect_in_process(upstream.clone())
+            .await
+            .unwrap();
+        let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
+            .proxy(Proxy::new(connection).await.unwrap())
+            .build()
+            .unwrap();
+        for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+            let client = downstream(server.clone(), version).await;
+            let stop = mcp_runtime::client::CancellationToken::new();
+            let call = {
+                let client = client.clone();
+                let options = RequestOptions::new().cancel_on(stop.clone());
+                tokio::spawn(async move { client.call_tool_with("wait", json!({}), options).await })
+            };
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            stop.cancel();
+            // The upstream's handler sees its request cancelled.
+            tokio::time::timeout(Duration::from_secs(10), cancelled.notified())
+                .await
+                .unwrap_or_else(|_| panic!("{upstream_version} -> {version}: not cancelled"));
+            assert!(matches!(
+                call.await.unwrap(),
+                Err(mcp_runtime::client::ClientError::Cancelled { .. })
+            ));
+        }
     }
 }

@@ -325,3 +325,51 @@ fn proxies_sharing_a_redis_serve_one_deployment() {
          /dev/urandom | base64`"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_proxy_asks_for_tokens_of_its_issuer_and_answers_its_host_names() {
+    let issuer = tests::authorization_server::AuthorizationServer::start().await;
+    let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+    command
+        .args(["proxy", "--http", "127.0.0.1:0", "--host", "mcp.example.test"])
+        .args(["--auth-issuer", issuer.issuer(), "--"])
+        .arg(node())
+        .arg(everything())
+        .arg("stdio");
+    let proxy = HttpExample::spawn(command);
+    let call = |token: String| {
+        let url = proxy.url.clone();
+        async move {
+            tests::http::call_tool_with_token(&url, &token, "echo", json!({"message": "hi"})).await
+        }
+    };
+    // Without a token of the issuer for the proxy's URI: 401, naming the resource metadata.
+    let (status, challenge) = call("not-a-token".to_owned()).await;
+    assert_eq!(status, 401);
+    let challenge = challenge.unwrap();
+    assert!(
+        challenge.contains("resource_metadata=\"http://127.0.0.1:"),
+        "{challenge}"
+    );
+    let token = issuer.token().audience(proxy.url.as_str()).sign();
+    assert_eq!(call(token).await, (200, None));
+    // The host names: the one given, and the loopback ones; no other.
+    let http = reqwest::Client::new();
+    let port = proxy.url.trim_start_matches("http://127.0.0.1:").trim_end_matches("/mcp");
+    for (host, status) in [
+        (format!("mcp.example.test:{port}"), 401),
+        (format!("localhost:{port}"), 401),
+        (format!("evil.example.test:{port}"), 403),
+    ] {
+        let answer = http
+            .post(&proxy.url)
+            .header("host", &host)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status().as_u16(), status, "{host}");
+    }
+}
