@@ -91,6 +91,16 @@ t.sampling = texts(await client.callTool({
 }));
 t.elicitation = texts(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }));
 t.roots = texts(await client.callTool({ name: 'get-roots-list', arguments: {} }));
+t.urlElicitation = texts(await client.callTool({
+  name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/consent', elicitationId: 'e-1' },
+}));
+// The error path: -32042 names the URL to open first; the retry goes ahead.
+const urlRequest = {
+  name: 'trigger-url-elicitation',
+  arguments: { url: 'https://example.com/consent', elicitationId: 'e-2', errorPath: true },
+};
+t.urlRequired = await failure(client.callTool(urlRequest));
+t.urlRetried = texts(await client.callTool(urlRequest));
 
 // Arguments the server refuses.
 t.badArguments = await client.callTool({ name: 'get-sum', arguments: { a: 'two' } })

@@ -97,6 +97,18 @@ impl Shared {
                 }
                 return;
             }
+            ServerNotification::ElicitationComplete(params) => {
+                let connection = self
+                    .url_elicitations
+                    .lock()
+                    .remove(&params.elicitation_id)
+                    .and_then(|c| c.upgrade());
+                if let (Some(server), Some(connection)) = (self.server(), connection) {
+                    let complete = ServerNotification::ElicitationComplete(params);
+                    server.notify_connection(&connection, complete);
+                }
+                return;
+            }
             ServerNotification::LoggingMessage(mut params) => {
                 if let Some(server) = self.server() {
                     params.logger = self.logger(params.logger.take());

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_core::elicitation::ElicitRequestParams;
+use mcp_core::input::InputRequest;
 use mcp_core::messages::ServerNotification;
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::{ErrorCode, ErrorObject};
@@ -152,7 +154,8 @@ impl Shared {
         };
         loop {
             if let Some((key, asked)) = forward.waiting.take() {
-                let asking = ctx.input(&key).request(asked.request().clone());
+                let request = self.url_elicitation_here(asked.request().clone(), ctx);
+                let asking = ctx.input(&key).request(request);
                 // The upstream may end the request (or die) while the client thinks.
                 let answer = tokio::select! {
                     answer = asking => answer,
@@ -243,6 +246,36 @@ impl Shared {
             waiting: None,
             asked: 0,
         }
+    }
+
+    /// `request` as the client is asked it: a URL-mode elicitation of a 2026-07-28 upstream,
+    /// which has no id, gets one (a 2025-11-25 client needs it); and where one with an id
+    /// goes is remembered for the upstream's `notifications/elicitation/complete` (a session's:
+    /// a 2026-07-28 request has none).
+    fn url_elicitation_here(&self, request: InputRequest, ctx: &RequestContext) -> InputRequest {
+        let InputRequest::Elicit(ElicitRequestParams::Url(mut params)) = request else {
+            return request;
+        };
+        let Some(id) = &params.elicitation_id else {
+            params.elicitation_id = Some(crate::server::tasks::fresh_id());
+            return InputRequest::Elicit(ElicitRequestParams::Url(params));
+        };
+        if ctx.connection().is_persistent() {
+            self.remember_url_elicitation(id.clone(), ctx);
+        }
+        InputRequest::Elicit(ElicitRequestParams::Url(params))
+    }
+
+    /// Remembers that the URL-mode elicitation `id` went to the connection of `ctx`.
+    fn remember_url_elicitation(&self, id: String, ctx: &RequestContext) {
+        let mut remembered = self.url_elicitations.lock();
+        if remembered.len() >= super::MAX_URL_ELICITATIONS {
+            remembered.retain(|_, connection| connection.strong_count() > 0);
+            if remembered.len() >= super::MAX_URL_ELICITATIONS {
+                remembered.clear();
+            }
+        }
+        remembered.insert(id, Arc::downgrade(ctx.connection()));
     }
 
     /// Passes on a notification that came on a forwarded request's stream: a log message to

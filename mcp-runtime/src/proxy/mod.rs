@@ -80,10 +80,14 @@ use mcp_core::{Era, ErrorObject};
 use parking_lot::Mutex;
 
 use crate::client::{ClientError, McpClient, McpClientBuilder};
+use crate::connection::ConnectionState;
 use crate::server::{McpServer, ServerInner};
 use namespace::Namespace;
 
 pub use forward::{MAX_PARKED, PARKED_FOR};
+
+/// The most URL-mode elicitations whose completion the gateway remembers where to send.
+pub const MAX_URL_ELICITATIONS: usize = 1024;
 
 /// A server's offer, mirrored: see the [module docs](self).
 #[derive(Clone)]
@@ -114,6 +118,9 @@ struct Shared {
     subscriptions: Mutex<HashMap<String, (usize, Option<tokio::task::AbortHandle>)>>,
     /// The server that mirrors the upstream, once built.
     server: OnceLock<Weak<ServerInner>>,
+    /// The connection each URL-mode elicitation went to, by its id, for its completion
+    /// notification (at most [`MAX_URL_ELICITATIONS`]).
+    url_elicitations: Mutex<HashMap<String, Weak<ConnectionState>>>,
     /// The namespace it is mounted under, once mounted.
     namespace: OnceLock<Namespace>,
 }
@@ -180,6 +187,7 @@ impl Proxy {
             subscriptions: Mutex::new(HashMap::new()),
             server: OnceLock::new(),
             namespace: OnceLock::new(),
+            url_elicitations: Mutex::new(HashMap::new()),
         });
         tokio::spawn(follow::follow(Arc::downgrade(&shared), notifications));
         // A 2026-07-28 server announces list changes only on a listen stream.

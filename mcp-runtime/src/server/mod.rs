@@ -256,6 +256,15 @@ impl McpServer {
         changed
     }
 
+    /// Sends `notification` to `connection` alone, if it is still open here; whether it went.
+    pub(crate) fn notify_connection(
+        &self,
+        connection: &ConnectionState,
+        notification: ServerNotification,
+    ) -> bool {
+        self.deliver(&notification, |c| std::ptr::eq(c, connection)) > 0
+    }
+
     /// Sends a log message to each connection whose level lets it through (what
     /// [`RequestContext::log`](crate::handler::RequestContext::log) does for one request).
     pub(crate) fn log_to_sessions(&self, params: LoggingMessageNotificationParams) -> usize {

@@ -649,3 +649,67 @@ async fn a_cancelled_call_is_cancelled_upstream() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_url_elicitation_and_its_completion_reach_the_client_that_was_asked() {
+    let upstream = McpServer::builder(Implementation::new("upstream", "1.0.0"))
+        .tool(ToolDefinition::new(
+            "consent",
+            JsonObject::new(),
+            |_, ctx: RequestContext| async move {
+                let answer = ctx
+                    .elicit_url(
+                        "Open the consent page",
+                        "https://example.com/consent",
+                        "e-9",
+                    )
+                    .await?;
+                ctx.complete_url_elicitation("e-9").await;
+                Ok::<_, ToolError>(format!("{:?}", answer.action))
+            },
+        ))
+        .build()
+        .unwrap();
+    for upstream_version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
+            .protocol_version(upstream_version)
+            .connect_in_process(upstream.clone())
+            .await
+            .unwrap();
+        let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
+            .proxy(Proxy::new(connection).await.unwrap())
+            .build()
+            .unwrap();
+        let client = McpClient::builder(Implementation::new("downstream", "1.0.0"))
+            .protocol_version(ProtocolVersion::V2025_11_25)
+            .elicitation(|params| async move {
+                let ElicitRequestParams::Url(url) = params else {
+                    panic!("a URL was asked for");
+                };
+                assert_eq!(url.url, "https://example.com/consent");
+                Ok(ElicitResult::accept(Default::default()))
+            })
+            .url_elicitation()
+            .connect_in_process(server)
+            .await
+            .unwrap();
+        let mut notifications = client.notifications();
+        let result = client.call_tool("consent", json!({})).await.unwrap();
+        assert_eq!(text(&result), "Accept", "{upstream_version}");
+        // Only 2025-11-25 has the completion notification (and elicitation ids: the gateway
+        // gives a 2026-07-28 upstream's URL elicitation one, which a 2025-11-25 client needs).
+        if upstream_version == ProtocolVersion::V2026_07_28 {
+            continue;
+        }
+        let completed = loop {
+            let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            if let ServerNotification::ElicitationComplete(done) = next {
+                break done.elicitation_id;
+            }
+        };
+        assert_eq!(completed, "e-9", "{upstream_version}");
+    }
+}

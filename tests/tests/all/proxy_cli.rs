@@ -331,7 +331,13 @@ async fn the_proxy_asks_for_tokens_of_its_issuer_and_answers_its_host_names() {
     let issuer = tests::authorization_server::AuthorizationServer::start().await;
     let mut command = Command::new(package_binary("mcp-cli", "mcp"));
     command
-        .args(["proxy", "--http", "127.0.0.1:0", "--host", "mcp.example.test"])
+        .args([
+            "proxy",
+            "--http",
+            "127.0.0.1:0",
+            "--host",
+            "mcp.example.test",
+        ])
         .args(["--auth-issuer", issuer.issuer(), "--"])
         .arg(node())
         .arg(everything())
@@ -355,7 +361,10 @@ async fn the_proxy_asks_for_tokens_of_its_issuer_and_answers_its_host_names() {
     assert_eq!(call(token).await, (200, None));
     // The host names: the one given, and the loopback ones; no other.
     let http = reqwest::Client::new();
-    let port = proxy.url.trim_start_matches("http://127.0.0.1:").trim_end_matches("/mcp");
+    let port = proxy
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp");
     for (host, status) in [
         (format!("mcp.example.test:{port}"), 401),
         (format!("localhost:{port}"), 401),
