@@ -57,6 +57,8 @@ pub(crate) struct Peer {
     /// the requests made with
     /// [`RequestOptions::notifications`](super::RequestOptions::notifications).
     notes: Mutex<HashMap<RequestId, mpsc::Sender<ServerNotification>>>,
+    /// Whether the connection closed (the server's output ended).
+    closed: std::sync::atomic::AtomicBool,
     version: Mutex<ProtocolVersion>,
     /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
     /// recorded when the peer goes.
@@ -143,6 +145,7 @@ impl Peer {
             subscriptions: Mutex::new(HashMap::new()),
             askers: Mutex::new(HashMap::new()),
             notes: Mutex::new(HashMap::new()),
+            closed: std::sync::atomic::AtomicBool::new(false),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
             opened: std::time::Instant::now(),
             transport,
@@ -214,8 +217,12 @@ impl Peer {
         RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// Writes one message.
+    /// Writes one message; fails once the connection is closed (a request sent then would wait
+    /// for an answer that cannot come).
     pub(crate) fn send(&self, message: &Value) -> Result<(), ClientError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(ClientError::Disconnected);
+        }
         self.outgoing
             .send(message.to_string())
             .map_err(|_| ClientError::Disconnected)
@@ -384,9 +391,12 @@ impl Peer {
 
     /// The connection ended: every request still waiting fails.
     pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         self.pending.lock().clear();
         self.progress.lock().clear();
         self.subscriptions.lock().clear();
+        self.askers.lock().clear();
+        self.notes.lock().clear();
     }
 }
 

@@ -25,6 +25,8 @@
 //! - **Resource subscriptions**: the first downstream subscription to a resource subscribes
 //!   upstream, and the upstream's updates reach the subscribers.
 //! - **Completions** are the upstream's.
+//! - **Skills** (the skills extension) are read and verified when the proxy is made, and served
+//!   by the gateway from that copy, under their own names.
 //! - **Tasks**: a tool the upstream runs only as a task is called as one there; a call the
 //!   upstream turns into a task becomes one here too; a 2025-11-25 client may run any tool of
 //!   a 2026-07-28 upstream as a task.
@@ -74,13 +76,15 @@ use mcp_core::implementation::Implementation;
 use mcp_core::logging::LoggingLevel;
 use mcp_core::prompts::Prompt;
 use mcp_core::resources::{Resource, ResourceTemplate};
+use mcp_core::skills::SKILLS_EXTENSION;
 use mcp_core::subscriptions::SubscriptionFilter;
 use mcp_core::tools::Tool;
-use mcp_core::{Era, ErrorObject};
+use mcp_core::{Era, ErrorCode, ErrorObject};
 use parking_lot::Mutex;
 
 use crate::client::{ClientError, McpClient, McpClientBuilder};
 use crate::connection::ConnectionState;
+use crate::handler::skill::{SKILL_MD, Skill};
 use crate::server::{McpServer, ServerInner};
 use namespace::Namespace;
 
@@ -130,8 +134,11 @@ struct Shared {
 struct Offered {
     tools: Vec<Tool>,
     prompts: Vec<Prompt>,
+    /// Its resources but the files of its skills.
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    /// Its skills (the skills extension), their files read and verified when it was mirrored.
+    skills: Vec<Skill>,
 }
 
 /// A builder for the client that reaches the upstream: it declares sampling, elicitation and
@@ -156,6 +163,7 @@ pub fn upstream_client(info: Implementation) -> McpClientBuilder {
         .sampling(|_| async { Err(unrelated("sampling/createMessage")) })
         .elicitation(|_| async { Err(unrelated("elicitation/create")) })
         .url_elicitation()
+        .extension(SKILLS_EXTENSION, Default::default())
         .roots_with(|| async { Err(unrelated("roots/list")) })
 }
 
@@ -232,6 +240,44 @@ impl Proxy {
     }
 }
 
+/// The upstream's skills, each file read and verified against the skill's entry.
+async fn skills(client: &McpClient) -> Result<Vec<Skill>, ClientError> {
+    let entries = match client.list_all_skills().await {
+        Ok(entries) => entries,
+        // No skills: the server does not know the method.
+        Err(ClientError::Server { error, .. }) if error.code == ErrorCode::METHOD_NOT_FOUND => {
+            return Ok(Vec::new());
+        }
+        Err(other) => return Err(other),
+    };
+    let mut skills = Vec::new();
+    for entry in entries {
+        let folder = entry
+            .uri
+            .strip_suffix(SKILL_MD)
+            .and_then(|u| u.strip_prefix("skill://"))
+            .unwrap_or_default()
+            .to_owned();
+        let mut files = Vec::new();
+        for file in &entry.resources {
+            let bytes = client.read_skill_file(&entry, &file.uri).await?;
+            let path = file
+                .uri
+                .strip_prefix(&format!("skill://{folder}"))
+                .unwrap_or(&file.uri);
+            files.push((path.to_owned(), bytes));
+        }
+        let name = folder.trim_end_matches('/');
+        match Skill::new(name, files) {
+            Ok(skill) => skills.push(skill),
+            Err(error) => {
+                tracing::warn!(%error, skill = %entry.uri, "the upstream's skill is left out")
+            }
+        }
+    }
+    Ok(skills)
+}
+
 /// `Some(true)` for a list whose changes the upstream announces.
 fn listed(list_changed: Option<Option<bool>>) -> Option<bool> {
     (list_changed.flatten() == Some(true)).then_some(true)
@@ -252,6 +298,18 @@ impl Offered {
         if capabilities.resources.is_some() {
             offered.resources = client.list_all_resources().await?;
             offered.templates = client.list_all_resource_templates().await?;
+        }
+        // A server of a 2025 revision declares no extensions: its answer tells.
+        if capabilities.resources.is_some() {
+            offered.skills = skills(client).await?;
+            let files: std::collections::HashSet<&str> = offered
+                .skills
+                .iter()
+                .flat_map(|skill| skill.entry().resources.iter().map(|f| f.uri.as_str()))
+                .collect();
+            offered
+                .resources
+                .retain(|r| !files.contains(r.uri.as_str()));
         }
         Ok(offered)
     }

@@ -95,6 +95,11 @@ impl McpServerBuilder {
                 builder = builder.resource_template(definition);
             }
         }
+        // Served from the copy read when the proxy was made, under their own names: a skill's
+        // name is its folder's, which its SKILL.md repeats.
+        for skill in offered.skills {
+            builder = builder.skill(skill);
+        }
         builder.after_build(move |server| {
             let _ = shared.server.set(server.downgrade());
         })

@@ -713,3 +713,30 @@ async fn a_url_elicitation_and_its_completion_reach_the_client_that_was_asked() 
         assert_eq!(completed, "e-9", "{upstream_version}");
     }
 }
+
+#[tokio::test]
+async fn the_upstreams_skills_are_the_gateways() {
+    for (pair, client, direct) in through_each_pair_of_eras().await {
+        let skills = client.list_all_skills().await.unwrap();
+        let upstream = direct.list_all_skills().await.unwrap();
+        assert!(!skills.is_empty(), "{pair}");
+        assert_eq!(
+            serde_json::to_value(&skills).unwrap(),
+            serde_json::to_value(&upstream).unwrap(),
+            "{pair}"
+        );
+        // Each file reads the same, verified against the entry, as the upstream's.
+        for entry in &skills {
+            let loaded = client.load_skill(entry).await.unwrap();
+            assert_eq!(loaded, direct.load_skill(entry).await.unwrap(), "{pair}");
+            for file in &entry.resources {
+                assert_eq!(
+                    client.read_skill_file(entry, &file.uri).await.unwrap(),
+                    direct.read_skill_file(entry, &file.uri).await.unwrap(),
+                    "{pair}: {}",
+                    file.uri
+                );
+            }
+        }
+    }
+}
