@@ -39,6 +39,19 @@ async fn gateway(upstream: Option<ProtocolVersion>) -> (McpServer, McpClient) {
     (server, client)
 }
 
+/// A gateway in front of `upstream`, served in this process and spoken to in `version`.
+async fn gateway_in_process(upstream: &McpServer, version: ProtocolVersion) -> McpServer {
+    let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
+        .protocol_version(version)
+        .connect_in_process(upstream.clone())
+        .await
+        .unwrap();
+    McpServer::builder(Implementation::new("gateway", "1.0.0"))
+        .proxy(Proxy::new(connection).await.unwrap())
+        .build()
+        .unwrap()
+}
+
 /// A downstream client of `server` that answers everything, speaking `version`.
 async fn downstream(server: McpServer, version: ProtocolVersion) -> McpClient {
     McpClient::builder(Implementation::new("downstream", "1.0.0"))
@@ -619,15 +632,7 @@ async fn a_cancelled_call_is_cancelled_upstream() {
         .build()
         .unwrap();
     for upstream_version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
-        let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
-            .protocol_version(upstream_version)
-            .connect_in_process(upstream.clone())
-            .await
-            .unwrap();
-        let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
-            .proxy(Proxy::new(connection).await.unwrap())
-            .build()
-            .unwrap();
+        let server = gateway_in_process(&upstream, upstream_version).await;
         for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
             let client = downstream(server.clone(), version).await;
             let stop = mcp_runtime::client::CancellationToken::new();
@@ -671,15 +676,7 @@ async fn a_url_elicitation_and_its_completion_reach_the_client_that_was_asked() 
         .build()
         .unwrap();
     for upstream_version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
-        let connection = upstream_client(Implementation::new("gateway", "1.0.0"))
-            .protocol_version(upstream_version)
-            .connect_in_process(upstream.clone())
-            .await
-            .unwrap();
-        let server = McpServer::builder(Implementation::new("gateway", "1.0.0"))
-            .proxy(Proxy::new(connection).await.unwrap())
-            .build()
-            .unwrap();
+        let server = gateway_in_process(&upstream, upstream_version).await;
         let client = McpClient::builder(Implementation::new("downstream", "1.0.0"))
             .protocol_version(ProtocolVersion::V2025_11_25)
             .elicitation(|params| async move {
