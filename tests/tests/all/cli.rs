@@ -819,3 +819,31 @@ fn mcp_explores_calls_and_loads_servers_written_with_other_sdks() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_proxy_gives_a_stdio_client_a_protected_server_signing_in_as_mcp_does() {
+    use mcp_runtime::client::McpClient;
+    use tests::authorization_server::{AuthorizationServer, Options};
+
+    let issuer = AuthorizationServer::start_with(Options::default().code_flow()).await;
+    let http = protected_server(&issuer).await;
+    let user = SigningIn::new().await;
+    let mut command = tokio::process::Command::new(package_binary("mcp-cli", "mcp"));
+    command
+        .args(["proxy", "--stdio", &http.url])
+        .env("XDG_CONFIG_HOME", &user.home)
+        .env("BROWSER", &user.browser)
+        .env_remove("MCP_CLIENT_ID")
+        .env_remove("MCP_CLIENT_SECRET");
+    let client = McpClient::builder(mcp_runtime::server_info!())
+        .connect_stdio(command)
+        .await
+        .unwrap();
+    let notes = client
+        .call_tool("read_notes", serde_json::json!({}))
+        .await
+        .unwrap();
+    assert_eq!(notes.content[0].as_text(), Some("notes of user-1"));
+    assert_eq!(issuer.authorization_requests().len(), 1);
+    client.close().await.unwrap();
+}
