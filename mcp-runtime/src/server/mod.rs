@@ -50,6 +50,7 @@ pub(crate) mod authorization;
 mod builder;
 pub mod caching;
 mod dispatch;
+mod entries;
 mod list;
 mod listeners;
 pub mod middleware;
