@@ -366,16 +366,22 @@ impl Peer {
                 let asker = self.asker(related);
                 tokio::spawn(async move {
                     let answer = match ServerRequest::decode(&call.method, call.params.as_ref()) {
-                        Ok(request) => match (asker, InputRequest::try_from(request)) {
-                            (Some(sink), Ok(input)) => {
-                                super::options::ask(&sink, input).await.and_then(|answer| {
-                                    render::to_value(&answer, peer.version())
-                                        .map_err(|e| ErrorObject::internal_error(e.to_string()))
-                                })
+                        Ok(request) => {
+                            // What the request's own sink takes: an input request.
+                            let routed = match asker {
+                                Some(sink) => InputRequest::try_from(request).map(|i| (sink, i)),
+                                None => Err(request),
+                            };
+                            match routed {
+                                Ok((sink, input)) => {
+                                    super::options::ask(&sink, input).await.and_then(|answer| {
+                                        render::to_value(&answer, peer.version())
+                                            .map_err(|e| ErrorObject::internal_error(e.to_string()))
+                                    })
+                                }
+                                Err(request) => handlers.answer(request, peer.version()).await,
                             }
-                            (_, Ok(input)) => handlers.answer(input.into(), peer.version()).await,
-                            (_, Err(request)) => handlers.answer(request, peer.version()).await,
-                        },
+                        }
                         Err(error) => Err(ErrorObject::from(error)),
                     };
                     let message = match answer {

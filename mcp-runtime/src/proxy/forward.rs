@@ -12,11 +12,11 @@ use mcp_core::completion::{CompleteRequestParams, CompleteResult};
 use mcp_core::elicitation::ElicitRequestParams;
 use mcp_core::input::InputRequest;
 use mcp_core::messages::ServerNotification;
+use mcp_core::methods::{self, Request};
 use mcp_core::progress::ProgressNotificationParams;
 use mcp_core::{ErrorCode, ErrorObject};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -37,7 +37,7 @@ pub const MAX_PARKED: usize = 1024;
 /// wait for its client at most.
 const RELAYED: usize = 64;
 
-/// The answer of a forwarded request: its result, as JSON or typed.
+/// The answer of a forwarded request: its result.
 pub(super) type Call<T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send>>;
 
 /// A request under way upstream.
@@ -118,17 +118,20 @@ impl Parked {
 }
 
 impl Shared {
-    /// Forwards request `method` with `params` for the downstream request `ctx`, and returns
-    /// the upstream's result.
-    pub(super) async fn forward(
+    /// Forwards request `M` with `params` for the downstream request `ctx`, and returns the
+    /// upstream's result.
+    pub(super) async fn forward<M: Request + 'static>(
         self: &Arc<Self>,
-        method: &'static str,
-        params: Value,
+        params: M::Params,
         ctx: &RequestContext,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<M::Result, ErrorObject>
+    where
+        M::Params: Send,
+        M::Result: Send,
+    {
         let client = self.client.clone();
-        self.forward_with(method, ctx, move |options| {
-            Box::pin(async move { client.request_json(method, params, options).await })
+        self.forward_with(M::METHOD, ctx, move |options| {
+            Box::pin(async move { client.request::<M>(params, options).await })
         })
         .await
     }
@@ -175,13 +178,10 @@ impl Shared {
                                     "waiting for the client's input",
                                 ))
                             }
-                            None => Err(ErrorObject::new(
-                                ErrorCode::INTERNAL_ERROR,
-                                format!(
-                                    "{method} cannot wait for the client's input: {MAX_PARKED} \
-                                     requests already do; try again later"
-                                ),
-                            )),
+                            None => Err(ErrorObject::internal_error(format!(
+                                "{method} cannot wait for the client's input: {MAX_PARKED} \
+                                 requests already do; try again later"
+                            ))),
                         };
                     }
                     Err(refused) => asked.answer(Err(downstream_refusal(&refused))),
@@ -296,10 +296,7 @@ impl Shared {
         params: CompleteRequestParams,
         ctx: &RequestContext,
     ) -> Option<CompleteResult> {
-        let params = serde_json::to_value(&params).ok()?;
-        let outcome = self.forward("completion/complete", params, ctx).await;
-        let completed = outcome.and_then(|value| decoded("completion/complete", value));
-        match completed {
+        match self.forward::<methods::Complete>(params, ctx).await {
             Ok(result) => Some(result),
             Err(error) => {
                 tracing::warn!(%error, "the upstream's completion failed");
@@ -323,19 +320,6 @@ async fn relay(ctx: &RequestContext, progress: ProgressNotificationParams) {
                 .await;
         }
     }
-}
-
-/// The upstream's answer to `method`, decoded as `T`.
-pub(super) fn decoded<T: serde::de::DeserializeOwned>(
-    method: &str,
-    value: Value,
-) -> Result<T, ErrorObject> {
-    serde_json::from_value(value).map_err(|e| {
-        ErrorObject::internal_error(format!(
-            "the server behind this gateway answered {method} with something that is not its \
-             result: {e}"
-        ))
-    })
 }
 
 /// The downstream client's error for what the upstream asked for, as the upstream gets it.

@@ -3,12 +3,11 @@
 
 use std::sync::Arc;
 
-use mcp_core::prompts::{GetPromptResult, Prompt};
-use mcp_core::resources::{ReadResourceResult, Resource, ResourceTemplate};
+use mcp_core::methods;
+use mcp_core::prompts::{GetPromptRequestParams, Prompt};
+use mcp_core::resources::{ReadResourceRequestParams, Resource, ResourceTemplate};
 use mcp_core::tools::Tool;
-use serde_json::json;
 
-use super::forward::decoded;
 use super::{Offered, Shared};
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceError, ResourceTemplateDefinition};
@@ -60,11 +59,9 @@ pub(super) fn prompt(shared: &Arc<Shared>, prompt: Prompt) -> PromptDefinition {
     let here = shared.namespace().name(&prompt.name);
     let mut definition = PromptDefinition::new(here.clone(), move |arguments, ctx| {
         let shared = shared.clone();
-        let params = json!({"name": &name, "arguments": arguments});
-        async move {
-            let result = shared.forward("prompts/get", params, &ctx).await?;
-            decoded::<GetPromptResult>("prompts/get", result)
-        }
+        let mut params = GetPromptRequestParams::new(name.clone());
+        params.arguments = Some(arguments);
+        async move { shared.forward::<methods::GetPrompt>(params, &ctx).await }
     });
     definition.prompt = prompt;
     definition.prompt.name = here;
@@ -126,13 +123,10 @@ impl Shared {
         uri: String,
         ctx: crate::handler::RequestContext,
     ) -> Result<Vec<mcp_core::resources::ResourceContents>, ResourceError> {
-        let params = json!({"uri": uri});
-        let answered = |error| ResourceError::answered(error);
-        let result = self
-            .forward("resources/read", params, &ctx)
+        let mut result = self
+            .forward::<methods::ReadResource>(ReadResourceRequestParams::new(uri), &ctx)
             .await
-            .map_err(answered)?;
-        let mut result: ReadResourceResult = decoded("resources/read", result).map_err(answered)?;
+            .map_err(ResourceError::answered)?;
         for contents in &mut result.contents {
             let here = self.namespace().uri(contents.uri());
             contents.set_uri(here);

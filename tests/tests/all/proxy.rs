@@ -124,6 +124,22 @@ async fn through_each_pair_of_eras() -> Vec<(String, McpClient, McpClient)> {
     pairs
 }
 
+/// The first notification of `notifications` that `pick` takes, waiting at most 10 seconds.
+async fn next_notification<T>(
+    notifications: &mut tokio::sync::broadcast::Receiver<ServerNotification>,
+    mut pick: impl FnMut(ServerNotification) -> Option<T>,
+) -> T {
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
+            .await
+            .expect("the notification comes within 10 seconds")
+            .unwrap();
+        if let Some(picked) = pick(next) {
+            return picked;
+        }
+    }
+}
+
 /// `result` as JSON, without the name of the server that answered (the gateway signs its
 /// 2026-07-28 results, as every server of this SDK does).
 fn unsigned(result: &impl serde::Serialize) -> Value {
@@ -317,13 +333,11 @@ async fn the_upstreams_logs_reach_the_sessions_at_their_level() {
     assert_eq!(text(&result), "Tool with logging executed successfully");
     let mut logged = Vec::new();
     while logged.len() < 3 {
-        let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
-            .await
-            .unwrap()
-            .unwrap();
-        if let ServerNotification::LoggingMessage(message) = next {
-            logged.push(message.data);
-        }
+        let data = next_notification(&mut notifications, |next| match next {
+            ServerNotification::LoggingMessage(message) => Some(message.data),
+            _ => None,
+        });
+        logged.push(data.await);
     }
     assert_eq!(
         logged,
@@ -348,15 +362,10 @@ async fn a_list_change_announced_upstream_is_announced_downstream() {
         text(&result),
         "Announced a tool list change to 1 listener(s)."
     );
-    loop {
-        let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
-            .await
-            .unwrap()
-            .unwrap();
-        if matches!(next, ServerNotification::ToolListChanged(_)) {
-            break;
-        }
-    }
+    next_notification(&mut notifications, |next| {
+        matches!(next, ServerNotification::ToolListChanged(_)).then_some(())
+    })
+    .await;
     assert_eq!(client.list_all_tools().await.unwrap().len(), 35);
 }
 
@@ -411,15 +420,12 @@ async fn tools_added_and_removed_upstream_come_and_go_downstream() {
         assert!(upstream.notify_resource_updated("notes://1") >= 1);
         let update = match &mut updates {
             Some(subscription) => subscription.next().await,
-            None => loop {
-                let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
-                    .await
-                    .unwrap()
-                    .unwrap();
-                if matches!(next, ServerNotification::ResourceUpdated(_)) {
-                    break Some(next);
-                }
-            },
+            None => Some(
+                next_notification(&mut notifications, |next| {
+                    matches!(next, ServerNotification::ResourceUpdated(_)).then_some(next)
+                })
+                .await,
+            ),
         };
         let Some(ServerNotification::ResourceUpdated(update)) = update else {
             panic!("no update: {update:?}");
@@ -698,15 +704,11 @@ async fn a_url_elicitation_and_its_completion_reach_the_client_that_was_asked() 
         if upstream_version == ProtocolVersion::V2026_07_28 {
             continue;
         }
-        let completed = loop {
-            let next = tokio::time::timeout(Duration::from_secs(10), notifications.recv())
-                .await
-                .unwrap()
-                .unwrap();
-            if let ServerNotification::ElicitationComplete(done) = next {
-                break done.elicitation_id;
-            }
-        };
+        let completed = next_notification(&mut notifications, |next| match next {
+            ServerNotification::ElicitationComplete(done) => Some(done.elicitation_id),
+            _ => None,
+        })
+        .await;
         assert_eq!(completed, "e-9", "{upstream_version}");
     }
 }
