@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The instruction-count gate: what each measured request costs, in instructions (valgrind's
+callgrind counts them: the same for the same binary whatever else the machine does), against
+the committed baseline `bench/instructions.json`. A case that costs more than the tolerance
+above its baseline fails the run, saying which and how to accept the new figure on purpose.
+
+    cargo build --release --manifest-path bench/Cargo.toml -p micro --bin profile
+    python3 bench/gate.py              # check against the baseline
+    python3 bench/gate.py --update     # write the measured figures as the new baseline
+
+Each case runs twice, SHORT and LONG requests; the difference of the totals over the difference
+of the requests is the cost of one request at the margin (start-up and warm-up cancel out).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROFILE = os.environ.get(
+    "GATE_PROFILE", os.path.join(ROOT, "bench", "target", "release", "profile"))
+BASELINE = os.path.join(ROOT, "bench", "instructions.json")
+TOLERANCE = 0.03
+SHORT, LONG = 2_000, 12_000
+
+# The in-process cases of bench/micro/src/bin/profile.rs, and how many requests each run makes
+# (a list of 100 tools costs a hundred calls: fewer of them).
+CASES = {
+    "tools/call add, 2025-11-25 session, in process": (["call"], 1),
+    "tools/call add, 2026-07-28, in process": (["call-stateless"], 1),
+    "tools/list of 100 tools, in process": (["list"], 10),
+}
+
+
+def instructions(args, requests):
+    """callgrind's total instructions of `profile ARGS REQUESTS`."""
+    with tempfile.NamedTemporaryFile(prefix="callgrind-", delete=False) as out:
+        path = out.name
+    try:
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={path}",
+             PROFILE, *args, str(requests)],
+            check=True, capture_output=True,
+        )
+        summary = subprocess.run(
+            ["callgrind_annotate", path], check=True, capture_output=True, text=True,
+        ).stdout
+    finally:
+        os.unlink(path)
+    for line in summary.splitlines():
+        if "PROGRAM TOTALS" in line:
+            return int(line.split()[0].replace(",", ""))
+    raise RuntimeError(f"callgrind_annotate printed no total for {args}")
+
+
+def marginal(args, divisor):
+    """Instructions of one request of the case, at the margin."""
+    short, long = SHORT // divisor, LONG // divisor
+    return (instructions(args, long) - instructions(args, short)) // (long - short)
+
+
+def main():
+    update = "--update" in sys.argv[1:]
+    if not os.path.exists(PROFILE):
+        sys.exit(f"gate: build the profile first: cargo build --release --manifest-path "
+                 f"bench/Cargo.toml -p micro --bin profile ({PROFILE} is missing)")
+    measured = {name: marginal(args, divisor) for name, (args, divisor) in CASES.items()}
+    if update:
+        with open(BASELINE, "w") as f:
+            json.dump(measured, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(f"gate: wrote {len(measured)} figures to {os.path.relpath(BASELINE, ROOT)}")
+        return
+    with open(BASELINE) as f:
+        baseline = json.load(f)
+    failed = []
+    for name, figure in measured.items():
+        base = baseline.get(name)
+        if base is None:
+            failed.append(f"{name}: {figure} instructions, and no baseline")
+            continue
+        change = (figure - base) / base
+        print(f"gate: {name}: {figure} instructions ({change:+.1%} against {base})")
+        if change > TOLERANCE:
+            failed.append(f"{name}: {figure} instructions, {change:+.1%} against {base}")
+    if failed:
+        print("gate: these requests cost more than the baseline allows "
+              f"(+{TOLERANCE:.0%}):", file=sys.stderr)
+        for line in failed:
+            print(f"  {line}", file=sys.stderr)
+        print("If the cost is meant (a feature on the path, said in BENCHMARKS.md), accept it: "
+              "python3 bench/gate.py --update, and commit bench/instructions.json.",
+              file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
