@@ -34,6 +34,7 @@ CASES = {
     "tools/call add, 2025-11-25 session, in process": (["call"], 1),
     "tools/call add, 2026-07-28, in process": (["call-stateless"], 1),
     "tools/list of 100 tools, in process": (["list"], 10),
+    "a task (tools/call as a task, then tasks/result), in memory, in process": (["task"], 4),
 }
 
 

@@ -41,6 +41,29 @@ pub fn add_server_builder() -> McpServerBuilder {
     McpServer::from_module(info(), module_path!())
 }
 
+/// A server with the tool `add_later`, which may run as a task (2025-11-25 tasks).
+pub fn task_server() -> McpServer {
+    McpServer::builder(info())
+        .tool(
+            ToolDefinition::typed(
+                "add_later",
+                |args: AddArgs, _ctx| async move { args.a + args.b },
+            )
+            .task(mcp_runtime::protocol::tools::TaskSupport::Optional),
+        )
+        .build()
+        .expect("the task server builds")
+}
+
+/// The arguments of `add_later`.
+#[derive(Deserialize, JsonSchema)]
+pub struct AddArgs {
+    /// The first addend.
+    pub a: i64,
+    /// The second addend.
+    pub b: i64,
+}
+
 /// A server with `count` tools, each with a described two-field input schema.
 pub fn server_with_tools(count: usize) -> McpServer {
     (0..count)
@@ -59,6 +82,9 @@ pub fn server_with_tools(count: usize) -> McpServer {
 fn info() -> Implementation {
     Implementation::new("micro", "0.1.0")
 }
+
+/// A `tools/call` of `add_later` run as a task, as a 2025-11-25 session asks for it.
+pub const CALL_AS_TASK: &[u8] = br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add_later","arguments":{"a":1,"b":2},"task":{}}}"#;
 
 /// A `tools/call` of `add` as a 2025-11-25 session sends it.
 pub const CALL_ADD: &[u8] =

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Cases: `call` (`tools/call add`, 2025-11-25 session), `call-stateless` (2026-07-28, stateless),
-//! `list` (`tools/list` of 100 tools). A third argument puts one layer on the server of `call`
+//! `list` (`tools/list` of 100 tools), `task` (a `tools/call` run as a task and its
+//! `tasks/result`, 2025-11-25 session, the tasks kept in memory). A third argument puts one layer on the server of `call`
 //! and `call-stateless` (what one layer costs): `empty` (a `from_fn` that passes the request
 //! on), `timeout`, `concurrency`, `rate-limit`, `response-size`, `hide`, `audit`, or
 //! `tool-empty` (an empty layer on the tool `add` alone).
@@ -25,11 +26,11 @@ use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::server::middleware;
 use mcp_runtime::telemetry::Telemetry;
 use micro::{
-    CALL_ADD, CALL_ADD_STATELESS, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
-    add_server_builder, server_with_tools,
+    CALL_ADD, CALL_ADD_STATELESS, CALL_AS_TASK, INITIALIZE, INITIALIZED, LIST_TOOLS, add_server,
+    add_server_builder, server_with_tools, task_server,
 };
 
-const USAGE: &str = "usage: profile call|call-stateless|list ITERATIONS [LAYER]";
+const USAGE: &str = "usage: profile call|call-stateless|list|task ITERATIONS [LAYER]";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,12 +55,22 @@ fn main() {
                 Some(layer) => (layered(layer), CALL_ADD),
             },
             "list" => (server_with_tools(100), LIST_TOOLS),
+            "task" => (task_server(), CALL_AS_TASK),
             _ => panic!("{USAGE}"),
         };
         let session = session(&server).await;
         let mut bytes = 0;
         for _ in 0..iterations {
-            let reply = if case == "call-stateless" {
+            let reply = if case == "task" {
+                let created = server.handle_raw(message, &session, None).await;
+                let created = created.expect("the task is created");
+                let id = task_id(&created);
+                let result = format!(
+                    r#"{{"jsonrpc":"2.0","id":10,"method":"tasks/result","params":{{"taskId":"{id}"}}}}"#
+                );
+                bytes += created.len();
+                server.handle_raw(result.as_bytes(), &session, None).await
+            } else if case == "call-stateless" {
                 let connection = ConnectionState::transient(ProtocolVersion::V2026_07_28);
                 server
                     .handle_raw(CALL_ADD_STATELESS, &connection, None)
@@ -74,6 +85,13 @@ fn main() {
     if let Some(telemetry) = telemetry {
         telemetry.shutdown();
     }
+}
+
+/// The `taskId` of a `CreateTaskResult`, found in its text.
+fn task_id(text: &str) -> String {
+    let start = text.find(r#""taskId":""#).expect("a task id") + r#""taskId":""#.len();
+    let end = start + text[start..].find('"').expect("the id's end");
+    text[start..end].to_owned()
 }
 
 /// Installs the subscriber `PROFILE_SUBSCRIBER` names; the telemetry to shut down, for `otel`.
