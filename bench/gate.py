@@ -4,9 +4,13 @@ callgrind counts them: the same for the same binary whatever else the machine do
 the committed baseline `bench/instructions.json`. A case that costs more than the tolerance
 above its baseline fails the run, saying which and how to accept the new figure on purpose.
 
-    cargo build --release --manifest-path bench/Cargo.toml -p micro --bin profile
-    python3 bench/gate.py              # check against the baseline
-    python3 bench/gate.py --update     # write the measured figures as the new baseline
+    scripts/gate.sh              # build what it measures (release), then check the baseline
+    scripts/gate.sh --update     # write the measured figures as the new baseline
+
+(`python3 bench/gate.py [--update]` alone measures what is already built.) The cases: the
+in-process ones of bench/micro's `profile`, and `bench-server` under `mcp bench` over stdio and
+HTTP (bench/marginal.py's paths), two of them with the server's state in a redis-server of the
+gate's own (scripts/install-redis.sh). Only the server's instructions count, not Redis's.
 
 Each case runs twice, SHORT and LONG requests; the difference of the totals over the difference
 of the requests is the cost of one request at the margin (start-up and warm-up cancel out).
@@ -46,6 +50,9 @@ SERVER_CASES = {
     "tools/call add, 2026-07-28 over HTTP": "http-stateless",
     "tools/call add, 2025-11-25 session over HTTP": "http-session",
     "tools/call add, 2025-11-25 over stdio": "stdio",
+    "tools/call add, 2025-11-25 session in Redis, over HTTP": "http-session-redis",
+    "a task (2026-07-28 tools/call of add_task), in memory, over HTTP": "http-task",
+    "a task (2026-07-28 tools/call of add_task), in Redis, over HTTP": "http-task-redis",
 }
 
 
@@ -112,13 +119,16 @@ def main():
         print(f"gate: {name}: {figure} instructions ({change:+.1%} against {base})")
         if change > TOLERANCE:
             failed.append(f"{name}: {figure} instructions, {change:+.1%} against {base}")
+        elif change < -TOLERANCE:
+            print(f"gate: {name} costs less than its baseline: scripts/gate.sh --update keeps "
+                  "the gain from going unseen", file=sys.stderr)
     if failed:
         print("gate: these requests cost more than the baseline allows "
               f"(+{TOLERANCE:.0%}), or have none:", file=sys.stderr)
         for line in failed:
             print(f"  {line}", file=sys.stderr)
         print("If the cost is meant (a feature on the path, said in BENCHMARKS.md), accept it: "
-              "python3 bench/gate.py --update, and commit bench/instructions.json.",
+              "scripts/gate.sh --update, and commit bench/instructions.json.",
               file=sys.stderr)
         sys.exit(1)
 

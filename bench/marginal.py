@@ -9,8 +9,10 @@ binary and load whatever else the machine does.
     python3 bench/marginal.py OLD NEW                                      # two builds, side by side
 
 Paths: `http-stateless` (2026-07-28 `tools/call add`, 4 connections), `http-session` (2025-11-25
-sessions, 4 connections), `stdio` (2025-11-25, 32 in flight). Uses `target/release/mcp` as the load
-generator, as bench/run.py does.
+sessions, 4 connections), `stdio` (2025-11-25, 32 in flight), `http-session-redis` (the sessions
+kept in a redis-server of the run's own), `http-task` and `http-task-redis` (2026-07-28 calls of
+`add_task`, each becoming a task, in memory or in Redis). Uses `target/release/mcp` as the load
+generator, as bench/run.py does. Redis's own instructions are not counted: only the server's.
 """
 
 import os
@@ -23,7 +25,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (bench/run.py: its server runner and load generator)
 
-PATHS = ["http-stateless", "http-session", "stdio"]
+# path: (server flags, `mcp bench` arguments, whether the server keeps its state in Redis)
+HTTP_PATHS = {
+    "http-stateless": ([], ["--wire", "stateless"], False),
+    "http-session": (["--stateful"], ["--wire", "session"], False),
+    "http-session-redis": (["--stateful"], ["--wire", "session"], True),
+    "http-task": (["--tasks"], ["--wire", "stateless", "--tool", "add_task", "--args", run.ADD[3], "--tasks"], False),
+    "http-task-redis": (["--tasks"], ["--wire", "stateless", "--tool", "add_task", "--args", run.ADD[3], "--tasks"], True),
+}
+PATHS = [*HTTP_PATHS, "stdio"]
 SHORT, LONG = 4, 12
 
 
@@ -36,13 +46,20 @@ def totals(path, binary, seconds):
         server = run.pinned(run.SERVER_CPU, [*valgrind, binary, "stdio"])
         result = run.mcp_bench(["--wire", "session", "-c", "32", *load, "--", *server])
     else:
-        stateful = path == "http-session"
-        server = run.HttpServer(binary, ["--stateful"] if stateful else [], wrapper=valgrind)
+        flags, wire, shared = HTTP_PATHS[path]
+        redis = run.RedisServer() if shared else None
         try:
-            wire = "session" if stateful else "stateless"
-            result = run.mcp_bench([server.url, "--wire", wire, "-c", "4", *load])
+            if redis:
+                os.environ.setdefault("MCP_REQUEST_STATE_KEY", run.shared_key())
+                flags = [*flags, "--redis", redis.url]
+            server = run.HttpServer(binary, flags, wrapper=valgrind)
+            try:
+                result = run.mcp_bench([server.url, *wire, "-c", "4", *load])
+            finally:
+                server.stop()
         finally:
-            server.stop()
+            if redis:
+                redis.stop()
     time.sleep(1)
     summary = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True).stdout
     os.unlink(out)

@@ -388,7 +388,7 @@ SHARED_SCENARIOS = [
     ("sessions-16", "HTTP sessions (2025-11-25), 16 connections", ["--stateful"],
      ["--wire", "session", "-c", "16"]),
     ("tasks-16", "HTTP stateless (2026-07-28) calls that each become a task, 16 connections", ["--tasks"],
-     ["--wire", "stateless", "-c", "16", "--tool", "add_task", "--tasks"]),
+     ["--wire", "stateless", "-c", "16", "--tool", "add_task", "--args", ADD[3], "--tasks"]),
 ]
 
 

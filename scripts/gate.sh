@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The instruction-count gate (bench/gate.py): builds what it measures in release (the bench
+# workspace's `profile`, `bench-server` and the `mcp` load generator), then counts the
+# instructions of each case with valgrind's callgrind and compares them with the committed
+# baseline, bench/instructions.json. A rise above the tolerance fails, naming the case; accept a
+# cost that is meant with `scripts/gate.sh --update` and commit the baseline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-valgrind.sh >/dev/null
+scripts/install-redis.sh >/dev/null
+cargo build --quiet --release --manifest-path bench/Cargo.toml -p micro --bin profile
+cargo build --quiet --release -p examples --bin bench-server -p mcp-cli --bin mcp
+python3 bench/gate.py "$@"
