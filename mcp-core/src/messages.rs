@@ -431,6 +431,10 @@ pub enum ServerResult {
     GetSkill(Box<GetSkillResult>),
     /// `resources/directory/read`.
     ReadDirectory(ReadDirectoryResult),
+    /// A result rendered ahead of time for the peer's revision, sent as it is: a server's list
+    /// pages, rendered once and kept until the list changes (never met where middleware layers
+    /// see the results: those get the typed ones).
+    Rendered(crate::render::Rendered),
 }
 
 impl ServerResult {
@@ -453,7 +457,7 @@ impl ServerResult {
             ServerResult::InputRequired(r) => &mut r.meta,
             ServerResult::CreateTask(r) => &mut r.meta,
             ServerResult::Task(r) => &mut r.meta,
-            ServerResult::TaskPayload(_) => return None,
+            ServerResult::TaskPayload(_) | ServerResult::Rendered(_) => return None,
             ServerResult::ListTasks(r) => &mut r.meta,
             ServerResult::ListSkills(r) => &mut r.meta,
             ServerResult::GetSkill(r) => &mut r.meta,

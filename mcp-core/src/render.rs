@@ -33,10 +33,12 @@
 //! ```
 
 use std::cell::Cell;
+use std::sync::Arc;
 use std::{fmt, io};
 
 use serde::{Serialize, Serializer, ser};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::version::ProtocolVersion;
 
@@ -118,6 +120,79 @@ pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(
     version: ProtocolVersion,
 ) -> serde_json::Result<()> {
     serde_json::to_writer(writer, &Versioned::new(value, version))
+}
+
+/// A value rendered once for one revision, kept as its JSON text and sent as it is: what a server
+/// answers many requests with (its list pages, rendered when first asked and again only after the
+/// list changes). Cloning it shares the text.
+///
+/// Serializing it writes the text verbatim when the rendering target is the revision it was
+/// rendered for, and fails for any other (the text may hold what that revision cannot carry).
+///
+/// ```
+/// use mcp_core::{ProtocolVersion, render::{self, Rendered}, tools::Tool};
+///
+/// let tool = Tool::new("add", serde_json::json!({"type": "object"}).as_object().unwrap().clone());
+/// let rendered = Rendered::new(&tool, ProtocolVersion::V2025_11_25).unwrap();
+/// assert_eq!(rendered.json(), r#"{"name":"add","inputSchema":{"type":"object"}}"#);
+/// assert_eq!(render::to_string(&rendered, ProtocolVersion::V2025_11_25).unwrap(), rendered.json());
+/// assert!(render::to_string(&rendered, ProtocolVersion::V2025_06_18).is_err());
+/// ```
+#[derive(Clone)]
+pub struct Rendered {
+    version: ProtocolVersion,
+    json: Arc<RawValue>,
+}
+
+impl Rendered {
+    /// `value` rendered for `version`.
+    pub fn new<T: Serialize + ?Sized>(
+        value: &T,
+        version: ProtocolVersion,
+    ) -> serde_json::Result<Self> {
+        let json = serde_json::value::to_raw_value(&Versioned::new(value, version))?;
+        Ok(Rendered {
+            version,
+            json: Arc::from(json),
+        })
+    }
+
+    /// The revision it was rendered for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// Its JSON text.
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
+}
+
+impl fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rendered")
+            .field("version", &self.version)
+            .field("bytes", &self.json.get().len())
+            .finish()
+    }
+}
+
+impl PartialEq for Rendered {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version && self.json.get() == other.json.get()
+    }
+}
+
+impl Serialize for Rendered {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if target() != self.version {
+            return Err(unsupported(format_args!(
+                "a result rendered for protocol revision {}",
+                self.version
+            )));
+        }
+        self.json.serialize(serializer)
+    }
 }
 
 /// The error for a value that the current rendering target cannot represent, e.g.

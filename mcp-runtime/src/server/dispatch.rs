@@ -21,7 +21,7 @@ use mcp_core::input::InputRequiredResult;
 use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
 use mcp_core::messages::{ClientRequest, ServerResult};
 use mcp_core::tools::CallToolResult;
-use mcp_core::{Asking, ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_core::{Asking, Era, ErrorCode, ErrorObject, ProtocolVersion};
 use tracing::{Instrument, Span};
 
 use super::reply::Reply;
@@ -223,13 +223,7 @@ impl Started {
                 };
                 Some(match outcome {
                     Ok(mut result) => {
-                        if era.result_names_server()
-                            && server.inner.options.result_server_info
-                            && let Some(meta) = result.meta_mut()
-                        {
-                            meta.server_info
-                                .get_or_insert_with(|| Box::new(server.info().clone()));
-                        }
+                        name_server(&server, era, &mut result);
                         Reply::result(version, id, result)
                     }
                     Err(error) => Reply::error(version, Some(id), error),
@@ -237,6 +231,18 @@ impl Started {
             }
             .instrument(span),
         )
+    }
+}
+
+/// Names the server in `result`'s `_meta` where the era asks for it (`serverInfo`, since no
+/// handshake did) and the server's options allow it.
+pub(super) fn name_server(server: &McpServer, era: Era, result: &mut ServerResult) {
+    if era.result_names_server()
+        && server.inner.options.result_server_info
+        && let Some(meta) = result.meta_mut()
+    {
+        meta.server_info
+            .get_or_insert_with(|| Box::new(server.info().clone()));
     }
 }
 

@@ -4,30 +4,85 @@
 //! Clients must treat it as opaque; one that does not decode, that belongs to another list, or
 //! that points past the end of the list (which shrank meanwhile) is refused with invalid params
 //! (`-32602`), as the spec asks.
+//!
+//! A list that every client sees alike (no middleware layer, no per-token hiding) is rendered
+//! once per revision and page, and the text kept until an entry is added or removed: most
+//! `*/list` requests are then answered with a copy of it.
+
+use std::collections::HashMap;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_core::ErrorObject;
+use mcp_core::messages::ServerResult;
 use mcp_core::params::PaginatedRequestParams;
+use mcp_core::render::Rendered;
 use mcp_core::result::Paginated;
+use mcp_core::{ErrorObject, ProtocolVersion};
+use parking_lot::RwLock;
 
 use super::McpServer;
 use super::authorization::{Scoped, visible};
 use super::caching::CachedList;
+use super::dispatch::name_server;
+use super::registry::Catalog;
 use crate::handler::RequestContext;
 
-/// The page of the list `R` that `params` asks for: `entries` (the whole list, in order, less
-/// what the caller may not see), cut to the server's page size and described by `describe`,
-/// with the caching hint the server sets for `cached`.
-pub(super) fn list<R: Paginated, E: Scoped>(
+/// Which entries of a catalog a request lists: those `keep` takes. `view` tells apart the
+/// filters that differ by client (a tool list with or without the tools only apps call); `shared`
+/// says whether every client with the same `view` gets the same list, so that its pages may be
+/// rendered once: false where a middleware layer runs (it may hide entries, or see the result)
+/// or where the caller's token decides what it sees.
+pub(super) struct Listing<F> {
+    pub(super) keep: F,
+    pub(super) view: u8,
+    pub(super) shared: bool,
+}
+
+impl<F> Listing<F> {
+    /// The entries `keep` takes, for a request of `ctx` on `server`.
+    pub(super) fn new(server: &McpServer, ctx: &RequestContext, keep: F, view: u8) -> Self {
+        let per_caller = server.inner.options.hide_unauthorized && ctx.access_token().is_some();
+        Listing {
+            keep,
+            view,
+            shared: server.inner.layers.is_none() && !per_caller,
+        }
+    }
+}
+
+/// The page of the list `R` that `params` asks for: the entries of `catalog` that `listing` takes
+/// and the caller may see, in order, cut to the server's page size and described by `describe`,
+/// with the caching hint the server sets for `cached`. A shared listing's page is rendered once
+/// per revision and kept until the catalog changes (`tools/list` of a hundred tools then costs
+/// what copying its text does).
+pub(super) fn list<R, E, F>(
     server: &McpServer,
     ctx: &RequestContext,
-    mut entries: Vec<E>,
+    catalog: &Catalog<E>,
+    listing: Listing<F>,
     params: &PaginatedRequestParams,
     cached: CachedList,
     describe: impl Fn(&E) -> R::Item,
-) -> Result<R, ErrorObject> {
-    entries.retain(|entry| visible(server, ctx, entry));
+) -> Result<ServerResult, ErrorObject>
+where
+    R: Paginated + Into<ServerResult>,
+    E: Scoped,
+    F: Fn(&E) -> bool,
+{
+    let version = ctx.protocol_version();
+    let key = match (listing.shared, params.cursor.as_deref()) {
+        (false, _) => None,
+        (true, None) => Some(PageKey::new(version, 0, listing.view)),
+        (true, Some(cursor)) => {
+            decode(R::LIST, cursor).map(|start| PageKey::new(version, start, listing.view))
+        }
+    };
+    let (pages, generation) = catalog.pages();
+    if let Some(page) = key.and_then(|key| pages.get(key, generation)) {
+        return Ok(ServerResult::Rendered(page));
+    }
+    let (mut entries, generation) = catalog.snapshot_at();
+    entries.retain(|entry| (listing.keep)(&**entry) && visible(server, ctx, &**entry));
     let options = &server.inner.options;
     let (entries, next) = page(
         R::LIST,
@@ -35,9 +90,67 @@ pub(super) fn list<R: Paginated, E: Scoped>(
         params.cursor.as_deref(),
         options.page_size,
     )?;
-    let mut result = R::page(entries.iter().map(describe).collect(), next);
+    let mut result = R::page(entries.iter().map(|e| describe(e)).collect(), next);
     result.set_cache_hint(options.cache_hint(cached));
-    Ok(result)
+    let mut result = result.into();
+    let Some(key) = key else {
+        return Ok(result);
+    };
+    name_server(server, ctx.era(), &mut result);
+    // A page the revision cannot carry is answered typed: its rendering fails again, saying why.
+    match Rendered::new(&result, version) {
+        Ok(page) => {
+            pages.put(key, generation, page.clone());
+            Ok(ServerResult::Rendered(page))
+        }
+        Err(_) => Ok(result),
+    }
+}
+
+/// Where a rendered page sits: the revision, its first entry, and the view of the list.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PageKey {
+    version: ProtocolVersion,
+    start: usize,
+    view: u8,
+}
+
+impl PageKey {
+    fn new(version: ProtocolVersion, start: usize, view: u8) -> Self {
+        PageKey {
+            version,
+            start,
+            view,
+        }
+    }
+}
+
+/// The pages of one list rendered so far, each with the count of the list's changes it was made
+/// at ([`Catalog`] keeps that count): a page made before the last change is not used, and is
+/// replaced when rendered again. At most one page per revision, page start and view.
+#[derive(Default)]
+pub(crate) struct RenderedPages {
+    pages: RwLock<HashMap<PageKey, (u64, Rendered), foldhash::fast::RandomState>>,
+}
+
+impl RenderedPages {
+    fn get(&self, key: PageKey, generation: u64) -> Option<Rendered> {
+        match self.pages.read().get(&key) {
+            Some((made_at, page)) if *made_at == generation => Some(page.clone()),
+            _ => None,
+        }
+    }
+
+    fn put(&self, key: PageKey, generation: u64, page: Rendered) {
+        let mut pages = self.pages.write();
+        // Of two renderings of the same page, the one of the later list stays.
+        if pages
+            .get(&key)
+            .is_none_or(|(made_at, _)| *made_at <= generation)
+        {
+            pages.insert(key, (generation, page));
+        }
+    }
 }
 
 const PREFIX: &str = "mcp-page:";

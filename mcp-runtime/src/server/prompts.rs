@@ -1,12 +1,14 @@
 //! `prompts/list` and `prompts/get`.
 
 use mcp_core::ErrorObject;
+use mcp_core::messages::ServerResult;
 use mcp_core::params::PaginatedRequestParams;
 use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::list::list;
+use super::list::{Listing, list};
+use super::registry::RegisteredPrompt;
 use super::request::{Listed, Lists, Target, TargetKind, unknown_prompt};
 use crate::handler::RequestContext;
 
@@ -16,12 +18,19 @@ pub(super) fn list_prompts(
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
     lists: Lists<'_>,
-) -> Result<ListPromptsResult, ErrorObject> {
-    let mut prompts = server.inner.registry.prompts.snapshot();
-    prompts.retain(|p| !lists.hide(Listed::Prompt(&p.definition.prompt)));
-    list(server, ctx, prompts, params, CachedList::Prompts, |p| {
-        p.definition.prompt.clone()
-    })
+) -> Result<ServerResult, ErrorObject> {
+    let keep = |p: &RegisteredPrompt| !lists.hide(Listed::Prompt(&p.definition.prompt));
+    let listing = Listing::new(server, ctx, keep, 0);
+    let catalog = &server.inner.registry.prompts;
+    list::<ListPromptsResult, _, _>(
+        server,
+        ctx,
+        catalog,
+        listing,
+        params,
+        CachedList::Prompts,
+        |p| p.definition.prompt.clone(),
+    )
 }
 
 /// `prompts/get`: checks the required arguments and runs the prompt's handler.

@@ -7,6 +7,7 @@
 //! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use indexmap::IndexMap;
 use mcp_core::content::ContentBlock;
@@ -14,6 +15,7 @@ use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use super::list::RenderedPages;
 use crate::handler::skill::Skill;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
@@ -268,10 +270,14 @@ pub enum RegistryError {
     App(#[from] super::apps::AppError),
 }
 
-/// Items keyed by name, remembering where each came from.
+/// Items keyed by name, remembering where each came from, and the pages of their list as
+/// rendered for the clients that asked, valid until the items change.
 pub(crate) struct Catalog<T> {
     kind: &'static str,
     items: RwLock<IndexMap<String, Arc<T>, foldhash::fast::RandomState>>,
+    /// Counts the changes of `items`: a rendered page holds the count it was made from.
+    generation: AtomicU64,
+    pages: RenderedPages,
 }
 
 impl<T> Catalog<T> {
@@ -279,7 +285,21 @@ impl<T> Catalog<T> {
         Catalog {
             kind,
             items: RwLock::new(IndexMap::default()),
+            generation: AtomicU64::new(0),
+            pages: RenderedPages::default(),
         }
+    }
+
+    /// The rendered pages of the list, and the count of changes they must have been made at.
+    pub(crate) fn pages(&self) -> (&RenderedPages, u64) {
+        (&self.pages, self.generation.load(Ordering::Acquire))
+    }
+
+    /// Every item, in registration order, and the count of changes they are the state of.
+    pub(crate) fn snapshot_at(&self) -> (Vec<Arc<T>>, u64) {
+        let items = self.items.read();
+        let generation = self.generation.load(Ordering::Acquire);
+        (items.values().cloned().collect(), generation)
     }
 
     /// Adds `item` under `key`; `origin_of` tells where an existing item came from.
@@ -300,12 +320,18 @@ impl<T> Catalog<T> {
             });
         }
         items.insert(key, Arc::new(item));
+        self.generation.fetch_add(1, Ordering::Release);
         Ok(())
     }
 
     /// Removes the item under `key`; false when there was none.
     pub(crate) fn remove(&self, key: &str) -> bool {
-        self.items.write().shift_remove(key).is_some()
+        let mut items = self.items.write();
+        let removed = items.shift_remove(key).is_some();
+        if removed {
+            self.generation.fetch_add(1, Ordering::Release);
+        }
+        removed
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {

@@ -1,6 +1,7 @@
 //! `resources/list`, `resources/templates/list` and `resources/read`.
 
 use mcp_core::ErrorObject;
+use mcp_core::messages::ServerResult;
 use mcp_core::params::PaginatedRequestParams;
 use mcp_core::resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResult,
@@ -9,7 +10,8 @@ use mcp_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::list::list;
+use super::list::{Listing, list};
+use super::registry::{RegisteredResource, RegisteredTemplate};
 use super::request::{Listed, Lists, Target, TargetKind};
 use crate::handler::RequestContext;
 use crate::handler::resource::{default_mime_type, default_ui};
@@ -20,12 +22,19 @@ pub(super) fn list_resources(
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
     lists: Lists<'_>,
-) -> Result<ListResourcesResult, ErrorObject> {
-    let mut resources = server.inner.registry.resources.snapshot();
-    resources.retain(|r| !lists.hide(Listed::Resource(&r.definition.resource)));
-    list(server, ctx, resources, params, CachedList::Resources, |r| {
-        r.definition.resource.clone()
-    })
+) -> Result<ServerResult, ErrorObject> {
+    let keep = |r: &RegisteredResource| !lists.hide(Listed::Resource(&r.definition.resource));
+    let listing = Listing::new(server, ctx, keep, 0);
+    let catalog = &server.inner.registry.resources;
+    list::<ListResourcesResult, _, _>(
+        server,
+        ctx,
+        catalog,
+        listing,
+        params,
+        CachedList::Resources,
+        |r| r.definition.resource.clone(),
+    )
 }
 
 /// `resources/templates/list`: one page of the resource templates.
@@ -34,13 +43,14 @@ pub(super) fn list_templates(
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
     lists: Lists<'_>,
-) -> Result<ListResourceTemplatesResult, ErrorObject> {
-    let mut templates = server.inner.registry.templates.snapshot();
-    templates.retain(|t| !lists.hide(Listed::Template(&t.definition.template)));
-    list(
+) -> Result<ServerResult, ErrorObject> {
+    let keep = |t: &RegisteredTemplate| !lists.hide(Listed::Template(&t.definition.template));
+    let listing = Listing::new(server, ctx, keep, 0);
+    list::<ListResourceTemplatesResult, _, _>(
         server,
         ctx,
-        templates,
+        &server.inner.registry.templates,
+        listing,
         params,
         CachedList::ResourceTemplates,
         |t| t.definition.template.clone(),

@@ -31,7 +31,7 @@ pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObj
         }
         ClientRequest::Ping(_) => EmptyResult::default().into(),
         ClientRequest::Discover(_) => lifecycle::discover(server).into(),
-        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?.into(),
+        ClientRequest::ListTools(params) => tools::list_tools(server, &params, ctx, lists)?,
         ClientRequest::CallTool(params) => match target.kind {
             TargetKind::Tool(tool) => {
                 let arguments = params.arguments.unwrap_or_default();
@@ -45,15 +45,13 @@ pub(super) async fn answer(request: McpRequest) -> Result<ServerResult, ErrorObj
                 ));
             }
         },
-        ClientRequest::ListPrompts(params) => {
-            prompts::list_prompts(server, &params, ctx, lists)?.into()
-        }
+        ClientRequest::ListPrompts(params) => prompts::list_prompts(server, &params, ctx, lists)?,
         ClientRequest::GetPrompt(params) => prompts::get(target, params, ctx).await?.into(),
         ClientRequest::ListResources(params) => {
-            resources::list_resources(server, &params, ctx, lists)?.into()
+            resources::list_resources(server, &params, ctx, lists)?
         }
         ClientRequest::ListResourceTemplates(params) => {
-            resources::list_templates(server, &params, ctx, lists)?.into()
+            resources::list_templates(server, &params, ctx, lists)?
         }
         ClientRequest::ReadResource(params) => resources::read(target, params, ctx).await?.into(),
         ClientRequest::Subscribe(params) => {

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::McpServer;
 use super::caching::CachedList;
-use super::list::list;
+use super::list::{Listing, list};
 use super::panics::panic_message;
 use super::registry::RegisteredTool;
 use super::request::{Listed, Lists, McpRequest, TargetKind};
@@ -28,15 +28,22 @@ pub(super) fn list_tools(
     params: &PaginatedRequestParams,
     ctx: &RequestContext,
     lists: Lists<'_>,
-) -> Result<ListToolsResult, ErrorObject> {
-    let mut tools = server.inner.registry.tools.snapshot();
-    tools.retain(|t| !lists.hide(Listed::Tool(&t.definition.tool)));
-    if tools.iter().any(|t| t.app_only) && !ctx.client_capabilities().renders_apps() {
-        tools.retain(|t| !t.app_only);
-    }
-    list(server, ctx, tools, params, CachedList::Tools, |t| {
-        t.definition.tool.clone()
-    })
+) -> Result<ServerResult, ErrorObject> {
+    let catalog = &server.inner.registry.tools;
+    let no_apps = catalog.any(|t| t.app_only) && !ctx.client_capabilities().renders_apps();
+    let keep = |t: &RegisteredTool| {
+        !((no_apps && t.app_only) || lists.hide(Listed::Tool(&t.definition.tool)))
+    };
+    let listing = Listing::new(server, ctx, keep, u8::from(no_apps));
+    list::<ListToolsResult, _, _>(
+        server,
+        ctx,
+        catalog,
+        listing,
+        params,
+        CachedList::Tools,
+        |t| t.definition.tool.clone(),
+    )
 }
 
 /// The checks of a `tools/call` before its layers run: the client capabilities the tool needs,

@@ -30,6 +30,7 @@ mod interop_server;
 mod interop_tasks;
 mod legacy_sse;
 mod lines_backpressure;
+mod list_pages;
 mod macros_prompts_resources;
 mod memory_budget;
 mod middleware;
