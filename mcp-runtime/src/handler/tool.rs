@@ -74,6 +74,9 @@ pub struct ToolDefinition {
     pub(crate) forwarded: bool,
     /// What filters pick it by ([`tags`](Self::tags)).
     pub(crate) tags: Vec<String>,
+    /// Its schemas were generated from Rust types (valid by construction), none given as JSON:
+    /// they are compiled when first used rather than checked when the server is built.
+    pub(crate) schemas_derived: bool,
 }
 
 impl fmt::Debug for ToolDefinition {
@@ -111,6 +114,7 @@ impl ToolDefinition {
             task_start: TaskStart::default(),
             forwarded: false,
             tags: Vec::new(),
+            schemas_derived: false,
         }
     }
 
@@ -144,6 +148,7 @@ impl ToolDefinition {
             }
         });
         definition.defect = defect;
+        definition.schemas_derived = true;
         definition
     }
 
@@ -279,12 +284,14 @@ impl ToolDefinition {
     /// Replaces the input schema (kept verbatim: `$schema`, `$defs` and all).
     pub fn input_schema(mut self, schema: JsonObject) -> Self {
         self.tool.input_schema = schema;
+        self.schemas_derived = false;
         self
     }
 
     /// Sets the output schema (kept verbatim).
     pub fn output_schema(mut self, schema: JsonObject) -> Self {
         self.tool.output_schema = Some(schema);
+        self.schemas_derived = false;
         self
     }
 
@@ -292,7 +299,10 @@ impl ToolDefinition {
     /// server fails). Used by `#[mcp_tool(input_schema = ...)]`.
     pub fn verbatim_input_schema(mut self, schema: Value) -> Self {
         match schema {
-            Value::Object(schema) => self.tool.input_schema = schema,
+            Value::Object(schema) => {
+                self.tool.input_schema = schema;
+                self.schemas_derived = false;
+            }
             other => {
                 self.defect = Some(format!(
                     "the input schema must be a JSON object, not {other}"
@@ -306,7 +316,10 @@ impl ToolDefinition {
     /// fails). Used by `#[mcp_tool(output_schema = ...)]`.
     pub fn verbatim_output_schema(mut self, schema: Value) -> Self {
         match schema {
-            Value::Object(schema) => self.tool.output_schema = Some(schema),
+            Value::Object(schema) => {
+                self.tool.output_schema = Some(schema);
+                self.schemas_derived = false;
+            }
             other => {
                 self.defect = Some(format!(
                     "the output schema must be a JSON object, not {other}"

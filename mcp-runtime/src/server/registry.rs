@@ -6,10 +6,11 @@
 //! entries named one by one. A `Registry` holds what one server offers; it may change at run time
 //! (dynamic registration), so it sits behind locks, and every listing works on a snapshot.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
+use mcp_core::JsonObject;
 use mcp_core::content::ContentBlock;
 use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use parking_lot::RwLock;
@@ -122,8 +123,8 @@ pub(crate) struct RegisteredTool {
     pub(crate) header_params: Vec<HeaderParam>,
     /// Its input and output schemas, compiled; `None` for a forwarded tool, which the server
     /// it goes to checks.
-    pub(crate) input: Option<CompiledSchema>,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) input: Option<ToolSchema>,
+    pub(crate) output: Option<ToolSchema>,
     /// Only an app's page calls it (MCP Apps: its visibility leaves out the model).
     pub(crate) app_only: bool,
     pub(crate) origin: Origin,
@@ -146,12 +147,14 @@ impl RegisteredTool {
                 detail: defect.clone(),
             });
         }
+        let derived = definition.schemas_derived;
+        let compile = |schema: &JsonObject, which| match derived {
+            true => Ok(ToolSchema::on_first_use()),
+            false => ToolSchema::compiled(schema).map_err(|e| invalid(which, e)),
+        };
         let input = match definition.forwarded {
             true => None,
-            false => Some(
-                CompiledSchema::compile(&definition.tool.input_schema)
-                    .map_err(|e| invalid("input", e))?,
-            ),
+            false => Some(compile(&definition.tool.input_schema, "input")?),
         };
         let output = match &definition.tool.output_schema {
             Some(_) if definition.forwarded => None,
@@ -169,7 +172,7 @@ impl RegisteredTool {
                         ),
                     });
                 }
-                Some(CompiledSchema::compile(schema).map_err(|e| invalid("output", e))?)
+                Some(compile(schema, "output")?)
             }
             None => None,
         };
@@ -193,6 +196,33 @@ impl RegisteredTool {
             output,
             origin,
         })
+    }
+}
+
+/// A tool's schema, compiled for validation. One given as JSON is compiled (and checked against
+/// its meta-schema) when the server is built, so that a mistake in it fails the build; one
+/// generated from Rust types is valid by construction, and is compiled when first used: starting
+/// a server compiles none of them (checking schemas builds the meta-schema's own validator, the
+/// larger part of a cold start).
+pub(crate) struct ToolSchema(OnceLock<Result<CompiledSchema, String>>);
+
+impl ToolSchema {
+    fn compiled(schema: &JsonObject) -> Result<Self, SchemaError> {
+        Ok(ToolSchema(OnceLock::from(Ok(CompiledSchema::compile(
+            schema,
+        )?))))
+    }
+
+    fn on_first_use() -> Self {
+        ToolSchema(OnceLock::new())
+    }
+
+    /// The compiled `schema` (the one this was made for), or why it does not compile.
+    pub(crate) fn get(&self, schema: &JsonObject) -> Result<&CompiledSchema, &str> {
+        self.0
+            .get_or_init(|| CompiledSchema::compile(schema).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(String::as_str)
     }
 }
 

@@ -76,6 +76,10 @@ pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, Err
         return Some(Ok(CallToolResult::error(message).into()));
     }
     if let (true, Some(input)) = (server.inner.options.validate_input, &tool.input) {
+        let input = match input.get(&tool.definition.tool.input_schema) {
+            Ok(input) => input,
+            Err(why) => return Some(Err(uncompiled(name, "input", why))),
+        };
         let arguments = Value::Object(params.arguments.take().unwrap_or_default());
         if let Err(violation) = input.validate(&arguments) {
             return Some(Ok(CallToolResult::error(format!(
@@ -88,6 +92,16 @@ pub(super) fn check(request: &mut McpRequest) -> Option<Result<ServerResult, Err
         }
     }
     None
+}
+
+/// The error of a call whose tool has a schema that does not compile (one derived from Rust
+/// types, compiled on first use: schemars made something the validator refuses).
+fn uncompiled(tool: &str, which: &str, why: &str) -> ErrorObject {
+    tracing::error!(%tool, schema = which, %why, "a tool's schema does not compile");
+    ErrorObject::internal_error(format!(
+        "Tool {tool} cannot be called: its {which} schema, generated from its Rust types, does not \
+         compile ({why})"
+    ))
 }
 
 /// Runs the tool's handler (a panic is a tool error, or the internal error a task fails with)
@@ -117,8 +131,11 @@ pub(super) async fn run(
     };
     if server.inner.options.validate_output
         && !result.is_error()
-        && let Some(schema) = &tool.output
+        && let (Some(schema), Some(source)) = (&tool.output, &tool.definition.tool.output_schema)
     {
+        let schema = schema
+            .get(source)
+            .map_err(|why| uncompiled(name, "output", why))?;
         let structured = result.structured_content.as_ref().ok_or_else(|| {
             ErrorObject::internal_error(format!(
                 "Tool {name} has an output schema but returned no structured content"

@@ -1543,3 +1543,49 @@ fn tools_with_invalid_header_annotations_do_not_build() {
     );
     assert_eq!(server.tool_names(), ["echo"]);
 }
+
+#[tokio::test]
+async fn a_schema_given_as_json_is_checked_at_build_and_a_derived_one_at_first_use() {
+    // Given as JSON, a schema that breaks its meta-schema fails the build, naming the tool.
+    let bad = json!({"type": "object", "properties": {"n": {"type": 5}}});
+    let error = builder()
+        .tool(ToolDefinition::new(
+            "bad",
+            bad.as_object().unwrap().clone(),
+            |_, _| async { "" },
+        ))
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("the input schema of tool `bad` is invalid: "),
+        "{error}"
+    );
+    // So does one that replaces a derived schema.
+    let replaced = ToolDefinition::typed("replaced", |_: Value, _| async { "" })
+        .input_schema(bad.as_object().unwrap().clone());
+    assert!(builder().tool(replaced).build().is_err());
+    // One derived from Rust types is compiled when first used, and checks the arguments then.
+    let mut client = TestClient::initialized(
+        builder().build().unwrap(),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    for _ in 0..2 {
+        let refused = client
+            .request(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": 1}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused["isError"], true);
+        assert_eq!(
+            refused["content"][0]["text"],
+            "Invalid arguments for tool echo: text: 1 is not of type \"string\""
+        );
+    }
+    client.close().await;
+}
