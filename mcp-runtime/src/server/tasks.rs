@@ -328,6 +328,9 @@ pub(super) async fn run(
     Ok(CreateTaskResult::new(task).into())
 }
 
+/// How long a task runs before [`cancelled_anywhere`] watches the store for its cancellation.
+const WATCH_AFTER: Duration = Duration::from_millis(100);
+
 /// Fires the token of the task of `link`, which runs here, once the store says the task was
 /// cancelled: through whichever instance of the deployment the client's `tasks/cancel` reached.
 /// Ends when the task ends (`finished` fires once this instance recorded its outcome).
@@ -336,7 +339,17 @@ async fn cancelled_anywhere(
     link: Arc<TaskLink>,
     finished: tokio_util::sync::CancellationToken,
 ) {
-    // The task was just created, working, at revision 0.
+    // A cancellation through another instance is rare, and most tasks end within moments: the
+    // watch (a read of the store, then one on each change) starts once the task has run a
+    // little, and its first read sees a cancellation made meanwhile. One through this instance
+    // fires the token directly.
+    tokio::select! {
+        biased;
+        () = finished.cancelled() => return,
+        () = link.token().cancelled() => return,
+        () = tokio::time::sleep(WATCH_AFTER) => {}
+    }
+    // The task was created working, at revision 0.
     let mut revision = 0;
     loop {
         tokio::select! {

@@ -67,13 +67,13 @@ impl RedisSessionStore {
         idle: Duration,
     ) -> Result<(), SessionStoreError> {
         let (hash, subs) = self.keys(id);
-        let handshake = mcp_core::render::to_value(&record.handshake, ProtocolVersion::LATEST)
+        let handshake = mcp_core::render::to_string(&record.handshake, ProtocolVersion::LATEST)
             .map_err(|e| SessionStoreError(format!("a session could not be encoded: {e}")))?;
         let mut pipe = redis::pipe();
         pipe.atomic()
             .del(&hash)
             .del(&subs)
-            .hset(&hash, "handshake", handshake.to_string())
+            .hset(&hash, "handshake", handshake)
             .hset(&hash, "initialized", u8::from(record.initialized));
         if let Some(principal) = &record.principal {
             pipe.hset(&hash, "principal", principal.key());

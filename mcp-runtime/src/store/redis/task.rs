@@ -296,8 +296,7 @@ impl RedisTaskStore {
 /// A record as Redis keeps it: JSON, with the task's durations under their 2026-07-28 names
 /// (read back under either).
 fn encode(record: &TaskRecord) -> Result<String, TaskStoreError> {
-    mcp_core::render::to_value(record, ProtocolVersion::LATEST)
-        .map(|value| value.to_string())
+    mcp_core::render::to_string(record, ProtocolVersion::LATEST)
         .map_err(|e| TaskStoreError::Unavailable(format!("a task could not be encoded: {e}")))
 }
 
