@@ -35,7 +35,8 @@ impl Params {
         Params(serde_json::value::to_raw_value(value).expect("a JSON value serializes"))
     }
 
-    pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
+    /// The params whose JSON text is `raw`.
+    pub fn from_raw(raw: Box<RawValue>) -> Self {
         Params(raw)
     }
 

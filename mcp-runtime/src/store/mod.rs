@@ -30,7 +30,7 @@ pub use event::{EventStore, InMemoryEventStore, StoreFuture};
 pub use redis::{
     RedisEventStore, RedisOptions, RedisSessionStore, RedisStore, RedisStoreError, RedisTaskStore,
 };
-pub use session::{SessionMessage, SessionRecord, SessionStore, SessionStoreError};
+pub use session::{RawJson, SessionMessage, SessionRecord, SessionStore, SessionStoreError};
 #[cfg(feature = "redis")]
 pub(crate) use task::apply;
 pub(crate) use task::timestamp;

@@ -20,6 +20,7 @@ use mcp_core::logging::LoggingLevel;
 use mcp_core::{ErrorObject, ProtocolVersion};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::StoreFuture;
@@ -124,13 +125,38 @@ pub enum SessionMessage {
         session: String,
     },
     /// The server of instance `from` broadcast `notification` (a list change, a resource
-    /// update): every other instance delivers it to its clients.
+    /// update, a task's new state): every other instance delivers it to its clients.
     Broadcast {
         /// The instance that broadcast it.
         from: String,
         /// The notification, as JSON-RPC params and method.
-        notification: Value,
+        notification: RawJson,
     },
+}
+
+/// JSON text carried as it is, neither parsed into a tree when a message is read nor
+/// re-serialized when it is written (a broadcast notification, which every instance reads and
+/// only the others decode). Compared by its text.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// `value` as JSON text.
+    pub fn new<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
+        serde_json::value::to_raw_value(value).map(RawJson)
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
 }
 
 impl SessionMessage {
@@ -194,4 +220,36 @@ pub trait SessionStore: Send + Sync + 'static {
     /// The messages the instances publish from now on. Delivery is at most once: a message
     /// published while this instance cannot hear it is missed.
     fn messages(&self) -> mpsc::Receiver<SessionMessage>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broadcast_carries_its_notification_as_text() {
+        let notification = serde_json::json!({
+            "method": "notifications/tools/list_changed", "params": {"_meta": {"k": "é"}}
+        });
+        let message = SessionMessage::Broadcast {
+            from: "instance-1".into(),
+            notification: RawJson::new(&notification).unwrap(),
+        };
+        let text = serde_json::to_string(&message).unwrap();
+        assert_eq!(
+            text,
+            r#"{"broadcast":{"from":"instance-1","notification":{"method":"notifications/tools/list_changed","params":{"_meta":{"k":"é"}}}}}"#
+        );
+        let read: SessionMessage = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, message);
+        let SessionMessage::Broadcast { notification, .. } = read else {
+            unreachable!("read back as it was written");
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(notification.get()).unwrap(),
+            serde_json::json!({
+                "method": "notifications/tools/list_changed", "params": {"_meta": {"k": "é"}}
+            })
+        );
+    }
 }

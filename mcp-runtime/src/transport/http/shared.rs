@@ -19,7 +19,7 @@ use mcp_core::messages::ServerNotification;
 use super::HttpState;
 use super::sessions::Session;
 use crate::connection::{ConnectionState, SharedEvent};
-use crate::store::{SessionMessage, SessionRecord, SessionStore, SessionStoreError};
+use crate::store::{RawJson, SessionMessage, SessionRecord, SessionStore, SessionStoreError};
 
 /// The session `id` as the store holds it, with this instance's copy brought up to date (made,
 /// when this instance has none); `None` when the store has no such session (then this instance's
@@ -102,7 +102,7 @@ pub(crate) async fn pass_on(store: &dyn SessionStore, session: &str, connection:
 pub(crate) fn relay_broadcasts(http: &Arc<HttpState>, store: Arc<dyn SessionStore>) {
     let from = http.instance.clone();
     http.server.relay_broadcasts(Arc::new(move |notification| {
-        let Ok(notification) = serde_json::to_value(notification) else {
+        let Ok(notification) = RawJson::new(notification) else {
             return;
         };
         let message = SessionMessage::Broadcast {
@@ -183,10 +183,20 @@ pub(crate) async fn hear_other_instances(http: Weak<HttpState>, store: Arc<dyn S
 }
 
 /// Delivers a broadcast of another instance's server to this instance's clients.
-fn deliver_broadcast(http: &HttpState, notification: &serde_json::Value) {
-    let method = notification["method"].as_str().unwrap_or_default();
-    let params = notification.get("params").map(Params::from_value);
-    match ServerNotification::decode(method, params.as_ref()) {
+fn deliver_broadcast(http: &HttpState, notification: &RawJson) {
+    /// A notification as JSON-RPC carries it, its params left as text for the method's decoder.
+    #[derive(serde::Deserialize)]
+    struct Relayed {
+        method: String,
+        params: Option<Box<serde_json::value::RawValue>>,
+    }
+    let decoded = serde_json::from_str::<Relayed>(notification.get())
+        .map_err(|e| e.to_string())
+        .and_then(|relayed| {
+            let params = relayed.params.map(Params::from_raw);
+            ServerNotification::decode(&relayed.method, params.as_ref()).map_err(|e| e.to_string())
+        });
+    match decoded {
         Ok(notification) => {
             http.server.deliver_relayed(&notification);
         }
