@@ -25,13 +25,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (bench/run.py: its server runner and load generator)
 
+# Calls of `add_task`, each of which becomes a task.
+TASKS = ["--wire", "stateless", "--tool", "add_task", "--args", run.ADD[3], "--tasks"]
 # path: (server flags, `mcp bench` arguments, whether the server keeps its state in Redis)
 HTTP_PATHS = {
     "http-stateless": ([], ["--wire", "stateless"], False),
     "http-session": (["--stateful"], ["--wire", "session"], False),
     "http-session-redis": (["--stateful"], ["--wire", "session"], True),
-    "http-task": (["--tasks"], ["--wire", "stateless", "--tool", "add_task", "--args", run.ADD[3], "--tasks"], False),
-    "http-task-redis": (["--tasks"], ["--wire", "stateless", "--tool", "add_task", "--args", run.ADD[3], "--tasks"], True),
+    "http-task": (["--tasks"], TASKS, False),
+    "http-task-redis": (["--tasks"], TASKS, True),
 }
 PATHS = [*HTTP_PATHS, "stdio"]
 SHORT, LONG = 4, 12

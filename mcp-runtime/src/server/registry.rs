@@ -573,6 +573,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_derived_schema_waits_for_its_first_use_and_one_given_as_json_does_not() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct Echo {
+            #[allow(dead_code)]
+            text: String,
+        }
+        let derived = ToolDefinition::typed("echo", |_: Echo, _| async { "" });
+        let registered = RegisteredTool::compile(derived, Origin::Dynamic).unwrap();
+        let input = registered.input.as_ref().unwrap();
+        assert!(input.0.get().is_none(), "compiled when registered");
+        let schema = &registered.definition.tool.input_schema;
+        assert!(input.get(schema).is_ok());
+        assert!(input.0.get().is_some());
+        let given = ToolDefinition::new("echo", schema.clone(), |_, _| async { "" });
+        let registered = RegisteredTool::compile(given, Origin::Dynamic).unwrap();
+        assert!(registered.input.unwrap().0.get().is_some());
+    }
+
+    #[test]
     fn module_prefixes_end_at_path_separators() {
         assert!(in_module("app::math", "app::math"));
         assert!(in_module("app::math::ops", "app::math"));
