@@ -114,11 +114,11 @@ impl RedisEventStore {
         let number = seq.map_or_else(|| "next".to_owned(), |seq| seq.to_string());
         let kept: Result<i64, _> = self
             .append
-            .key(shared.key(&format!("events:{stream}")))
-            .key(shared.key(&format!("events-of:{session}")))
-            .key(shared.key(&format!("event-bytes:{session}")))
-            .key(shared.key(&format!("event-session:{stream}")))
-            .key(shared.key(&format!("event-seq:{stream}")))
+            .key(shared.key_of("events", stream))
+            .key(shared.key_of("events-of", session))
+            .key(shared.key_of("event-bytes", session))
+            .key(shared.key_of("event-session", stream))
+            .key(shared.key_of("event-seq", stream))
             .arg(number)
             .arg(data)
             .arg(cost)
@@ -161,7 +161,7 @@ impl RedisEventStore {
     async fn read_after(&self, stream: &str, seq: u64) -> Vec<(u64, Arc<str>)> {
         let mut connection = self.shared.connection.clone();
         let members: Result<Vec<String>, _> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.shared.key(&format!("events:{stream}")))
+            .arg(self.shared.key_of("events", stream))
             .arg(format!("({seq}"))
             .arg("+inf")
             .query_async(&mut connection)
@@ -186,9 +186,9 @@ impl RedisEventStore {
         let mut connection = shared.connection.clone();
         let removed: Result<i64, _> = self
             .remove
-            .key(shared.key(&format!("events:{stream}")))
-            .key(shared.key(&format!("event-session:{stream}")))
-            .key(shared.key(&format!("event-seq:{stream}")))
+            .key(shared.key_of("events", stream))
+            .key(shared.key_of("event-session", stream))
+            .key(shared.key_of("event-seq", stream))
             .arg(&shared.options.prefix)
             .arg(EVENT_OVERHEAD)
             .arg(stream.len())
@@ -222,7 +222,7 @@ impl EventStore for RedisEventStore {
 
     fn latest<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, u64> {
         let mut command = redis::cmd("GET");
-        command.arg(self.shared.key(&format!("event-seq:{stream}")));
+        command.arg(self.shared.key_of("event-seq", stream));
         Box::pin(async move {
             self.read_value::<Option<u64>>(command)
                 .await
@@ -233,7 +233,7 @@ impl EventStore for RedisEventStore {
 
     fn session_of<'a>(&'a self, stream: &'a str) -> StoreFuture<'a, Option<String>> {
         let mut command = redis::cmd("GET");
-        command.arg(self.shared.key(&format!("event-session:{stream}")));
+        command.arg(self.shared.key_of("event-session", stream));
         Box::pin(async move { self.read_value::<Option<String>>(command).await.flatten() })
     }
 

@@ -55,8 +55,8 @@ impl RedisSessionStore {
 
     fn keys(&self, id: &str) -> (String, String) {
         (
-            self.shared.key(&format!("session:{id}")),
-            self.shared.key(&format!("session-subs:{id}")),
+            self.shared.key_of("session", id),
+            self.shared.key_of("session-subs", id),
         )
     }
 

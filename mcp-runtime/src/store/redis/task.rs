@@ -100,7 +100,7 @@ impl RedisTaskStore {
     }
 
     fn task_key(&self, id: &str) -> String {
-        self.shared.key(&format!("task:{id}"))
+        self.shared.key_of("task", id)
     }
 
     /// The task `id` as Redis holds it: its revision and record.
@@ -146,8 +146,8 @@ impl RedisTaskStore {
             .key(shared.key("tasks:expiry"))
             .key(shared.key("tasks:owner-of"))
             .key(shared.key("tasks:seq"))
-            .key(shared.key(&format!("tasks:running:{owner}")))
-            .key(shared.key(&format!("tasks:of:{owner}")))
+            .key(shared.key_of("tasks:running", owner))
+            .key(shared.key_of("tasks:of", owner))
             .key(self.task_key(id))
             .arg(id)
             .arg(owner)
@@ -192,7 +192,7 @@ impl RedisTaskStore {
             let written: i64 = self
                 .change
                 .key(self.task_key(id))
-                .key(self.shared.key(&format!("tasks:running:{}", record.owner)))
+                .key(self.shared.key_of("tasks:running", &record.owner))
                 .arg(rev)
                 .arg(encode(&record)?)
                 .arg(u8::from(record.is_terminal()))
@@ -219,7 +219,7 @@ impl RedisTaskStore {
         limit: usize,
     ) -> Result<TaskPage, TaskStoreError> {
         let limit = limit.max(1);
-        let of_owner = self.shared.key(&format!("tasks:of:{owner}"));
+        let of_owner = self.shared.key_of("tasks:of", owner);
         let mut connection = self.shared.connection.clone();
         let mut start: Option<f64> = match after {
             Some(after) => redis::cmd("ZSCORE")
