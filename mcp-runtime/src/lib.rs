@@ -62,6 +62,7 @@ pub mod connection;
 mod handler;
 pub mod memory;
 pub mod proxy;
+mod random;
 pub mod server;
 mod spans;
 #[cfg(any(feature = "http", feature = "client-http"))]

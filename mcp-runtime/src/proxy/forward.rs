@@ -84,7 +84,7 @@ impl Parked {
         if calls.len() >= MAX_PARKED {
             return None;
         }
-        let id = crate::server::tasks::fresh_id();
+        let id = crate::random::random_id::<16>();
         let method = forward.method;
         calls.insert(
             id.clone(),
@@ -257,7 +257,7 @@ impl Shared {
             return request;
         };
         let Some(id) = &params.elicitation_id else {
-            params.elicitation_id = Some(crate::server::tasks::fresh_id());
+            params.elicitation_id = Some(crate::random::random_id::<16>());
             return InputRequest::Elicit(ElicitRequestParams::Url(params));
         };
         if ctx.connection().is_persistent() {

@@ -387,7 +387,7 @@ async fn create(
         .map(Duration::from_millis)
         .unwrap_or(options.default_ttl)
         .min(options.max_ttl);
-    let id = fresh_id();
+    let id = crate::random::random_id::<16>();
     let mut task = Task::new(&id, TaskStatus::Working, timestamp(SystemTime::now()));
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     task.ttl = Some(millis(ttl));
@@ -513,14 +513,6 @@ fn tool_error_message(result: &CallToolResult) -> String {
         .iter()
         .find_map(|block| block.as_text())
         .map_or_else(|| "The tool returned an error.".to_owned(), str::to_owned)
-}
-
-/// A new id (of a task, of a parked proxy request): 128 bits from the operating system's
-/// CSPRNG, as 32 hex digits.
-pub(crate) fn fresh_id() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the operating system provides random bytes");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Who the task of a call of `ctx` belongs to: the principal of its access token (its issuer,

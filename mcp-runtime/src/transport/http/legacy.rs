@@ -38,7 +38,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHa
 use super::HttpState;
 use super::extract::{AllowedHost, json_body};
 use super::response::refuse;
-use super::streams::random_id;
+use crate::random::random_id;
 use crate::transport::lines::{LineOptions, serve_lines};
 
 /// How many bytes of messages a connection holds in each direction before its writer waits.
@@ -118,7 +118,7 @@ pub(crate) async fn open(
             ),
         );
     }
-    let id = random_id(16);
+    let id = random_id::<16>();
     let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
     let (their_input, their_output) = tokio::io::split(theirs);
     let options = LineOptions::default().max_message_size(http.options.body_limit);

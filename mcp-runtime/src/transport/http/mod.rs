@@ -396,7 +396,7 @@ impl HttpTransport {
             options,
             sessions,
             streams,
-            instance: streams::random_id(8),
+            instance: crate::random::random_id::<8>(),
             legacy: Default::default(),
         });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

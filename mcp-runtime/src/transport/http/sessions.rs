@@ -21,10 +21,11 @@ use mcp_core::messages::ServerNotification;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 
-use super::streams::{StreamEntry, Streams, random_id};
+use super::streams::{StreamEntry, Streams};
 use crate::auth::Principal;
 use crate::connection::RequestBudget;
 use crate::connection::{enqueue, try_enqueue};
+use crate::random::random_id;
 use crate::server::{
     ConnectionState, McpServer, MessageSink, Outbound, PeerGone, SendFuture, SharedSink,
 };
@@ -227,7 +228,7 @@ impl Sessions {
         if self.len() >= self.limits.max_sessions && !self.make_room(streams, None).await {
             return Err(TooManySessions::InAll);
         }
-        Ok(self.open(server, streams, random_id(16), principal, client))
+        Ok(self.open(server, streams, random_id::<16>(), principal, client))
     }
 
     /// How many sessions `client` has.

@@ -417,17 +417,6 @@ pub(crate) struct Streams {
     shared: Option<SharedStreams>,
 }
 
-/// A fresh random id, as hex.
-pub(crate) fn random_id(bytes: usize) -> String {
-    let mut buffer = vec![0u8; bytes];
-    if getrandom::fill(&mut buffer).is_err() {
-        // The operating system's generator failing is not recoverable; no predictable id is ever
-        // handed out.
-        panic!("the operating system's random number generator failed");
-    }
-    buffer.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl Streams {
     /// The streams of a transport keeping events in `store`, each buffering at most `buffer`
     /// events for its response, and all of them together what `pool` allows.
@@ -460,7 +449,7 @@ impl Streams {
     /// `Last-Event-ID`.
     pub(crate) fn open(&self, session: Option<&str>) -> Arc<StreamEntry> {
         self.register(StreamEntry::new(
-            random_id(8),
+            crate::random::random_id::<8>(),
             session.map(str::to_owned),
             self,
             None,
