@@ -120,6 +120,29 @@ impl RedisServer {
         answer.lines().last().unwrap_or_default().to_owned()
     }
 
+    /// How many times the server ran `command` (lower case, `hmget`), from `INFO commandstats`.
+    pub fn calls(&self, command: &str) -> u64 {
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", self.port)).expect("redis-server answers");
+        let mut request = String::new();
+        if let Some(password) = &self.password {
+            request.push_str(&format!("AUTH {password}\r\n"));
+        }
+        request.push_str("INFO commandstats\r\nQUIT\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("redis-server answers");
+        let line = format!("cmdstat_{command}:calls=");
+        answer
+            .lines()
+            .find_map(|l| l.strip_prefix(&line))
+            .map_or(0, |rest| {
+                rest.split(',').next().unwrap_or_default().parse().unwrap()
+            })
+    }
+
     /// Kills the server, as a crash would.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -187,7 +187,8 @@ impl From<SessionStoreError> for ErrorObject {
 /// Storage of sessions shared by the instances of one server, and the messages they exchange.
 ///
 /// A session is kept while it is used: it expires once `idle` passed since it was created or
-/// last loaded.
+/// last loaded, or somewhat later (a store may renew its expiry lazily: the
+/// [`RedisSessionStore`](super::RedisSessionStore) keeps it up to `idle × 1¼`).
 pub trait SessionStore: Send + Sync + 'static {
     /// Keeps the new session `id`.
     fn create<'a>(

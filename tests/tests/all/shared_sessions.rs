@@ -204,6 +204,42 @@ async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted()
 }
 
 #[tokio::test]
+async fn an_instance_reads_a_session_from_redis_once_until_another_instance_changes_it() {
+    let d = deployment(Duration::from_secs(60)).await;
+    let (a, b) = (d.a.url.as_str(), d.b.url.as_str());
+    let session = initialize_session(a, "2025-11-25").await;
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let loads = || d.redis.calls("hmget");
+    let before = loads();
+    // The first request on each instance reads the session; the next ones are answered from
+    // the instance's client-side cache.
+    for url in [b, a, b, a, b] {
+        assert_eq!(exchange(url, Some(&session), &list).await.0, StatusCode::OK);
+    }
+    assert_eq!(loads() - before, 2);
+    // Nor did they renew the session's expiry: the renewal its creation set is not due yet.
+    assert_eq!(d.redis.calls("evalsha") + d.redis.calls("eval"), 0);
+    assert_eq!(d.redis.calls("pexpire"), 1);
+    // A change through one instance reaches the other's next request.
+    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+        "params": {"level": "warning"}});
+    assert_eq!(exchange(a, Some(&session), &level).await.0, StatusCode::OK);
+    let response = post(b, Some(&session), &call(3, "chatty", json!({})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        messages(response).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "warning", "data": "for everyone"}}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {
+                "content": [{"type": "text", "text": "said"}]}}),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn an_elicitation_answered_through_the_other_instance_completes_the_call() {
     let d = deployment(Duration::from_secs(60)).await;
     let (a, b) = (d.a.url.as_str(), d.b.url.as_str());

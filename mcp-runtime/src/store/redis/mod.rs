@@ -252,20 +252,20 @@ impl RedisStore {
             url: shown.clone(),
             detail: e.to_string(),
         };
-        // Each connection is tried once: at start an error now beats a retry loop, and while
-        // Redis is away each command that needs it tries to reconnect and fails fast, so that
-        // the requests meanwhile get an error and the first one after Redis is back succeeds.
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(options.connect_timeout))
-            .set_response_timeout(Some(options.response_timeout))
-            .set_number_of_retries(0);
-        let mut connection = ConnectionManager::new_with_config(client.clone(), config)
-            .await
-            .map_err(unreachable)?;
-        let _: String = redis::cmd("PING")
-            .query_async(&mut connection)
-            .await
-            .map_err(unreachable)?;
+        let connection = match connect(&client, &options, true).await {
+            Ok(connection) => connection,
+            // A Redis older than 6 speaks no RESP3, so keeps no client-side cache: sessions are
+            // then read from it on every request.
+            Err(error) if matches!(error.kind(), redis::ErrorKind::Server(_)) => {
+                tracing::info!(
+                    "Redis at {shown} does not speak RESP3 ({error}): sessions are read from it on every request"
+                );
+                connect(&client, &options, false)
+                    .await
+                    .map_err(unreachable)?
+            }
+            Err(error) => return Err(unreachable(error)),
+        };
         let watcher = Watcher::start(client.clone(), format!("{}:task-changed", options.prefix));
         let health = CancellationToken::new();
         tokio::spawn(check_health(connection.clone(), health.clone()));
@@ -297,6 +297,46 @@ impl RedisStore {
         Arc::new(RedisEventStore::new(self.inner.clone()))
     }
 }
+
+/// The data connection of the stores: with `cached`, in RESP3 with Redis's client-side caching
+/// (tracking, opt-in per command), which the session loads use (see
+/// [`RedisSessionStore`](session::RedisSessionStore)).
+///
+/// It is tried once: at start an error now beats a retry loop, and while Redis is away each
+/// command that needs it tries to reconnect and fails fast, so that the requests meanwhile get an
+/// error and the first one after Redis is back succeeds. After a reconnection the cache starts
+/// empty (the invalidations of the time between were lost with the old connection).
+async fn connect(
+    client: &redis::Client,
+    options: &RedisOptions,
+    cached: bool,
+) -> Result<ConnectionManager, redis::RedisError> {
+    let mut config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(options.connect_timeout))
+        .set_response_timeout(Some(options.response_timeout))
+        .set_number_of_retries(0);
+    let mut client = client.clone();
+    if cached {
+        let info = client.get_connection_info().clone();
+        let settings = info
+            .redis_settings()
+            .clone()
+            .set_protocol(redis::ProtocolVersion::RESP3);
+        client = redis::Client::open(info.set_redis_settings(settings))?;
+        config = config.set_cache_config(
+            redis::caching::CacheConfig::new()
+                .set_mode(redis::caching::CacheMode::OptIn)
+                .set_size(CACHED_KEYS),
+        );
+    }
+    let mut connection = ConnectionManager::new_with_config(client, config).await?;
+    let _: String = redis::cmd("PING").query_async(&mut connection).await?;
+    Ok(connection)
+}
+
+/// How many keys the client-side cache holds at most (two per session): past it, the least
+/// recently used go, and their sessions are read from Redis again.
+const CACHED_KEYS: std::num::NonZeroUsize = std::num::NonZeroUsize::new(20_000).unwrap();
 
 /// `url` without the password (or user and password) it may carry.
 pub(crate) fn redacted(url: &str) -> String {

@@ -1,10 +1,26 @@
 //! [`SessionStore`] in Redis: any instance serves any session.
 //!
 //! A session is a hash `PREFIX:session:ID` (its principal, as its canonical text
-//! [`Principal::key`](crate::auth::Principal::key), its handshake, `initialized` and log level)
-//! and a set `PREFIX:session-subs:ID` (its subscriptions), both expiring after the idle
-//! timeout, which every load restarts. The instances exchange [`SessionMessage`]s as JSON on the
-//! channel `PREFIX:sessions`.
+//! [`Principal::key`](crate::auth::Principal::key), its handshake, `initialized`, log level and
+//! when its expiry is next renewed) and a set `PREFIX:session-subs:ID` (its subscriptions). The
+//! instances exchange [`SessionMessage`]s as JSON on the channel `PREFIX:sessions`.
+//!
+//! # Every request loads its session, mostly without asking Redis
+//!
+//! A load reads both keys through Redis's client-side caching: the connection tracks them
+//! (RESP3, `CLIENT TRACKING`, opt-in per command), so a session read once is answered from this
+//! instance's memory until Redis says that a key changed (any write, an expiry, a deletion, by
+//! any instance, invalidates every copy). Redis sends that invalidation before it answers the
+//! write, so this instance's own writes are never read stale; a write of another instance is
+//! seen as soon as its invalidation arrives, which is before that instance's client can have had
+//! its answer and sent a next request, unless this instance is slower to read a message already
+//! on its connection than that client is to make a round trip.
+//!
+//! Restarting the idle time on every load would be a write per request (and would invalidate
+//! every cached copy). Instead, the expiry is renewed at most every quarter of the idle timeout:
+//! each renewal sets both keys to expire after `idle × 1¼` and notes in the hash when the next
+//! one is due, and the first load after that renews. A session therefore lives at least `idle`
+//! after its last request, and at most `idle × 1¼`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +30,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::watch::{Heard, subscribe};
-use super::{Shared, ttl_millis, unavailable};
+use super::{Shared, epoch_millis, ttl_millis, unavailable};
 use crate::connection::SessionChange;
 use crate::store::{SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture};
 
@@ -25,6 +41,7 @@ const MESSAGE_QUEUE: usize = 4096;
 /// A [`SessionStore`] in Redis (see [`RedisStore`](super::RedisStore)).
 pub struct RedisSessionStore {
     shared: Arc<Shared>,
+    renew: redis::Script,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -39,18 +56,70 @@ fn failed(what: &str) -> impl FnOnce(redis::RedisError) -> SessionStoreError + '
     move |error| SessionStoreError(unavailable(what, &error))
 }
 
-/// What loading a session reads: the hash's fields (principal, handshake, `initialized`, log
-/// level), the subscriptions, and the two renewed expiries.
+/// The fields of a session's hash that a load reads.
+const FIELDS: [&str; 5] = [
+    "principal",
+    "handshake",
+    "initialized",
+    "log_level",
+    RENEW_AT,
+];
+
+/// The field of a session's hash that says when its expiry is next renewed (milliseconds since
+/// the Unix epoch).
+const RENEW_AT: &str = "renew_at";
+
+/// What loading a session reads: the hash's [`FIELDS`] and the subscriptions.
 type Loaded = (
-    (Option<String>, Option<String>, Option<u8>, Option<String>),
+    (
+        Option<String>,
+        Option<String>,
+        Option<u8>,
+        Option<String>,
+        Option<i64>,
+    ),
     Vec<String>,
-    i64,
-    i64,
 );
+
+/// Renews a session's expiry, if it still exists (a session ended meanwhile stays ended):
+/// `KEYS` are its hash and its subscriptions, `ARGV` when the next renewal is due and the expiry
+/// in milliseconds.
+const RENEW: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'renew_at', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
+";
+
+/// How long after a renewal the next one is due: a quarter of the idle timeout.
+fn renewal_period(idle: Duration) -> Duration {
+    idle / 4
+}
+
+/// What the keys of a session are set to expire after at each renewal: the idle timeout and
+/// the renewal period, so that a session lives at least `idle` after its last load.
+fn renewed_ttl(idle: Duration) -> i64 {
+    ttl_millis(idle + renewal_period(idle))
+}
+
+/// When the renewal after one made now is due, in milliseconds since the Unix epoch.
+fn next_renewal(idle: Duration) -> i64 {
+    epoch_millis(std::time::SystemTime::now() + renewal_period(idle))
+}
+
+/// A read that the connection answers from its client-side cache while Redis has not said that
+/// the key changed.
+fn cached() -> redis::CommandCacheConfig {
+    redis::CommandCacheConfig::new()
+}
 
 impl RedisSessionStore {
     pub(super) fn new(shared: Arc<Shared>) -> Self {
-        RedisSessionStore { shared }
+        RedisSessionStore {
+            shared,
+            renew: redis::Script::new(RENEW),
+        }
     }
 
     fn keys(&self, id: &str) -> (String, String) {
@@ -83,9 +152,10 @@ impl RedisSessionStore {
         }
         if !record.subscriptions.is_empty() {
             pipe.sadd(&subs, record.subscriptions.iter().collect::<Vec<_>>());
-            pipe.pexpire(&subs, ttl_millis(idle));
+            pipe.pexpire(&subs, renewed_ttl(idle));
         }
-        pipe.pexpire(&hash, ttl_millis(idle));
+        pipe.hset(&hash, RENEW_AT, next_renewal(idle))
+            .pexpire(&hash, renewed_ttl(idle));
         let mut connection = self.shared.connection.clone();
         pipe.query_async::<()>(&mut connection)
             .await
@@ -99,20 +169,34 @@ impl RedisSessionStore {
     ) -> Result<Option<SessionRecord>, SessionStoreError> {
         let (hash, subs) = self.keys(id);
         let mut connection = self.shared.connection.clone();
-        let ((principal, handshake, initialized, level), subscriptions, _, _): Loaded =
+        let ((principal, handshake, initialized, level, renew_at), subscriptions): Loaded =
             redis::pipe()
                 .cmd("HMGET")
                 .arg(&hash)
-                .arg(&["principal", "handshake", "initialized", "log_level"])
+                .arg(&FIELDS)
+                .set_cache_config(cached())
                 .smembers(&subs)
-                .pexpire(&hash, ttl_millis(idle))
-                .pexpire(&subs, ttl_millis(idle))
+                .set_cache_config(cached())
                 .query_async(&mut connection)
                 .await
                 .map_err(failed("read a session"))?;
         let Some(handshake) = handshake else {
             return Ok(None);
         };
+        if renew_at.is_none_or(|at| epoch_millis(std::time::SystemTime::now()) >= at) {
+            let renewed: i64 = self
+                .renew
+                .key(&hash)
+                .key(&subs)
+                .arg(next_renewal(idle))
+                .arg(renewed_ttl(idle))
+                .invoke_async(&mut connection)
+                .await
+                .map_err(failed("renew a session"))?;
+            if renewed == 0 {
+                return Ok(None);
+            }
+        }
         let principal = match principal.map(|key| serde_json::from_str(&key)).transpose() {
             Ok(principal) => principal,
             Err(_) => {
