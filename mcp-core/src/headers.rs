@@ -109,6 +109,20 @@ pub fn name_field(method: &str) -> Option<&'static str> {
     }
 }
 
+/// The value of the member [`name_field`] names, in a decoded request: what `Mcp-Name` must
+/// repeat.
+pub fn name_of(request: &crate::messages::ClientRequest) -> Option<&str> {
+    use crate::messages::ClientRequest;
+    match request {
+        ClientRequest::CallTool(p) => Some(&p.name),
+        ClientRequest::GetPrompt(p) => Some(&p.name),
+        ClientRequest::ReadResource(p) => Some(&p.uri),
+        ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) => Some(&p.task_id),
+        ClientRequest::UpdateTask(p) => Some(&p.task_id),
+        _ => None,
+    }
+}
+
 /// Checks `Mcp-Method` (every request and notification) and `Mcp-Name` (`tools/call`,
 /// `prompts/get`, `resources/read`, `tasks/get`, `tasks/update`, `tasks/cancel`) against the body's `method` and the params' member that
 /// [`name_field`] names, `body` (when a string).
@@ -303,6 +317,29 @@ mod tests {
     use crate::ErrorObject;
     use serde_json::Map;
     use serde_json::json;
+
+    #[test]
+    fn a_decoded_request_names_what_its_name_field_names() {
+        use crate::messages::ClientRequest;
+        for method in [
+            "tools/call",
+            "prompts/get",
+            "resources/read",
+            "tasks/get",
+            "tasks/cancel",
+            "tasks/update",
+            "tasks/result",
+            "tools/list",
+        ] {
+            let field = name_field(method);
+            let params = serde_json::json!({"name": "n", "uri": "u", "taskId": "t"});
+            let request =
+                ClientRequest::decode(method, Some(&crate::jsonrpc::Params::from_value(&params)))
+                    .unwrap();
+            let expected = field.map(|field| params[field].as_str().unwrap());
+            assert_eq!(name_of(&request), expected, "{method}");
+        }
+    }
 
     /// Headers as received, their names lowercased.
     struct Headers(Vec<(String, String)>);

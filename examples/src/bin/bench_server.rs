@@ -10,7 +10,9 @@
 //!
 //! Over HTTP the endpoint is `/mcp`; handshake-era clients get sessions unless `--stateless`
 //! (`--stateful` names the default; 2026-07-28 requests are stateless either way), it answers with
-//! `application/json` unless `--sse` (then every answer is a `text/event-stream`), and prints
+//! `application/json` unless `--sse` (then every answer is a `text/event-stream`), registers N
+//! more tools with `--extra-tools N` (`add_00000`, ...), admits N sessions with `--max-sessions N`
+//! (10,000 by default), and prints
 //! `MCP endpoint: http://ADDRESS/mcp` on stderr once it listens (port 0 picks a free one).
 //! `bench/run.py` compares it with the same tools written with `rmcp` and with a bare server;
 //! `BENCHMARKS.md` has the figures.
@@ -63,7 +65,27 @@ async fn add_json(
 }
 
 const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS \
-     [--stateful|--stateless] [--sse] [--tasks] [--redis URL]";
+     [--stateful|--stateless] [--sse] [--tasks] [--redis URL] [--extra-tools N] [--max-sessions N]";
+
+/// The `n`th of the tools `--extra-tools` adds: `add` under another name, its schema given as
+/// JSON.
+fn extra_tool(n: usize) -> ToolDefinition {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+    });
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("a JSON object")
+    };
+    ToolDefinition::new(format!("add_{n:05}"), schema, |args, _| async move {
+        let number = |key: &str| args.get(key).and_then(serde_json::Value::as_i64);
+        match (number("a"), number("b")) {
+            (Some(a), Some(b)) => Ok((a + b).to_string()),
+            _ => Err(ToolError::new("a and b must be integers")),
+        }
+    })
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -103,6 +125,27 @@ async fn main() -> anyhow::Result<()> {
                         tasks = Some(options);
                     }
                     "--sse" => options = options.always_stream(true),
+                    "--max-sessions" => {
+                        let max = flags
+                            .next()
+                            .and_then(|n| n.parse::<usize>().ok())
+                            .ok_or_else(|| {
+                                anyhow::anyhow!("--max-sessions needs a count\n{USAGE}")
+                            })?;
+                        options = options.max_sessions(max);
+                    }
+                    // N more tools beside the three, for the cost of a large catalog.
+                    "--extra-tools" => {
+                        let count = flags
+                            .next()
+                            .and_then(|n| n.parse::<usize>().ok())
+                            .ok_or_else(|| {
+                                anyhow::anyhow!("--extra-tools needs a count\n{USAGE}")
+                            })?;
+                        for n in 0..count {
+                            builder = builder.tool(extra_tool(n));
+                        }
+                    }
                     "--redis" => match flags.next() {
                         Some(url) => instance.redis = Some((*url).to_owned()),
                         None => anyhow::bail!("--redis needs a URL\n{USAGE}"),

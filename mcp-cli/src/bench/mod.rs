@@ -49,7 +49,7 @@ pub struct BenchArgs {
     /// The tool to call.
     #[arg(long, required_unless_present = "idle_sessions")]
     tool: Option<String>,
-    /// The tool's arguments, a JSON object.
+    /// The tool's arguments, a JSON object, or `@FILE` to read it from FILE.
     #[arg(long, value_name = "JSON", default_value = "{}", value_parser = parse_object)]
     args: serde_json::Value,
     /// HTTP connections, each with one request in flight; on stdio, the requests kept in
@@ -248,6 +248,16 @@ fn parse_positive_seconds(text: &str) -> Result<Duration, String> {
 
 /// Parses the tool arguments, which must be a JSON object.
 fn parse_object(text: &str) -> Result<serde_json::Value, String> {
+    // `@FILE`: arguments too large for a command line (a few MiB of text).
+    let read;
+    let text = match text.strip_prefix('@') {
+        Some(path) => {
+            read = std::fs::read_to_string(path)
+                .map_err(|e| format!("could not read the arguments from {path}: {e}"))?;
+            read.as_str()
+        }
+        None => text,
+    };
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     if !value.is_object() {

@@ -35,7 +35,7 @@ use mcp_core::messages::ClientRequest;
 use mcp_core::stateless::{StatelessMeta, check_version_and_method};
 use mcp_core::{Era, ErrorObject, ProtocolVersion};
 
-use super::dispatch::{self, Running, Started};
+use super::dispatch::{self, Decoded, Running, Started};
 use super::reply::{Reply, render_batch};
 use super::{McpServer, authorization, lifecycle};
 use crate::auth::{AccessToken, joined};
@@ -489,9 +489,9 @@ fn admit_request(
         let error = ErrorObject::invalid_request("initialize must not be part of a batch");
         return ready(connection.version(), Some(request.id), error);
     }
-    let revision = match envelope.mirrored(connection) {
+    let (revision, decoded) = match envelope.mirrored(connection) {
         Some(headers) => match check_mirrored(server, headers, &request) {
-            Ok(version) => version,
+            Ok(checked) => checked,
             Err(error) => {
                 let id = Some(request.id);
                 return Err(Box::new(Reply::error(
@@ -504,7 +504,7 @@ fn admit_request(
         None => {
             let call = &request.request;
             match revision_of(server, &call.method, call.params.as_ref(), connection) {
-                Ok(revision) => revision,
+                Ok(revision) => (revision, None),
                 Err(error) => return ready(ProtocolVersion::V2026_07_28, Some(request.id), error),
             }
         }
@@ -512,6 +512,7 @@ fn admit_request(
     let started = match dispatch::start(
         server,
         request,
+        decoded,
         connection,
         sink,
         revision,
@@ -579,18 +580,31 @@ fn revision_of(
 }
 
 /// Checks a 2026-07-28 request against the HTTP headers that mirror it (see the module docs for
-/// what and in which order); the revision it is answered in.
+/// what and in which order); the revision it is answered in, and its params decoded when the
+/// checks could read them from the decoded request.
 fn check_mirrored(
     server: &McpServer,
     mirrored: &dyn RequestHeaders,
     request: &JsonRpcRequest,
-) -> Result<ProtocolVersion, ErrorObject> {
+) -> Result<(ProtocolVersion, Option<Decoded>), ErrorObject> {
     let (method, params) = (&request.request.method, request.request.params.as_ref());
     let Some(header) = headers::text(mirrored, headers::VERSION_HEADER) else {
         return Err(ErrorObject::header_mismatch(
             "Header mismatch: the MCP-Protocol-Version header is missing",
         ));
     };
+    // The usual request: params of the method's type, whose `_meta` names the version and the
+    // capabilities. Its checks read the decoded request, which the dispatcher then uses, so that
+    // the params are read once. Anything else (params that do not decode, a `_meta` lacking a
+    // member) is checked from the text, which tells each fault as the revision says.
+    if let Ok(decoded) = Decoded::of(method, params)
+        && let Some(meta) = decoded.meta()
+        && let (Some(requested), Some(_)) = (&meta.protocol_version, &meta.client_capabilities)
+    {
+        let name = headers::name_of(decoded.request());
+        let version = check_requested(server, mirrored, header, requested, method, name)?;
+        return Ok((version, Some(decoded)));
+    }
     // The member `Mcp-Name` names and `_meta`, in one reading of the params.
     let (name, meta) = match (params, headers::name_field(method)) {
         (None, _) => (None, None),
@@ -601,12 +615,33 @@ fn check_mirrored(
     };
     let name = name.and_then(|name| serde_json::from_str::<String>(name.get()).ok());
     let requested = StatelessMeta::in_member(meta).requested_version()?;
+    let version = check_requested(
+        server,
+        mirrored,
+        header,
+        &requested,
+        method,
+        name.as_deref(),
+    )?;
+    Ok((version, None))
+}
+
+/// Checks the version `requested` in `_meta` against the `MCP-Protocol-Version` header's and
+/// the revision's methods, then `Mcp-Method` and `Mcp-Name` against `method` and `name`.
+fn check_requested(
+    server: &McpServer,
+    mirrored: &dyn RequestHeaders,
+    header: &str,
+    requested: &str,
+    method: &str,
+    name: Option<&str>,
+) -> Result<ProtocolVersion, ErrorObject> {
     if requested != header {
         return Err(ErrorObject::header_mismatch(format!(
             "Header mismatch: MCP-Protocol-Version header value {header:?} does not match _meta value {requested:?}"
         )));
     }
-    let version = check_version_and_method(&requested, method, server.supported_versions())?;
-    headers::check_standard(mirrored, method, name.as_deref())?;
+    let version = check_version_and_method(requested, method, server.supported_versions())?;
+    headers::check_standard(mirrored, method, name)?;
     Ok(version)
 }

@@ -46,13 +46,45 @@ pub(super) struct Started {
     span: Span,
 }
 
+/// A request's params decoded as its method's, with their `_meta` taken out.
+pub(super) struct Decoded {
+    request: Box<ClientRequest>,
+    meta: Option<mcp_core::meta::RequestMeta>,
+}
+
+impl Decoded {
+    /// Decodes the params of `method`.
+    pub(super) fn of(
+        method: &str,
+        params: Option<&mcp_core::jsonrpc::Params>,
+    ) -> Result<Decoded, mcp_core::messages::DecodeError> {
+        // Boxed: the request travels through the handler's future, which would otherwise hold
+        // it (the largest variant is ~1 KB) at every level.
+        let mut request = Box::new(ClientRequest::decode(method, params)?);
+        let meta = take_request_meta(&mut request);
+        Ok(Decoded { request, meta })
+    }
+
+    /// The decoded request.
+    pub(super) fn request(&self) -> &ClientRequest {
+        &self.request
+    }
+
+    /// Its `_meta`.
+    pub(super) fn meta(&self) -> Option<&mcp_core::meta::RequestMeta> {
+        self.meta.as_ref()
+    }
+}
+
 /// Starts a request admitted as one of `version` (2026-07-28 for a request that follows that
-/// revision's rules, whatever its connection; the connection's otherwise): decodes it, resolves
+/// revision's rules, whatever its connection; the connection's otherwise): decodes it (unless the
+/// admission did, into `decoded`), resolves
 /// its target, and registers it as in flight (so that a cancellation read right after it finds
 /// it); the answer itself when the request is refused before any handler runs.
 pub(super) fn start(
     server: &McpServer,
     request: JsonRpcRequest,
+    decoded: Option<Decoded>,
     connection: &Arc<ConnectionState>,
     sink: Option<SharedSink>,
     version: ProtocolVersion,
@@ -74,13 +106,14 @@ pub(super) fn start(
     if let Some(error) = gate(server, &method, connection).filter(|_| era.keeps_state()) {
         return refuse(id, error);
     }
-    // Boxed: the request travels through the handler's future, which would otherwise hold it
-    // (the largest variant is ~1 KB) at every level.
-    let mut request = match ClientRequest::decode(&method, params.as_ref()) {
-        Ok(request) => Box::new(request),
+    let decoded = match decoded {
+        Some(decoded) => Ok(decoded),
+        None => Decoded::of(&method, params.as_ref()),
+    };
+    let Decoded { request, meta } = match decoded {
+        Ok(decoded) => decoded,
         Err(error) => return refuse(id, error.into()),
     };
-    let meta = take_request_meta(&mut request);
     #[cfg(feature = "otel")]
     if let Some(trace) = meta.as_ref().and_then(|meta| meta.trace.as_deref()) {
         crate::telemetry::continue_trace(&span, trace);

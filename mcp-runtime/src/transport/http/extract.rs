@@ -22,7 +22,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::HttpState;
 use super::bodies::{BodyError, MEMORY_WAIT};
-use super::headers::{accepts, header_str, header_version};
+use super::headers::{accepted, header_str, header_version};
 use super::response::{error_reply, refuse, retry_after};
 use crate::auth::resource_server::Refusal;
 use crate::auth::{AccessToken, Principal, ResourceServer};
@@ -120,8 +120,8 @@ impl<S: Send + Sync> FromRequestParts<S> for AcceptsPost {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Response> {
-        let headers = &parts.headers;
-        if accepts(headers, "application/json") && accepts(headers, "text/event-stream") {
+        let accepted = accepted(&parts.headers);
+        if accepted.json && accepted.event_stream {
             return Ok(AcceptsPost);
         }
         Err(refuse(
@@ -138,7 +138,7 @@ impl<S: Send + Sync> FromRequestParts<S> for AcceptsStream {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Response> {
-        if accepts(&parts.headers, "text/event-stream") {
+        if accepted(&parts.headers).event_stream {
             return Ok(AcceptsStream);
         }
         Err(refuse(

@@ -23,23 +23,36 @@ pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a s
         .map(str::trim)
 }
 
-/// Whether the `Accept` header admits `media` (`type/subtype`), directly or by wildcard.
-pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    headers
-        .get_all(axum::http::header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|value| {
-            value.split(',').any(|item| {
-                let item = item.split(';').next().unwrap_or_default().trim();
-                item.eq_ignore_ascii_case(media)
-                    || item == "*/*"
-                    || item
-                        .strip_suffix("/*")
-                        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
-            })
-        })
+/// What the `Accept` header admits of the two media types the endpoint answers with, directly
+/// or by wildcard (`*/*`, `application/*`, `text/*`); parameters (`;q=0.9`) are ignored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Accepted {
+    /// `application/json`.
+    pub(crate) json: bool,
+    /// `text/event-stream`.
+    pub(crate) event_stream: bool,
+}
+
+/// Reads the `Accept` headers once, range by range (every request has one: this is on every
+/// request's path, so it compares bytes rather than building strings).
+pub(crate) fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut accepted = Accepted::default();
+    for value in headers.get_all(axum::http::header::ACCEPT) {
+        for item in value.as_bytes().split(|b| *b == b',') {
+            let range = item.split(|b| *b == b';').next().unwrap_or_default();
+            let range = range.trim_ascii();
+            let is = |media: &[u8]| range.eq_ignore_ascii_case(media);
+            if range == b"*/*" {
+                accepted.json = true;
+                accepted.event_stream = true;
+            } else if is(b"application/json") || is(b"application/*") {
+                accepted.json = true;
+            } else if is(b"text/event-stream") || is(b"text/*") {
+                accepted.event_stream = true;
+            }
+        }
+    }
+    accepted
 }
 
 /// The revision named in `MCP-Protocol-Version`: `Ok(None)` when absent, `Err` when unknown.
@@ -49,5 +62,43 @@ pub(crate) fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersi
         Some(name) => ProtocolVersion::from_name(name)
             .map(Some)
             .ok_or_else(|| name.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepted_by(values: &[&str]) -> (bool, bool) {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(
+                axum::http::header::ACCEPT,
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        let accepted = accepted(&headers);
+        (accepted.json, accepted.event_stream)
+    }
+
+    #[test]
+    fn accept_ranges_are_read_with_wildcards_cases_and_parameters() {
+        assert_eq!(accepted_by(&[]), (false, false));
+        assert_eq!(
+            accepted_by(&["application/json, text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(
+            accepted_by(&["Application/JSON;q=0.9", " text/event-stream ; q=1"]),
+            (true, true)
+        );
+        assert_eq!(accepted_by(&["*/*"]), (true, true));
+        assert_eq!(accepted_by(&["application/*"]), (true, false));
+        assert_eq!(accepted_by(&["text/*, image/png"]), (false, true));
+        assert_eq!(
+            accepted_by(&["text/html, application/jsonx"]),
+            (false, false)
+        );
+        assert_eq!(accepted_by(&["*/json"]), (false, false));
     }
 }
