@@ -125,6 +125,45 @@ pub async fn an_ended_task_never_changes_again(store: &dyn TaskStore) {
     assert_eq!(store.update("unknown", TaskChange::Cancel).await, Ok(None));
 }
 
+/// A change written over the task as this instance created it lands while no other change came
+/// between, and is applied to the task as it is when one did.
+pub async fn a_change_over_the_created_task_sees_a_change_made_meanwhile(store: &dyn TaskStore) {
+    let finish = || TaskChange::Finish {
+        status: TaskStatus::Completed,
+        outcome: TaskOutcome::Result(JsonObject::new()),
+        message: None,
+    };
+    let untouched = record("a", "s", HOUR);
+    store
+        .create(untouched.clone(), TaskLimits::new(5, 5))
+        .await
+        .unwrap();
+    let finished = store
+        .update_known(&untouched, finish())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(finished.task.status, TaskStatus::Completed);
+    assert_eq!(finished.revision, 1);
+    assert_eq!(store.get("a").await.unwrap(), Some(finished));
+
+    let cancelled_meanwhile = record("b", "s", HOUR);
+    store
+        .create(cancelled_meanwhile.clone(), TaskLimits::new(5, 5))
+        .await
+        .unwrap();
+    store.update("b", TaskChange::Cancel).await.unwrap();
+    let finished = store
+        .update_known(&cancelled_meanwhile, finish())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(finished.task.status, TaskStatus::Cancelled);
+    assert_eq!(finished.outcome, None);
+    assert_eq!(finished.revision, 1);
+    assert_eq!(store.get("b").await.unwrap(), Some(finished));
+}
+
 /// Answers go to the keys the task waits for; it works again once nothing is outstanding.
 pub async fn answers_go_to_outstanding_keys_only(store: &dyn TaskStore) {
     store

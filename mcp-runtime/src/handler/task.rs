@@ -120,7 +120,8 @@ pub(crate) type Announce = Arc<dyn Fn(&TaskRecord) + Send + Sync>;
 
 /// The parts a [`TaskLink`] is made of, filled in by the server when it creates the task.
 pub(crate) struct TaskLinkParts {
-    pub(crate) id: String,
+    /// The task as it was created (its id, its first revision).
+    pub(crate) created: TaskRecord,
     pub(crate) store: Arc<dyn TaskStore>,
     /// The revision of the call that created the task.
     pub(crate) version: ProtocolVersion,
@@ -137,7 +138,9 @@ pub(crate) struct TaskLinkParts {
 
 /// What the context of a call that became a task holds of the task.
 pub(crate) struct TaskLink {
-    id: String,
+    /// The task as it was created: its id, and the record its end is written over while no
+    /// other change came between ([`TaskStore::update_known`]).
+    created: TaskRecord,
     store: Arc<dyn TaskStore>,
     /// The revision of the call that created the task.
     version: ProtocolVersion,
@@ -167,7 +170,7 @@ pub(crate) struct TaskLink {
 impl std::fmt::Debug for TaskLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskLink")
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
@@ -176,7 +179,7 @@ impl std::fmt::Debug for TaskLink {
 impl TaskLink {
     pub(crate) fn new(parts: TaskLinkParts) -> Self {
         let TaskLinkParts {
-            id,
+            created,
             store,
             version,
             token,
@@ -187,11 +190,11 @@ impl TaskLink {
         let tagged = session.clone().map(|session| {
             Arc::new(TaskSink {
                 session,
-                id: id.clone(),
+                id: created.task.task_id.clone(),
             }) as SharedSink
         });
         TaskLink {
-            id,
+            created,
             store,
             version,
             token,
@@ -207,9 +210,14 @@ impl TaskLink {
         }
     }
 
+    /// The task as it was created.
+    pub(crate) fn created(&self) -> &TaskRecord {
+        &self.created
+    }
+
     /// The task's id.
     pub(crate) fn id(&self) -> &str {
-        &self.id
+        &self.created.task.task_id
     }
 
     /// The revision of the call that created the task.
@@ -252,7 +260,7 @@ impl TaskLink {
     /// Makes `message` the task's status message (what `tasks/get` shows while it works).
     pub(crate) async fn progress(&self, message: String) {
         if let Err(error) = self.change(TaskChange::Progress { message }).await {
-            tracing::debug!(task = %self.id, %error, "the task's progress was not recorded");
+            tracing::debug!(task = %self.id(), %error, "the task's progress was not recorded");
         }
     }
 
@@ -260,7 +268,7 @@ impl TaskLink {
     async fn change(&self, change: TaskChange) -> Result<Option<TaskRecord>, ClientRequestError> {
         let record =
             self.store
-                .update(&self.id, change)
+                .update(self.id(), change)
                 .await
                 .map_err(|e| ClientRequestError::Task {
                     detail: e.to_string(),
@@ -298,7 +306,7 @@ impl TaskLink {
             request
                 .meta_mut()
                 .get_or_insert_with(Default::default)
-                .related_task = Some(RelatedTaskMetadata::new(&self.id));
+                .related_task = Some(RelatedTaskMetadata::new(self.id()));
             return self.ask_by_request(host, connection, request).await;
         }
         let key = key.map_or_else(
@@ -399,12 +407,12 @@ impl TaskLink {
                 return answer_value(method, answer);
             }
             tokio::select! {
-                () = self.store.changed(&self.id, record.revision) => {}
+                () = self.store.changed(self.id(), record.revision) => {}
                 () = self.token.cancelled() => return Err(gone()),
             }
             record = self
                 .store
-                .get(&self.id)
+                .get(self.id())
                 .await
                 .map_err(|e| ClientRequestError::Task {
                     detail: e.to_string(),

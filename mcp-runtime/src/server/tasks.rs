@@ -394,10 +394,10 @@ async fn create(
     task.poll_interval = Some(millis(options.poll_interval).max(1));
     let version = ctx.protocol_version();
     let record = TaskRecord::new(task.clone(), owner(ctx), version, ttl);
-    options.store.create(record, options.limits).await?;
+    options.store.create(record.clone(), options.limits).await?;
     let session = ctx.connection().sink().cloned();
     let link = Arc::new(TaskLink::new(TaskLinkParts {
-        id: id.clone(),
+        created: record,
         store: options.store.clone(),
         version,
         token: ctx.cancellation_token().clone(),
@@ -495,7 +495,7 @@ async fn finish(
         .tasks
         .options
         .store
-        .update(link.id(), change)
+        .update_known(link.created(), change)
         .await
     {
         Ok(Some(record)) => link.announce(&record),

@@ -219,6 +219,18 @@ pub trait TaskStore: Send + Sync + 'static {
         change: TaskChange,
     ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
 
+    /// Applies `change` to the task that this instance knows as `known` (as it created it), as
+    /// [`update`](Self::update) does. A store that checks revisions may write without reading
+    /// first, and read only when the task moved past `known`'s revision meanwhile; the default
+    /// reads first, as `update` does.
+    fn update_known<'a>(
+        &'a self,
+        known: &'a TaskRecord,
+        change: TaskChange,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.update(&known.task.task_id, change)
+    }
+
     /// Up to `limit` tasks of `owner`, oldest first, starting after the task `after`.
     fn list<'a>(
         &'a self,

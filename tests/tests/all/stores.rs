@@ -50,6 +50,7 @@ task_checks!(
     an_owners_tasks_are_listed_in_pages,
     the_store_keeps_so_many_tasks_ended_or_not,
     an_ended_task_never_changes_again,
+    a_change_over_the_created_task_sees_a_change_made_meanwhile,
     answers_go_to_outstanding_keys_only,
 );
 

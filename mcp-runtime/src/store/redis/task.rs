@@ -175,14 +175,22 @@ impl RedisTaskStore {
         }
     }
 
+    /// Applies `change` to the task `id`: to `known` first, when given, without reading it (the
+    /// write checks that the task is still at its revision), then to the task as read, until a
+    /// write finds the revision it read.
     async fn update_record(
         &self,
         id: &str,
         change: TaskChange,
+        mut known: Option<&TaskRecord>,
     ) -> Result<Option<TaskRecord>, TaskStoreError> {
         for _ in 0..MAX_ATTEMPTS {
-            let Some((rev, mut record)) = self.read(id).await? else {
-                return Ok(None);
+            let (rev, mut record) = match known.take() {
+                Some(known) => (known.revision, known.clone()),
+                None => match self.read(id).await? {
+                    Some(read) => read,
+                    None => return Ok(None),
+                },
             };
             if !apply(&mut record, change.clone()) {
                 return Ok(Some(record));
@@ -327,7 +335,15 @@ impl TaskStore for RedisTaskStore {
         id: &'a str,
         change: TaskChange,
     ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        Box::pin(self.update_record(id, change))
+        Box::pin(self.update_record(id, change, None))
+    }
+
+    fn update_known<'a>(
+        &'a self,
+        known: &'a TaskRecord,
+        change: TaskChange,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(self.update_record(&known.task.task_id, change, Some(known)))
     }
 
     fn list<'a>(
