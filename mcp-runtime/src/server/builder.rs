@@ -701,7 +701,7 @@ impl McpServerBuilder {
             state: self.state,
             completion_handler: self.completion_handler,
             observers: self.observers,
-            connections: Mutex::new(Vec::new()),
+            connections: Mutex::new(super::Connections::default()),
             listeners: Default::default(),
             relay: Default::default(),
             request_state: self.request_state.unwrap_or_else(RequestStateCodec::random),

@@ -180,7 +180,7 @@ pub(crate) struct ServerInner {
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     pub(crate) completion_handler: Option<CompletionHandler>,
     pub(crate) observers: Vec<NotificationObserver>,
-    pub(crate) connections: Mutex<Vec<Weak<ConnectionState>>>,
+    pub(crate) connections: Mutex<Connections>,
     /// The open `subscriptions/listen` streams (2026-07-28).
     pub(crate) listeners: listeners::Listeners,
     /// Passes the server's broadcasts to the other instances of a deployment, when a transport
@@ -392,9 +392,7 @@ impl McpServer {
     /// Makes `connection` reachable by the server's unsolicited messages (list changes, resource
     /// updates, pings). Transports call this for every persistent connection.
     pub fn register_connection(&self, connection: &Arc<ConnectionState>) {
-        let mut connections = self.inner.connections.lock();
-        connections.retain(|c| c.strong_count() > 0);
-        connections.push(Arc::downgrade(connection));
+        self.inner.connections.lock().register(connection);
     }
 
     /// The live connections whose client completed the handshake: `initialize` answered and
@@ -403,6 +401,7 @@ impl McpServer {
         self.inner
             .connections
             .lock()
+            .list
             .iter()
             .filter_map(Weak::upgrade)
             .filter(|c| c.handshake().is_some() && c.is_initialized() && !c.is_closed())
@@ -741,5 +740,25 @@ impl FromRequestContext for McpServer {
             .downcast::<ServerInner>()
             .map_err(|_| ErrorObject::internal_error("the request is not run by an McpServer"))?;
         Ok(McpServer { inner })
+    }
+}
+
+/// The persistent connections the server's unsolicited messages reach, as weak references: the
+/// closed ones are dropped from the list whenever it has doubled since the last time, so that
+/// registering one costs the same with a hundred thousand sessions open as with one.
+#[derive(Default)]
+pub(crate) struct Connections {
+    list: Vec<Weak<ConnectionState>>,
+    /// The length at which the closed connections are dropped next.
+    prune_at: usize,
+}
+
+impl Connections {
+    fn register(&mut self, connection: &Arc<ConnectionState>) {
+        if self.list.len() >= self.prune_at {
+            self.list.retain(|c| c.strong_count() > 0);
+            self.prune_at = (self.list.len() * 2).max(64);
+        }
+        self.list.push(Arc::downgrade(connection));
     }
 }

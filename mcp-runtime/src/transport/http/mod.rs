@@ -624,12 +624,10 @@ impl HttpTransport {
 
 /// Ends the sessions idle for longer than the timeout, every half timeout (at most every minute),
 /// until the transport is dropped. (Without a runtime at construction, idle sessions still
-/// expire: they are refused when used and swept when the next session starts.)
+/// expire: they are refused when used, and swept when a session starts a period after the last
+/// sweep.)
 async fn sweep_idle_sessions(state: Weak<HttpState>) {
-    let Some(period) = state.upgrade().map(|s| {
-        (s.options.session_idle_timeout / 2)
-            .clamp(Duration::from_millis(10), Duration::from_secs(60))
-    }) else {
+    let Some(period) = state.upgrade().map(|s| s.sessions.sweep_period()) else {
         return;
     };
     loop {

@@ -180,18 +180,63 @@ pub(crate) struct SessionLimits {
     pub(crate) requests: Arc<RequestBudget>,
 }
 
+/// The live sessions, by id, and how many each client has (so that opening a session costs the
+/// same with a hundred thousand open as with one).
+#[derive(Default)]
+struct Live {
+    by_id: HashMap<String, Arc<Session>>,
+    per_client: HashMap<ClientKey, usize>,
+}
+
+impl Live {
+    fn insert(&mut self, session: Arc<Session>) {
+        if let Some(client) = &session.client {
+            *self.per_client.entry(client.clone()).or_default() += 1;
+        }
+        if let Some(replaced) = self.by_id.insert(session.id.clone(), session) {
+            self.forget_client(&replaced);
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<Session>> {
+        let session = self.by_id.remove(id)?;
+        self.forget_client(&session);
+        Some(session)
+    }
+
+    fn forget_client(&mut self, session: &Session) {
+        let Some(client) = &session.client else {
+            return;
+        };
+        if let Some(count) = self.per_client.get_mut(client) {
+            *count -= 1;
+            if *count == 0 {
+                self.per_client.remove(client);
+            }
+        }
+    }
+}
+
 /// The live sessions.
 pub(crate) struct Sessions {
-    map: RwLock<HashMap<String, Arc<Session>>>,
+    map: RwLock<Live>,
     limits: SessionLimits,
+    /// When the idle sessions were last swept.
+    swept: Mutex<Instant>,
 }
 
 impl Sessions {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         Sessions {
-            map: RwLock::new(HashMap::new()),
+            map: RwLock::new(Live::default()),
             limits,
+            swept: Mutex::new(Instant::now()),
         }
+    }
+
+    /// How often the idle sessions are swept: every half idle timeout, at most every minute.
+    pub(crate) fn sweep_period(&self) -> Duration {
+        (self.limits.idle_timeout / 2).clamp(Duration::from_millis(10), Duration::from_secs(60))
     }
 
     /// The share of the memory budget that the sessions' requests in flight draw from.
@@ -201,12 +246,12 @@ impl Sessions {
 
     /// How many sessions are live.
     pub(crate) fn len(&self) -> usize {
-        self.map.read().len()
+        self.map.read().by_id.len()
     }
 
     /// The ids of the live sessions.
     pub(crate) fn ids(&self) -> Vec<String> {
-        self.map.read().keys().cloned().collect()
+        self.map.read().by_id.keys().cloned().collect()
     }
 
     /// Opens a session for `server`, for the caller `principal` speaks for, whose client is
@@ -218,7 +263,12 @@ impl Sessions {
         principal: Option<Principal>,
         client: Option<ClientKey>,
     ) -> Result<Arc<Session>, TooManySessions> {
-        self.expire(streams).await;
+        // The sweeper task does this every period; a transport without one (made outside a
+        // runtime) sweeps here, as often.
+        let due = self.swept.lock().elapsed() >= self.sweep_period();
+        if due {
+            self.expire(streams).await;
+        }
         if let (Some(max), Some(client)) = (self.limits.per_client, &client)
             && self.count_of(client) >= max
             && !self.make_room(streams, Some(client)).await
@@ -233,11 +283,7 @@ impl Sessions {
 
     /// How many sessions `client` has.
     fn count_of(&self, client: &ClientKey) -> usize {
-        self.map
-            .read()
-            .values()
-            .filter(|session| session.client.as_ref() == Some(client))
-            .count()
+        self.map.read().per_client.get(client).copied().unwrap_or(0)
     }
 
     /// A copy, on this instance, of the session `id` that another instance opened (see
@@ -320,7 +366,7 @@ impl Sessions {
             last_active: Mutex::new(Instant::now()),
             opened: Instant::now(),
         });
-        self.map.write().insert(session.id.clone(), session.clone());
+        self.map.write().insert(session.clone());
         session
     }
 
@@ -329,6 +375,7 @@ impl Sessions {
     fn idlest_evictable(&self, client: Option<&ClientKey>) -> Option<String> {
         self.map
             .read()
+            .by_id
             .values()
             .filter(|session| client.is_none_or(|client| session.client.as_ref() == Some(client)))
             .filter(|session| session.is_evictable())
@@ -339,14 +386,14 @@ impl Sessions {
     /// This instance's copy of the session `id`, however long it was idle here (the store says
     /// whether the session lives), marked active.
     pub(crate) fn get_copy(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self.map.read().get(id).cloned()?;
+        let session = self.map.read().by_id.get(id).cloned()?;
         session.touch();
         Some(session)
     }
 
     /// The live session `id`, marked active.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self.map.read().get(id).cloned()?;
+        let session = self.map.read().by_id.get(id).cloned()?;
         if session.idle_for() > self.limits.idle_timeout {
             return None;
         }
@@ -366,16 +413,31 @@ impl Sessions {
         }
     }
 
-    /// Ends the sessions idle for longer than the timeout.
+    /// Ends the sessions idle for longer than the timeout. They are looked for under the read
+    /// lock (requests go on meanwhile), and removed under the write lock if still idle.
     pub(crate) async fn expire(&self, streams: &Streams) {
+        *self.swept.lock() = Instant::now();
+        let idle = |s: &Session| s.idle_for() > self.limits.idle_timeout;
+        let ids: Vec<String> = {
+            let map = self.map.read();
+            map.by_id
+                .values()
+                .filter(|s| idle(s))
+                .map(|s| s.id.clone())
+                .collect()
+        };
+        if ids.is_empty() {
+            return;
+        }
         let expired: Vec<Arc<Session>> = {
             let mut map = self.map.write();
-            let ids: Vec<String> = map
-                .values()
-                .filter(|s| s.idle_for() > self.limits.idle_timeout)
-                .map(|s| s.id.clone())
-                .collect();
-            ids.iter().filter_map(|id| map.remove(id)).collect()
+            let mut expired = Vec::new();
+            for id in &ids {
+                if map.by_id.get(id.as_str()).is_some_and(|s| idle(s)) {
+                    expired.extend(map.remove(id));
+                }
+            }
+            expired
         };
         for session in expired {
             tracing::debug!(session = %session.id, "a session expired");
