@@ -106,40 +106,39 @@ pub async fn an_ended_task_never_changes_again(store: &dyn TaskStore) {
         .unwrap();
     assert_eq!(cancelled.task.status, TaskStatus::Cancelled);
     assert_eq!(cancelled.revision, 1);
-    let finished = store
-        .update(
-            "a",
-            TaskChange::Finish {
-                status: TaskStatus::Completed,
-                outcome: TaskOutcome::Result(JsonObject::new()),
-                message: None,
-            },
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let finished = store.update("a", completed()).await.unwrap().unwrap();
+    assert_kept_cancelled(store, "a", finished).await;
+    assert_eq!(store.update("unknown", TaskChange::Cancel).await, Ok(None));
+}
+
+/// The change that ends a task completed, with an empty result.
+fn completed() -> TaskChange {
+    TaskChange::Finish {
+        status: TaskStatus::Completed,
+        outcome: TaskOutcome::Result(JsonObject::new()),
+        message: None,
+    }
+}
+
+/// `finished`, what a change made of the task `id` cancelled at revision 1, is that task still
+/// cancelled, as the store keeps it.
+async fn assert_kept_cancelled(store: &dyn TaskStore, id: &str, finished: TaskRecord) {
     assert_eq!(finished.task.status, TaskStatus::Cancelled);
     assert_eq!(finished.outcome, None);
     assert_eq!(finished.revision, 1);
-    assert_eq!(store.get("a").await.unwrap(), Some(finished));
-    assert_eq!(store.update("unknown", TaskChange::Cancel).await, Ok(None));
+    assert_eq!(store.get(id).await.unwrap(), Some(finished));
 }
 
 /// A change written over the task as this instance created it lands while no other change came
 /// between, and is applied to the task as it is when one did.
 pub async fn a_change_over_the_created_task_sees_a_change_made_meanwhile(store: &dyn TaskStore) {
-    let finish = || TaskChange::Finish {
-        status: TaskStatus::Completed,
-        outcome: TaskOutcome::Result(JsonObject::new()),
-        message: None,
-    };
     let untouched = record("a", "s", HOUR);
     store
         .create(untouched.clone(), TaskLimits::new(5, 5))
         .await
         .unwrap();
     let finished = store
-        .update_known(&untouched, finish())
+        .update_known(&untouched, completed())
         .await
         .unwrap()
         .unwrap();
@@ -154,14 +153,11 @@ pub async fn a_change_over_the_created_task_sees_a_change_made_meanwhile(store: 
         .unwrap();
     store.update("b", TaskChange::Cancel).await.unwrap();
     let finished = store
-        .update_known(&cancelled_meanwhile, finish())
+        .update_known(&cancelled_meanwhile, completed())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(finished.task.status, TaskStatus::Cancelled);
-    assert_eq!(finished.outcome, None);
-    assert_eq!(finished.revision, 1);
-    assert_eq!(store.get("b").await.unwrap(), Some(finished));
+    assert_kept_cancelled(store, "b", finished).await;
 }
 
 /// Answers go to the keys the task waits for; it works again once nothing is outstanding.

@@ -67,6 +67,13 @@ async fn add_json(
 const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS \
      [--stateful|--stateless] [--sse] [--tasks] [--redis URL] [--extra-tools N] [--max-sessions N]";
 
+/// The count that follows `flag`.
+fn count(flag: &str, value: Option<&&str>) -> anyhow::Result<usize> {
+    value
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("{flag} needs a count\n{USAGE}"))
+}
+
 /// The `n`th of the tools `--extra-tools` adds: `add` under another name, its schema given as
 /// JSON.
 fn extra_tool(n: usize) -> ToolDefinition {
@@ -126,23 +133,11 @@ async fn main() -> anyhow::Result<()> {
                     }
                     "--sse" => options = options.always_stream(true),
                     "--max-sessions" => {
-                        let max = flags
-                            .next()
-                            .and_then(|n| n.parse::<usize>().ok())
-                            .ok_or_else(|| {
-                                anyhow::anyhow!("--max-sessions needs a count\n{USAGE}")
-                            })?;
-                        options = options.max_sessions(max);
+                        options = options.max_sessions(count(flag, flags.next())?);
                     }
                     // N more tools beside the three, for the cost of a large catalog.
                     "--extra-tools" => {
-                        let count = flags
-                            .next()
-                            .and_then(|n| n.parse::<usize>().ok())
-                            .ok_or_else(|| {
-                                anyhow::anyhow!("--extra-tools needs a count\n{USAGE}")
-                            })?;
-                        for n in 0..count {
+                        for n in 0..count(flag, flags.next())? {
                             builder = builder.tool(extra_tool(n));
                         }
                     }

@@ -130,6 +130,24 @@ async fn send(url: &str, session: &str, message: Value) -> StatusCode {
         .status()
 }
 
+/// Calls `chatty` in `session` through `url`: only its warning comes, as the log level set
+/// through the other instance says.
+async fn assert_logs_at_warning(url: &str, session: &str) {
+    let response = post(url, Some(session), &call(3, "chatty", json!({})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        messages(response).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "warning", "data": "for everyone"}}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {
+                "content": [{"type": "text", "text": "said"}]}}),
+        ]
+    );
+}
+
 /// The messages of an SSE answer, until it ends.
 async fn messages(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(
@@ -172,19 +190,7 @@ async fn a_session_opened_on_one_instance_is_served_by_the_other_until_deleted()
             json!({"jsonrpc": "2.0", "id": 2, "result": {}})
         )
     );
-    let response = post(b, Some(&session), &call(3, "chatty", json!({})))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        messages(response).await,
-        [
-            json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "warning", "data": "for everyone"}}),
-            json!({"jsonrpc": "2.0", "id": 3, "result": {
-                "content": [{"type": "text", "text": "said"}]}}),
-        ]
-    );
+    assert_logs_at_warning(b, &session).await;
     // DELETE through one instance ends the session on both.
     let deleted = client()
         .delete(b)
@@ -224,19 +230,7 @@ async fn an_instance_reads_a_session_from_redis_once_until_another_instance_chan
     let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
         "params": {"level": "warning"}});
     assert_eq!(exchange(a, Some(&session), &level).await.0, StatusCode::OK);
-    let response = post(b, Some(&session), &call(3, "chatty", json!({})))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        messages(response).await,
-        [
-            json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "warning", "data": "for everyone"}}),
-            json!({"jsonrpc": "2.0", "id": 3, "result": {
-                "content": [{"type": "text", "text": "said"}]}}),
-        ]
-    );
+    assert_logs_at_warning(b, &session).await;
 }
 
 #[tokio::test]
