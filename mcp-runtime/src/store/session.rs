@@ -188,7 +188,7 @@ impl From<SessionStoreError> for ErrorObject {
 ///
 /// A session is kept while it is used: it expires once `idle` passed since it was created or
 /// last loaded, or somewhat later (a store may renew its expiry lazily: the
-/// [`RedisSessionStore`](super::RedisSessionStore) keeps it up to `idle × 1¼`).
+/// Redis session store keeps it up to `idle × 1¼`).
 pub trait SessionStore: Send + Sync + 'static {
     /// Keeps the new session `id`.
     fn create<'a>(
