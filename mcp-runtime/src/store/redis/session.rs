@@ -82,13 +82,13 @@ type Loaded = (
 );
 
 /// Renews a session's expiry, if it still exists (a session ended meanwhile stays ended):
-/// `KEYS` are its hash and its subscriptions, `ARGV` when the next renewal is due and the expiry
-/// in milliseconds.
+/// `KEYS` are its hash and its subscriptions, `ARGV` the field [`RENEW_AT`], when the next
+/// renewal is due and the expiry in milliseconds.
 const RENEW: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'renew_at', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 ";
 
@@ -188,6 +188,7 @@ impl RedisSessionStore {
                 .renew
                 .key(&hash)
                 .key(&subs)
+                .arg(RENEW_AT)
                 .arg(next_renewal(idle))
                 .arg(renewed_ttl(idle))
                 .invoke_async(&mut connection)
