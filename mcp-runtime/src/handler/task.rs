@@ -17,6 +17,8 @@
 //!
 //! Each change of the task's status is announced to the session once (2025-11-25's
 //! `notifications/tasks/status`); a change the store refused (the task had already ended) is not.
+//! On 2026-07-28 nothing is announced from here: the `subscriptions/listen` streams that asked
+//! for the task follow it in the store, on whichever instance they are.
 //!
 //! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
 //!
@@ -30,7 +32,7 @@ use std::time::Duration;
 
 use mcp_core::input::{InputRequest, InputResponse};
 use mcp_core::messages::{ServerNotification, ServerRequest};
-use mcp_core::tasks::RelatedTaskMetadata;
+use mcp_core::tasks::{RelatedTaskMetadata, TaskStatusNotificationParams};
 use mcp_core::{Asking, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -113,11 +115,6 @@ impl TaskPlan {
 /// carry it before it goes to the session's stream.
 const MIN_STREAM_GRACE: Duration = Duration::from_secs(1);
 
-/// What the server does when a task's state changed: tells the client (2025-11-25:
-/// `notifications/tasks/status` on the session; 2026-07-28: `notifications/tasks` on the listen
-/// streams that asked for the task).
-pub(crate) type Announce = Arc<dyn Fn(&TaskRecord) + Send + Sync>;
-
 /// The parts a [`TaskLink`] is made of, filled in by the server when it creates the task.
 pub(crate) struct TaskLinkParts {
     /// The task as it was created (its id, its first revision).
@@ -132,8 +129,6 @@ pub(crate) struct TaskLinkParts {
     /// The poll interval the client was given: a 2025-11-25 client that polls sees
     /// `input_required` within it, and opens a `tasks/result`.
     pub(crate) poll_interval: Duration,
-    /// Tells the client of a new state.
-    pub(crate) announce: Announce,
 }
 
 /// What the context of a call that became a task holds of the task.
@@ -159,8 +154,6 @@ pub(crate) struct TaskLink {
     stream_opened: Notify,
     /// How long a request to the client waits for a `tasks/result` to carry it.
     stream_grace: Duration,
-    /// Tells the client of a new state.
-    on_change: Announce,
     /// 2026-07-28: how many automatic input keys of each method the task took.
     counters: Mutex<HashMap<&'static str, u32>>,
     /// 2025-11-25: how many requests to the client are waiting for an answer.
@@ -185,7 +178,6 @@ impl TaskLink {
             token,
             session,
             poll_interval,
-            announce,
         } = parts;
         let tagged = session.clone().map(|session| {
             Arc::new(TaskSink {
@@ -204,7 +196,6 @@ impl TaskLink {
             result_streams: Mutex::new(Vec::new()),
             stream_opened: Notify::new(),
             stream_grace: (poll_interval * 2).max(MIN_STREAM_GRACE),
-            on_change: announce,
             counters: Mutex::new(HashMap::new()),
             waiting: AtomicUsize::new(0),
         }
@@ -243,11 +234,22 @@ impl TaskLink {
             .filter(|_| self.model() == TaskModel::Core)
     }
 
-    /// Tells the client of the task's new state, once per revision: a change the store refused
-    /// leaves the revision, and says nothing.
+    /// Tells the session of the task's new state (2025-11-25, `notifications/tasks/status`),
+    /// once per revision: a change the store refused leaves the revision, and says nothing.
     pub(crate) fn announce(&self, record: &TaskRecord) {
+        let Some(session) = self
+            .session
+            .as_ref()
+            .filter(|_| self.model() == TaskModel::Core)
+        else {
+            return;
+        };
         if self.announced.fetch_max(record.revision, Ordering::AcqRel) < record.revision {
-            (self.on_change)(record);
+            let params = TaskStatusNotificationParams::new(record.task.clone());
+            // A client too far behind misses a status it will read when it polls.
+            let _ = session.send(Outbound::Notification(ServerNotification::TaskStatus(
+                params,
+            )));
         }
     }
 

@@ -3,9 +3,10 @@
 //!
 //! A listen request stays in flight for as long as its stream: it opens with
 //! `notifications/subscriptions/acknowledged` (the filter the stream got), carries the matching
-//! `notifications/{tools,prompts,resources}/list_changed`, `notifications/resources/updated`
-//! for the URIs it listed and `notifications/tasks` for the tasks it listed, and ends when the client closes the stream (HTTP) or cancels the
-//! request (stdio), or with a final result when the server shuts down.
+//! `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated`
+//! for the URIs it listed (the `notifications/tasks` for the tasks it listed come from the task
+//! store, [`tasks::follow`](super::tasks::follow)), and ends when the client closes the stream
+//! (HTTP) or cancels the request (stdio), or with a final result when the server shuts down.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -39,10 +40,6 @@ impl Listener {
                 .resource_subscriptions
                 .as_ref()
                 .is_some_and(|uris| uris.contains(&params.uri)),
-            ServerNotification::TaskState(params) => filter
-                .task_ids
-                .as_ref()
-                .is_some_and(|ids| ids.contains(&params.task.task_id)),
             _ => false,
         }
     }
@@ -105,7 +102,10 @@ impl Listeners {
 }
 
 /// `notification` with `_meta.subscriptionId` set to `subscription`.
-fn stamp(mut notification: ServerNotification, subscription: &RequestId) -> ServerNotification {
+pub(super) fn stamp(
+    mut notification: ServerNotification,
+    subscription: &RequestId,
+) -> ServerNotification {
     let meta = match &mut notification {
         ServerNotification::ToolListChanged(params)
         | ServerNotification::PromptListChanged(params)

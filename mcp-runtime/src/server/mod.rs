@@ -435,15 +435,9 @@ impl McpServer {
             ServerNotification::ToolListChanged(_)
             | ServerNotification::PromptListChanged(_)
             | ServerNotification::ResourceListChanged(_) => self.deliver(notification, |_| true),
-            // What only listen streams carry (a task's state, 2026-07-28).
+            // What only listen streams carry.
             _ => self.deliver(notification, |_| false),
         }
-    }
-
-    /// Sends `notification` to the listen streams that asked for it, here and (when the
-    /// transport relays broadcasts) on the other instances: a task's new state, 2026-07-28.
-    pub(crate) fn announce_to_listeners(&self, notification: &ServerNotification) -> usize {
-        self.broadcast(notification, |_| false)
     }
 
     /// Sends `notification` to the connections `select` picks and to the listen streams that

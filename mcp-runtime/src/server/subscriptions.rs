@@ -1,6 +1,12 @@
 //! Subscriptions: `resources/subscribe` and `resources/unsubscribe` (handshake era, on a
 //! connection that keeps state), and `subscriptions/listen` (2026-07-28, a stream of the changes a
 //! client asked for).
+//!
+//! A listen stream hears list changes and resource updates from the server's broadcasts
+//! ([`Listeners`](super::listeners::Listeners)). The tasks it names it follows in the task store
+//! itself ([`tasks::follow`]): it waits for each to move past the state it last told and tells
+//! the new one, until the task ends. A task that nobody listens to or waits for costs no
+//! announcement, and a stream hears its tasks whichever instance of a deployment runs them.
 
 use mcp_core::ErrorObject;
 use mcp_core::messages::ServerNotification;
@@ -90,10 +96,13 @@ pub(super) async fn listen(
     accepted.resource_subscriptions = asked
         .resource_subscriptions
         .filter(|_| options.subscriptions);
-    accepted.task_ids = match asked.task_ids.filter(|ids| !ids.is_empty()) {
+    let followed = match asked.task_ids.filter(|ids| !ids.is_empty()) {
         Some(ids) => Some(tasks::listenable(server, ctx, ids).await?),
         None => None,
     };
+    accepted.task_ids = followed
+        .as_ref()
+        .map(|records| records.iter().map(|r| r.task.task_id.clone()).collect());
     let subscription = ctx.request_id().clone();
     let acknowledged =
         SubscriptionsAcknowledgedNotificationParams::new(accepted.clone(), subscription.clone());
@@ -110,9 +119,11 @@ pub(super) async fn listen(
         .inner
         .listeners
         .open(subscription.clone(), accepted, sink.clone());
+    let following = tasks::follow(server, followed.unwrap_or_default(), &subscription, sink);
     tokio::select! {
         () = ctx.cancelled() => {}
         () = server.inner.shutdown.cancelled() => {}
+        () = following => {}
     }
     Ok(SubscriptionsListenResult::new(subscription))
 }

@@ -19,7 +19,8 @@
 //! answers with the cancelled task and refuses an ended one; 2026-07-28 acknowledges),
 //! `tasks/update` (2026-07-28: answers input requests). They are unknown (`-32601`) on a server
 //! that offers no tasks and on a revision before 2025-11-25; on 2026-07-28 each of them needs the
-//! extension declared (`-32021` otherwise).
+//! extension declared (`-32021` otherwise). A `subscriptions/listen` stream that names tasks
+//! follows them in the store ([`follow`], 2026-07-28's `notifications/tasks`).
 //!
 //! A task belongs to the principal of the access token that created it (its issuer, subject and
 //! client, see [`Principal`](crate::auth::Principal)), else to its session; one created by an
@@ -33,9 +34,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use futures_util::Future;
+use futures_util::stream::FuturesUnordered;
+use futures_util::{Future, StreamExt};
 use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
 use mcp_core::input::InputResponse;
+use mcp_core::jsonrpc::RequestId;
 use mcp_core::messages::ServerNotification;
 use mcp_core::meta::RequestMeta;
 use mcp_core::meta::keys::RELATED_TASK;
@@ -43,7 +46,7 @@ use mcp_core::params::PaginatedRequestParams;
 use mcp_core::result::EmptyResult;
 use mcp_core::tasks::{
     CreateTaskResult, ListTasksResult, RelatedTaskMetadata, TASKS_EXTENSION, Task, TaskIdParams,
-    TaskResult, TaskStatus, TaskStatusNotificationParams, UpdateTaskParams,
+    TaskResult, TaskStatus, UpdateTaskParams,
 };
 use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
 use mcp_core::{ErrorCode, ErrorObject, JsonObject, ProtocolVersion, TaskModel};
@@ -55,11 +58,14 @@ use super::McpServer;
 use super::registry::RegisteredTool;
 use crate::connection::{Outbound, SharedSink};
 use crate::handler::RequestContext;
-use crate::handler::task::{Announce, TaskLink, TaskLinkParts, TaskPlan, TaskStart};
+use crate::handler::task::{TaskLink, TaskLinkParts, TaskPlan, TaskStart};
 use crate::spans;
 use crate::store::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskRecord, TaskStore, timestamp,
 };
+
+/// How long a listen stream waits before it reads a task again when the store failed.
+const FOLLOW_RETRY: Duration = Duration::from_secs(1);
 
 /// How a server keeps and paces its tasks; set with
 /// [`McpServerBuilder::tasks`](super::McpServerBuilder::tasks).
@@ -401,7 +407,6 @@ async fn create(
         store: options.store.clone(),
         version,
         token: ctx.cancellation_token().clone(),
-        announce: announcer(server, version, session.clone()),
         session,
         poll_interval: options.poll_interval,
     }));
@@ -410,37 +415,9 @@ async fn create(
     Ok((link, task))
 }
 
-/// How a task created by a call of `version` tells the client of its new states: on the session
-/// (2025-11-25, `notifications/tasks/status`), or on the `subscriptions/listen` streams that
-/// asked for it (2026-07-28, `notifications/tasks`, carrying the detailed task).
-fn announcer(
-    server: &McpServer,
-    version: ProtocolVersion,
-    session: Option<SharedSink>,
-) -> Announce {
-    if version.era().tasks() == TaskModel::Core {
-        return Arc::new(move |record: &TaskRecord| {
-            if let Some(sink) = &session {
-                let params = TaskStatusNotificationParams::new(record.task.clone());
-                // A client too far behind misses a status it will read when it polls.
-                let _ = sink.send(Outbound::Notification(ServerNotification::TaskStatus(
-                    params,
-                )));
-            }
-        });
-    }
-    let server = Arc::downgrade(&server.inner);
-    Arc::new(move |record: &TaskRecord| {
-        if let Some(inner) = server.upgrade() {
-            let params = detailed(record.clone()).into();
-            McpServer { inner }.announce_to_listeners(&ServerNotification::TaskState(params));
-        }
-    })
-}
-
 /// The task of `record` as `tasks/get` shows it: with its outcome once ended, and what it waits
 /// for while `input_required` (2026-07-28 renders both).
-fn detailed(record: TaskRecord) -> TaskResult {
+pub(super) fn detailed(record: TaskRecord) -> TaskResult {
     let mut result = TaskResult::new(record.task);
     match record.outcome {
         Some(TaskOutcome::Result(object)) => result.result = Some(object),
@@ -571,7 +548,7 @@ pub(super) async fn listenable(
     server: &McpServer,
     ctx: &RequestContext,
     ids: Vec<String>,
-) -> Result<Vec<String>, ErrorObject> {
+) -> Result<Vec<TaskRecord>, ErrorObject> {
     if !ctx
         .client_capabilities()
         .supports_extension(TASKS_EXTENSION)
@@ -580,11 +557,61 @@ pub(super) async fn listenable(
     }
     let mut owned = Vec::with_capacity(ids.len());
     for id in ids {
-        if find(server, ctx, &id).await.is_ok() {
-            owned.push(id);
+        if let Ok(record) = find(server, ctx, &id).await {
+            owned.push(record);
         }
     }
     Ok(owned)
+}
+
+/// 2026-07-28: tells the listen stream `subscription` each new state of the tasks `records`
+/// (`notifications/tasks`, carrying the task as `tasks/get` shows it) until every one has
+/// ended or is gone, then waits for the stream to end. States that follow each other faster
+/// than the stream reads them arrive as the latest of them. Each waits in the store
+/// ([`TaskStore::changed`]), so that a task nobody follows costs no announcement, and a stream
+/// hears of its tasks on whichever instance they run.
+pub(super) async fn follow(
+    server: &McpServer,
+    records: Vec<TaskRecord>,
+    subscription: &RequestId,
+    sink: &SharedSink,
+) {
+    let store = &server.inner.tasks.options.store;
+    let mut followers: FuturesUnordered<_> = records
+        .into_iter()
+        .map(|record| follow_task(store.as_ref(), record, subscription, sink))
+        .collect();
+    while followers.next().await.is_some() {}
+    std::future::pending::<()>().await;
+}
+
+/// Follows one task from `record`, as [`follow`] does.
+async fn follow_task(
+    store: &dyn TaskStore,
+    mut record: TaskRecord,
+    subscription: &RequestId,
+    sink: &SharedSink,
+) {
+    while !record.is_terminal() {
+        let id = &record.task.task_id;
+        store.changed(id, record.revision).await;
+        match store.get(id).await {
+            Ok(Some(now)) if now.revision > record.revision => record = now,
+            Ok(Some(_)) => continue,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::debug!(task = %id, %error, "a listen stream could not read its task");
+                tokio::time::sleep(FOLLOW_RETRY).await;
+                continue;
+            }
+        }
+        let state = ServerNotification::TaskState(detailed(record.clone()).into());
+        // A client too far behind misses a state; the next one, or `tasks/get`, tells it.
+        let _ = sink.send(Outbound::Stateless(super::listeners::stamp(
+            state,
+            subscription,
+        )));
+    }
 }
 
 /// `tasks/get`: the task's state; on 2026-07-28 with its outcome or what it waits for.

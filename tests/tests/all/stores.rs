@@ -97,6 +97,52 @@ async fn in_redis_a_task_lives_until_its_ttl_and_a_waiter_hears_of_another_insta
 }
 
 #[tokio::test]
+async fn in_redis_a_change_is_published_only_while_someone_waits_for_the_task() {
+    let server = RedisServer::start();
+    let one: Arc<dyn TaskStore> = Arc::new(connect(&server).await.task_store());
+    let two: Arc<dyn TaskStore> = Arc::new(connect(&server).await.task_store());
+    let hour = Duration::from_secs(3600);
+    one.create(record("t", "alice", hour), TaskLimits::new(5, 5))
+        .await
+        .unwrap();
+    let published = || server.calls("publish");
+    let progress = TaskChange::Progress {
+        message: "1/2".into(),
+    };
+    assert_eq!(
+        one.update("t", progress).await.unwrap().unwrap().revision,
+        1
+    );
+    assert_eq!(published(), 0);
+    // A waiter on the other instance marks the task watched before it reads it.
+    let waiter = {
+        let two = two.clone();
+        tokio::spawn(async move { two.changed("t", 1).await })
+    };
+    let watched = || server.command(&["EXISTS", "mcp:task-watched:t"]);
+    for _ in 0..100 {
+        if watched() == ":1" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(watched(), ":1");
+    assert_eq!(
+        one.update("t", TaskChange::Cancel)
+            .await
+            .unwrap()
+            .unwrap()
+            .revision,
+        2
+    );
+    assert_eq!(published(), 1);
+    tokio::time::timeout(Duration::from_secs(10), waiter)
+        .await
+        .expect("the waiter heard of the change")
+        .unwrap();
+}
+
+#[tokio::test]
 async fn instances_share_tasks_and_events_and_prefixes_keep_deployments_apart() {
     let server = RedisServer::start();
     let (one, two) = (connect(&server).await, connect(&server).await);

@@ -1,14 +1,21 @@
 //! [`TaskStore`] in Redis: any instance creates, reads, changes and lists any task.
 //!
-//! A task is a hash `PREFIX:task:ID` holding its record as JSON (`data`) and its revision
-//! (`rev`), which expires with the task's TTL. Beside it, for the bounds and the listing: a
-//! sorted set of every task by expiry (`tasks:expiry`) with each one's owner (`tasks:owner-of`),
-//! each owner's running tasks by expiry (`tasks:running:OWNER`) and all its tasks by creation
-//! (`tasks:of:OWNER`). Creation is one Lua script (it forgets the expired tasks, checks both
-//! bounds and writes). A change reads the record, applies the same rules as every store
-//! ([`apply`]) and writes it back only if the revision did not move meanwhile (a compare-and-set
-//! script, retried), then publishes the id for the waiters of every instance.
+//! A task is a string `PREFIX:task:ID`, its revision and its record as JSON (`7 {...}`), which
+//! expires with the task's TTL; a change compares the revision in place (`GETRANGE`) and writes
+//! the whole string again, keeping the expiry. Beside it, for the bounds and the listing: a
+//! sorted set of every task by expiry (`tasks:expiry`, each member `ID OWNER`), each owner's
+//! running tasks by expiry (`tasks:running:OWNER`) and all its tasks by creation
+//! (`tasks:of:OWNER`). Creation is one Lua script: it checks both bounds (counting the tasks
+//! that have not expired) and writes (`SET NX PXAT`: an id that exists is refused); every
+//! [`SWEEP_EVERY`]th creation also forgets the expired tasks from the sets. Redis 6.2 or newer. A change reads the record, applies the same rules as every store
+//! ([`apply`]) and writes it back only if the revision did not move meanwhile (a
+//! compare-and-set script, retried).
+//!
+//! Waiters of a task ([`TaskStore::changed`]) mark it watched (`task-watched:ID`, renewed while
+//! they wait) before they read its revision; a change publishes the id on `task-changed` only
+//! when the task is watched, so that a task nobody waits for costs no message.
 
+use std::io::Write;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -16,7 +23,7 @@ use mcp_core::ProtocolVersion;
 use redis::Script;
 
 use super::watch::RECHECK;
-use super::{Shared, epoch_millis, unavailable};
+use super::{Shared, epoch_millis, ttl_millis, unavailable};
 use crate::store::{
     StoreFuture, TaskChange, TaskLimits, TaskPage, TaskRecord, TaskStore, TaskStoreError, apply,
 };
@@ -24,50 +31,53 @@ use crate::store::{
 /// How many times a change is tried again when another instance changed the task meanwhile.
 const MAX_ATTEMPTS: usize = 32;
 
-/// How many expired tasks one creation forgets, at most.
+/// How many expired tasks one sweep forgets, at most.
 const EXPIRE_BATCH: usize = 10_000;
 
-/// Forgets expired tasks, checks the bounds, and keeps a new task.
-/// KEYS: expiry, owner-of, seq, running:OWNER, of:OWNER, task:ID.
-/// ARGV: id, owner, now, expires, data, per_owner, total, prefix, batch.
+/// One creation in this many also forgets the expired tasks (the bounds count only the tasks
+/// that have not expired, so the sweep keeps the sets small, not the bounds right).
+const SWEEP_EVERY: u32 = 16;
+
+/// How long a waiter's mark lasts: renewed every [`RECHECK`] while it waits.
+const WATCHED_FOR: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Checks the bounds, keeps a new task, and now and then forgets the expired ones.
+/// KEYS: expiry, seq, running:OWNER, of:OWNER, task:ID.
+/// ARGV: id, owner, now, expires, stored task, per_owner, total, prefix, batch, sweep every.
 /// Returns 0 (kept), 1 (the owner runs too many), 2 (the store is full), -1 (the id exists).
 const CREATE: &str = r"
-local now = tonumber(ARGV[3])
-local prefix = ARGV[8]
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[9]))
-for _, id in ipairs(expired) do
-  local owner = redis.call('HGET', KEYS[2], id)
-  if owner then
+local alive = '(' .. ARGV[3]
+if redis.call('ZCOUNT', KEYS[3], alive, '+inf') >= tonumber(ARGV[6]) then return 1 end
+if redis.call('ZCOUNT', KEYS[1], alive, '+inf') >= tonumber(ARGV[7]) then return 2 end
+if not redis.call('SET', KEYS[5], ARGV[5], 'NX', 'PXAT', ARGV[4]) then return -1 end
+local seq = redis.call('INCR', KEYS[2])
+if seq % tonumber(ARGV[10]) == 0 then
+  local prefix = ARGV[8]
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[9]))
+  for _, member in ipairs(expired) do
+    local id, owner = string.match(member, '^(%S+) (.*)$')
     redis.call('ZREM', prefix .. ':tasks:running:' .. owner, id)
     redis.call('ZREM', prefix .. ':tasks:of:' .. owner, id)
-    redis.call('HDEL', KEYS[2], id)
+    redis.call('ZREM', KEYS[1], member)
   end
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('DEL', prefix .. ':task:' .. id)
 end
-if redis.call('EXISTS', KEYS[6]) == 1 then return -1 end
-if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return 1 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[7]) then return 2 end
-local seq = redis.call('INCR', KEYS[3])
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
-redis.call('ZADD', KEYS[5], seq, ARGV[1])
-redis.call('HSET', KEYS[6], 'rev', 0, 'data', ARGV[5])
-redis.call('PEXPIREAT', KEYS[6], ARGV[4])
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1] .. ' ' .. ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[4], seq, ARGV[1])
 return 0
 ";
 
-/// Writes a changed record if its revision is still the one read, and tells the waiters.
-/// KEYS: task:ID, running:OWNER. ARGV: revision read, data, ended (0/1), id, channel.
+/// Writes a changed task if its revision is still the one read, and tells its waiters.
+/// KEYS: task:ID, running:OWNER, task-watched:ID. ARGV: the stored task's start as read
+/// (`REV `), the changed task stored, ended (0/1), id, channel.
 /// Returns 1 (written), 0 (the task moved meanwhile), -1 (the task is gone).
 const CHANGE: &str = r"
-local rev = redis.call('HGET', KEYS[1], 'rev')
-if not rev then return -1 end
-if rev ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[1]) + 1, 'data', ARGV[2])
+local head = redis.call('GETRANGE', KEYS[1], 0, #ARGV[1] - 1)
+if head == '' then return -1 end
+if head ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], ARGV[4]) end
-redis.call('PUBLISH', ARGV[5], ARGV[4])
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PUBLISH', ARGV[5], ARGV[4]) end
 return 1
 ";
 
@@ -106,30 +116,37 @@ impl RedisTaskStore {
     /// The task `id` as Redis holds it: its revision and record.
     async fn read(&self, id: &str) -> Result<Option<(u64, TaskRecord)>, TaskStoreError> {
         let mut connection = self.shared.connection.clone();
-        let (rev, data): (Option<u64>, Option<String>) = redis::cmd("HMGET")
+        let stored: Option<String> = redis::cmd("GET")
             .arg(self.task_key(id))
-            .arg("rev")
-            .arg("data")
             .query_async(&mut connection)
             .await
             .map_err(failed("read a task"))?;
-        let (Some(rev), Some(data)) = (rev, data) else {
-            return Ok(None);
-        };
-        let mut record = decode(&data)?;
-        record.revision = rev;
-        Ok(Some((rev, record)))
+        stored.map(|stored| decode(&stored)).transpose()
     }
 
-    /// The current revision of the task `id`, if it is kept.
-    async fn revision(&self, id: &str) -> Result<Option<u64>, TaskStoreError> {
+    /// Marks the task `id` watched (for [`WATCHED_FOR`]), then reads its current revision, in
+    /// one round trip: a change written after the mark is published, one written before it is
+    /// in the revision read.
+    async fn watch_revision(&self, id: &str) -> Result<Option<u64>, TaskStoreError> {
         let mut connection = self.shared.connection.clone();
-        redis::cmd("HGET")
+        let (head,): (Vec<u8>,) = redis::pipe()
+            .cmd("SET")
+            .arg(self.shared.key_of("task-watched", id))
+            .arg(1)
+            .arg("PX")
+            .arg(ttl_millis(WATCHED_FOR))
+            .ignore()
+            .cmd("GETRANGE")
             .arg(self.task_key(id))
-            .arg("rev")
+            .arg(0)
+            .arg(REVISION_DIGITS)
             .query_async(&mut connection)
             .await
-            .map_err(failed("read a task"))
+            .map_err(failed("read a task"))?;
+        if head.is_empty() {
+            return Ok(None);
+        }
+        revision_of(&head).map(Some)
     }
 
     async fn create_record(
@@ -144,7 +161,6 @@ impl RedisTaskStore {
         let outcome: i64 = self
             .create
             .key(shared.key("tasks:expiry"))
-            .key(shared.key("tasks:owner-of"))
             .key(shared.key("tasks:seq"))
             .key(shared.key_of("tasks:running", owner))
             .key(shared.key_of("tasks:of", owner))
@@ -158,6 +174,7 @@ impl RedisTaskStore {
             .arg(limits.total)
             .arg(&shared.options.prefix)
             .arg(EXPIRE_BATCH)
+            .arg(SWEEP_EVERY)
             .invoke_async(&mut connection)
             .await
             .map_err(failed("keep a new task"))?;
@@ -201,7 +218,8 @@ impl RedisTaskStore {
                 .change
                 .key(self.task_key(id))
                 .key(self.shared.key_of("tasks:running", &record.owner))
-                .arg(rev)
+                .key(self.shared.key_of("task-watched", id))
+                .arg(format!("{rev} "))
                 .arg(encode(&record)?)
                 .arg(u8::from(record.is_terminal()))
                 .arg(id)
@@ -287,7 +305,7 @@ impl RedisTaskStore {
             let notified = watch.notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            match self.revision(id).await {
+            match self.watch_revision(id).await {
                 Ok(None) => return,
                 Ok(Some(now)) if now > revision => return,
                 Ok(Some(_)) => {}
@@ -301,17 +319,50 @@ impl RedisTaskStore {
     }
 }
 
-/// A record as Redis keeps it: JSON, with the task's durations under their 2026-07-28 names
-/// (read back under either).
-fn encode(record: &TaskRecord) -> Result<String, TaskStoreError> {
-    mcp_core::render::to_string(record, ProtocolVersion::LATEST)
-        .map_err(|e| TaskStoreError::Unavailable(format!("a task could not be encoded: {e}")))
+/// The index of the last byte of a stored task that its revision can reach: a `u64` has at most
+/// 20 digits, then the space.
+const REVISION_DIGITS: usize = 20;
+
+/// A record as Redis keeps it: its revision, a space, and the record as JSON, with the task's
+/// durations under their 2026-07-28 names (read back under either).
+fn encode(record: &TaskRecord) -> Result<Vec<u8>, TaskStoreError> {
+    let failed = |e: std::io::Error| {
+        TaskStoreError::Unavailable(format!("a task could not be encoded: {e}"))
+    };
+    let mut stored = Vec::with_capacity(512);
+    write!(stored, "{} ", record.revision).map_err(failed)?;
+    mcp_core::render::to_writer(&mut stored, record, ProtocolVersion::LATEST)
+        .map_err(|e| failed(e.into()))?;
+    Ok(stored)
 }
 
-fn decode(data: &str) -> Result<TaskRecord, TaskStoreError> {
-    serde_json::from_str(data).map_err(|e| {
+/// A task as [`encode`] stored it, with its revision.
+fn decode(stored: &str) -> Result<(u64, TaskRecord), TaskStoreError> {
+    let rev = revision_of(stored.as_bytes())?;
+    let data = stored.split_once(' ').map_or("", |(_, data)| data);
+    let mut record: TaskRecord = serde_json::from_str(data).map_err(|e| {
         TaskStoreError::Unavailable(format!("a task kept in Redis could not be read: {e}"))
-    })
+    })?;
+    record.revision = rev;
+    Ok((rev, record))
+}
+
+/// The revision at the start of a stored task (`7 {...}`, or as much of it as `GETRANGE` read).
+fn revision_of(stored: &[u8]) -> Result<u64, TaskStoreError> {
+    let end = stored
+        .iter()
+        .position(|&b| b == b' ')
+        .unwrap_or(stored.len());
+    std::str::from_utf8(&stored[..end])
+        .ok()
+        .and_then(|rev| rev.parse().ok())
+        .ok_or_else(|| {
+            let start = String::from_utf8_lossy(&stored[..stored.len().min(REVISION_DIGITS)]);
+            TaskStoreError::Unavailable(format!(
+                "a task kept in Redis could not be read: it does not start with its revision \
+                 ({start:?})"
+            ))
+        })
 }
 
 impl TaskStore for RedisTaskStore {
@@ -392,7 +443,13 @@ mod tests {
         let mut result = JsonObject::new();
         result.insert("content".into(), serde_json::json!([]));
         record.outcome = Some(TaskOutcome::Result(result));
-        let read = decode(&encode(&record).unwrap()).unwrap();
-        assert_eq!(read, record);
+        let stored = String::from_utf8(encode(&record).unwrap()).unwrap();
+        assert!(stored.starts_with("7 {"), "{stored}");
+        assert_eq!(decode(&stored).unwrap(), (7, record));
+        assert_eq!(
+            revision_of(&stored.as_bytes()[..=REVISION_DIGITS]).unwrap(),
+            7
+        );
+        assert!(revision_of(b"{\"task\"").is_err());
     }
 }

@@ -1,8 +1,8 @@
 //! Hearing what other instances publish in Redis: a subscription that reconnects by itself, and
 //! on it the waiters of task changes.
 //!
-//! A store that changes a task publishes its id on one channel; each process runs one
-//! subscription to it ([`Watcher`]) and wakes the waiters of that id. Pub/sub delivers at most
+//! A store that changes a task a waiter marked watched publishes its id on one channel; each
+//! process runs one subscription to it ([`Watcher`]) and wakes the waiters of that id. Pub/sub delivers at most
 //! once and not while the subscription reconnects, so waiters also look again on their own every
 //! [`RECHECK`], and all of them are woken after a reconnection: a missed message delays a waiter,
 //! it never strands one.
