@@ -12,9 +12,7 @@
 
 use std::sync::Arc;
 
-use redis::Script;
-
-use super::{Shared, ttl_millis, unavailable};
+use super::{Lua, Shared, ttl_millis, unavailable};
 use crate::store::{EventStore, StoreFuture};
 
 /// What an event costs beyond its stream's id and its data, as the in-memory store counts.
@@ -84,8 +82,8 @@ return 1
 /// An [`EventStore`] in Redis (see [`RedisStore`](super::RedisStore)).
 pub struct RedisEventStore {
     shared: Arc<Shared>,
-    append: Script,
-    remove: Script,
+    append: Lua,
+    remove: Lua,
 }
 
 impl std::fmt::Debug for RedisEventStore {
@@ -100,8 +98,8 @@ impl RedisEventStore {
     pub(super) fn new(shared: Arc<Shared>) -> Self {
         RedisEventStore {
             shared,
-            append: Script::new(APPEND),
-            remove: Script::new(REMOVE),
+            append: Lua::new(APPEND),
+            remove: Lua::new(REMOVE),
         }
     }
 
@@ -112,22 +110,20 @@ impl RedisEventStore {
         let ttl = ttl_millis(shared.options.event_ttl);
         let mut connection = shared.connection.clone();
         let number = seq.map_or_else(|| "next".to_owned(), |seq| seq.to_string());
-        let kept: Result<i64, _> = self
-            .append
-            .key(shared.key_of("events", stream))
-            .key(shared.key_of("events-of", session))
-            .key(shared.key_of("event-bytes", session))
-            .key(shared.key_of("event-session", stream))
-            .key(shared.key_of("event-seq", stream))
+        let mut call = self.append.call(5);
+        call.arg(shared.key_of("events", stream))
+            .arg(shared.key_of("events-of", session))
+            .arg(shared.key_of("event-bytes", session))
+            .arg(shared.key_of("event-session", stream))
+            .arg(shared.key_of("event-seq", stream))
             .arg(number)
             .arg(data)
             .arg(cost)
             .arg(shared.options.max_session_event_bytes)
             .arg(ttl)
             .arg(session)
-            .arg(EVENT_OVERHEAD)
-            .invoke_async(&mut connection)
-            .await;
+            .arg(EVENT_OVERHEAD);
+        let kept: Result<i64, _> = self.append.run(&call, &mut connection).await;
         match kept {
             Ok(seq) if seq >= 0 => Some(seq.unsigned_abs()),
             Ok(_) => {
@@ -184,16 +180,14 @@ impl RedisEventStore {
     async fn forget(&self, stream: &str) {
         let shared = &self.shared;
         let mut connection = shared.connection.clone();
-        let removed: Result<i64, _> = self
-            .remove
-            .key(shared.key_of("events", stream))
-            .key(shared.key_of("event-session", stream))
-            .key(shared.key_of("event-seq", stream))
+        let mut call = self.remove.call(3);
+        call.arg(shared.key_of("events", stream))
+            .arg(shared.key_of("event-session", stream))
+            .arg(shared.key_of("event-seq", stream))
             .arg(&shared.options.prefix)
             .arg(EVENT_OVERHEAD)
-            .arg(stream.len())
-            .invoke_async(&mut connection)
-            .await;
+            .arg(stream.len());
+        let removed: Result<i64, _> = self.remove.run(&call, &mut connection).await;
         if let Err(error) = removed {
             tracing::debug!(stream, "{}", unavailable("forget a stream", &error));
         }

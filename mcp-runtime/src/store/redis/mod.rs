@@ -350,6 +350,41 @@ pub(crate) fn redacted(url: &str) -> String {
     }
 }
 
+/// A Lua script of a store, run with `EVALSHA` and loaded again when Redis forgot it (after a
+/// restart, say). A call is one command built in place: the `redis` crate's `ScriptInvocation`
+/// keeps each key and argument apart, then copies them again into the command.
+pub(crate) struct Lua(redis::Script);
+
+impl Lua {
+    pub(crate) fn new(code: &str) -> Self {
+        Lua(redis::Script::new(code))
+    }
+
+    /// A call of the script with `keys` keys: they follow (`Cmd::arg`), then its arguments.
+    pub(crate) fn call(&self, keys: usize) -> redis::Cmd {
+        let mut call = redis::cmd("EVALSHA");
+        call.arg(self.0.get_hash()).arg(keys);
+        call
+    }
+
+    /// Runs `call`, made by [`Lua::call`], on `connection`.
+    pub(crate) async fn run<T: redis::FromRedisValue>(
+        &self,
+        call: &redis::Cmd,
+        connection: &mut ConnectionManager,
+    ) -> redis::RedisResult<T> {
+        match call.query_async(connection).await {
+            Err(error)
+                if error.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+            {
+                self.0.load_async(connection).await?;
+                call.query_async(connection).await
+            }
+            result => result,
+        }
+    }
+}
+
 /// A Redis error as the stores report it: what failed, and why.
 pub(crate) fn unavailable(what: &str, error: &redis::RedisError) -> String {
     format!("Redis could not {what}: {error}")

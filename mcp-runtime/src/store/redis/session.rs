@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::watch::{Heard, subscribe};
-use super::{Shared, epoch_millis, ttl_millis, unavailable};
+use super::{Lua, Shared, epoch_millis, ttl_millis, unavailable};
 use crate::connection::SessionChange;
 use crate::store::{SessionMessage, SessionRecord, SessionStore, SessionStoreError, StoreFuture};
 
@@ -41,7 +41,7 @@ const MESSAGE_QUEUE: usize = 4096;
 /// A [`SessionStore`] in Redis (see [`RedisStore`](super::RedisStore)).
 pub struct RedisSessionStore {
     shared: Arc<Shared>,
-    renew: redis::Script,
+    renew: Lua,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -118,7 +118,7 @@ impl RedisSessionStore {
     pub(super) fn new(shared: Arc<Shared>) -> Self {
         RedisSessionStore {
             shared,
-            renew: redis::Script::new(RENEW),
+            renew: Lua::new(RENEW),
         }
     }
 
@@ -184,14 +184,15 @@ impl RedisSessionStore {
             return Ok(None);
         };
         if renew_at.is_none_or(|at| epoch_millis(std::time::SystemTime::now()) >= at) {
-            let renewed: i64 = self
-                .renew
-                .key(&hash)
-                .key(&subs)
+            let mut call = self.renew.call(2);
+            call.arg(&hash)
+                .arg(&subs)
                 .arg(RENEW_AT)
                 .arg(next_renewal(idle))
-                .arg(renewed_ttl(idle))
-                .invoke_async(&mut connection)
+                .arg(renewed_ttl(idle));
+            let renewed: i64 = self
+                .renew
+                .run(&call, &mut connection)
                 .await
                 .map_err(failed("renew a session"))?;
             if renewed == 0 {

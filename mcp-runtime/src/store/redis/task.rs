@@ -20,10 +20,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use mcp_core::ProtocolVersion;
-use redis::Script;
 
 use super::watch::RECHECK;
-use super::{Shared, epoch_millis, ttl_millis, unavailable};
+use super::{Lua, Shared, epoch_millis, ttl_millis, unavailable};
 use crate::store::{
     StoreFuture, TaskChange, TaskLimits, TaskPage, TaskRecord, TaskStore, TaskStoreError, apply,
 };
@@ -84,8 +83,8 @@ return 1
 /// A [`TaskStore`] in Redis (see [`RedisStore`](super::RedisStore)).
 pub struct RedisTaskStore {
     shared: Arc<Shared>,
-    create: Script,
-    change: Script,
+    create: Lua,
+    change: Lua,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -104,8 +103,8 @@ impl RedisTaskStore {
     pub(super) fn new(shared: Arc<Shared>) -> Self {
         RedisTaskStore {
             shared,
-            create: Script::new(CREATE),
-            change: Script::new(CHANGE),
+            create: Lua::new(CREATE),
+            change: Lua::new(CHANGE),
         }
     }
 
@@ -158,13 +157,12 @@ impl RedisTaskStore {
         let owner = &record.owner;
         let shared = &self.shared;
         let mut connection = shared.connection.clone();
-        let outcome: i64 = self
-            .create
-            .key(shared.key("tasks:expiry"))
-            .key(shared.key("tasks:seq"))
-            .key(shared.key_of("tasks:running", owner))
-            .key(shared.key_of("tasks:of", owner))
-            .key(self.task_key(id))
+        let mut call = self.create.call(5);
+        call.arg(shared.key("tasks:expiry"))
+            .arg(shared.key("tasks:seq"))
+            .arg(shared.key_of("tasks:running", owner))
+            .arg(shared.key_of("tasks:of", owner))
+            .arg(self.task_key(id))
             .arg(id)
             .arg(owner)
             .arg(epoch_millis(SystemTime::now()))
@@ -174,8 +172,10 @@ impl RedisTaskStore {
             .arg(limits.total)
             .arg(&shared.options.prefix)
             .arg(EXPIRE_BATCH)
-            .arg(SWEEP_EVERY)
-            .invoke_async(&mut connection)
+            .arg(SWEEP_EVERY);
+        let outcome: i64 = self
+            .create
+            .run(&call, &mut connection)
             .await
             .map_err(failed("keep a new task"))?;
         match outcome {
@@ -214,17 +214,18 @@ impl RedisTaskStore {
             }
             record.revision = rev + 1;
             let mut connection = self.shared.connection.clone();
-            let written: i64 = self
-                .change
-                .key(self.task_key(id))
-                .key(self.shared.key_of("tasks:running", &record.owner))
-                .key(self.shared.key_of("task-watched", id))
+            let mut call = self.change.call(3);
+            call.arg(self.task_key(id))
+                .arg(self.shared.key_of("tasks:running", &record.owner))
+                .arg(self.shared.key_of("task-watched", id))
                 .arg(format!("{rev} "))
                 .arg(encode(&record)?)
                 .arg(u8::from(record.is_terminal()))
                 .arg(id)
-                .arg(self.shared.key("task-changed"))
-                .invoke_async(&mut connection)
+                .arg(self.shared.key("task-changed"));
+            let written: i64 = self
+                .change
+                .run(&call, &mut connection)
                 .await
                 .map_err(failed("change a task"))?;
             match written {
