@@ -143,6 +143,37 @@ async fn in_redis_a_change_is_published_only_while_someone_waits_for_the_task() 
 }
 
 #[tokio::test]
+async fn in_redis_creation_forgets_expired_tasks_and_an_index_entry_it_cannot_read() {
+    let server = RedisServer::start();
+    let store = connect(&server).await.task_store();
+    let limits = TaskLimits::new(100, 100);
+    store
+        .create(record("brief", "alice", Duration::from_millis(1)), limits)
+        .await
+        .unwrap();
+    // An entry of an older layout (the id alone), long expired.
+    assert_eq!(
+        server.command(&["ZADD", "mcp:tasks:expiry", "1", "old"]),
+        ":1"
+    );
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let count = |key: &str| server.command(&["ZCARD", key]);
+    assert_eq!(count("mcp:tasks:running:alice"), ":1");
+    // Every 16th creation sweeps.
+    for n in 1..16 {
+        let id = format!("t{n}");
+        store
+            .create(record(&id, "bob", Duration::from_secs(60)), limits)
+            .await
+            .unwrap();
+    }
+    assert_eq!(count("mcp:tasks:expiry"), ":15");
+    assert_eq!(count("mcp:tasks:running:alice"), ":0");
+    assert_eq!(count("mcp:tasks:of:alice"), ":0");
+    assert_eq!(store.get("brief").await.unwrap(), None);
+}
+
+#[tokio::test]
 async fn instances_share_tasks_and_events_and_prefixes_keep_deployments_apart() {
     let server = RedisServer::start();
     let (one, two) = (connect(&server).await, connect(&server).await);

@@ -55,8 +55,10 @@ if seq % tonumber(ARGV[10]) == 0 then
   local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[9]))
   for _, member in ipairs(expired) do
     local id, owner = string.match(member, '^(%S+) (.*)$')
-    redis.call('ZREM', prefix .. ':tasks:running:' .. owner, id)
-    redis.call('ZREM', prefix .. ':tasks:of:' .. owner, id)
+    if id then
+      redis.call('ZREM', prefix .. ':tasks:running:' .. owner, id)
+      redis.call('ZREM', prefix .. ':tasks:of:' .. owner, id)
+    end
     redis.call('ZREM', KEYS[1], member)
   end
 end
