@@ -417,7 +417,7 @@ async fn create(
 
 /// The task of `record` as `tasks/get` shows it: with its outcome once ended, and what it waits
 /// for while `input_required` (2026-07-28 renders both).
-pub(super) fn detailed(record: TaskRecord) -> TaskResult {
+fn detailed(record: TaskRecord) -> TaskResult {
     let mut result = TaskResult::new(record.task);
     match record.outcome {
         Some(TaskOutcome::Result(object)) => result.result = Some(object),

@@ -7,9 +7,10 @@
 //! running tasks by expiry (`tasks:running:OWNER`) and all its tasks by creation
 //! (`tasks:of:OWNER`). Creation is one Lua script: it checks both bounds (counting the tasks
 //! that have not expired) and writes (`SET NX PXAT`: an id that exists is refused); every
-//! [`SWEEP_EVERY`]th creation also forgets the expired tasks from the sets. Redis 6.2 or newer. A change reads the record, applies the same rules as every store
-//! ([`apply`]) and writes it back only if the revision did not move meanwhile (a
-//! compare-and-set script, retried).
+//! [`SWEEP_EVERY`]th creation also forgets the expired tasks from the sets. A change reads the
+//! record (or starts from the one this instance created, [`TaskStore::update_known`]), applies
+//! the same rules as every store ([`apply`]) and writes it back only if the revision did not
+//! move meanwhile (a compare-and-set script, retried). It needs Redis 6.2 or newer (`PXAT`).
 //!
 //! Waiters of a task ([`TaskStore::changed`]) mark it watched (`task-watched:ID`, renewed while
 //! they wait) before they read its revision; a change publishes the id on `task-changed` only
