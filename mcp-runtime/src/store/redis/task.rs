@@ -115,6 +115,11 @@ impl RedisTaskStore {
         self.shared.key_of("task", id)
     }
 
+    /// The mark of a task someone waits for (see the module's docs).
+    fn watched_key(&self, id: &str) -> String {
+        self.shared.key_of("task-watched", id)
+    }
+
     /// The task `id` as Redis holds it: its revision and record.
     async fn read(&self, id: &str) -> Result<Option<(u64, TaskRecord)>, TaskStoreError> {
         let mut connection = self.shared.connection.clone();
@@ -133,7 +138,7 @@ impl RedisTaskStore {
         let mut connection = self.shared.connection.clone();
         let (head,): (Vec<u8>,) = redis::pipe()
             .cmd("SET")
-            .arg(self.shared.key_of("task-watched", id))
+            .arg(self.watched_key(id))
             .arg(1)
             .arg("PX")
             .arg(ttl_millis(WATCHED_FOR))
@@ -220,7 +225,7 @@ impl RedisTaskStore {
             let mut call = self.change.call(3);
             call.arg(self.task_key(id))
                 .arg(self.shared.key_of("tasks:running", &record.owner))
-                .arg(self.shared.key_of("task-watched", id))
+                .arg(self.watched_key(id))
                 .arg(format!("{rev} "))
                 .arg(encode(&record)?)
                 .arg(u8::from(record.is_terminal()))
