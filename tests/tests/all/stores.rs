@@ -174,6 +174,64 @@ async fn in_redis_creation_forgets_expired_tasks_and_an_index_entry_it_cannot_re
 }
 
 #[tokio::test]
+async fn in_redis_an_id_that_exists_is_refused_and_its_task_left_as_it_was() {
+    let server = RedisServer::start();
+    let store = connect(&server).await.task_store();
+    let limits = TaskLimits::new(5, 5);
+    let hour = Duration::from_secs(3600);
+    store
+        .create(record("t", "alice", hour), limits)
+        .await
+        .unwrap();
+    let again = store.create(record("t", "bob", hour), limits).await;
+    assert_eq!(
+        again,
+        Err(TaskStoreError::Unavailable(
+            "a task with the id t already exists".into()
+        ))
+    );
+    let kept = store.get("t").await.unwrap().unwrap();
+    assert_eq!((kept.owner.as_str(), kept.revision), ("alice", 0));
+    // Nothing of bob's was written.
+    assert_eq!(server.command(&["EXISTS", "mcp:tasks:running:bob"]), ":0");
+    assert_eq!(server.command(&["ZCARD", "mcp:tasks:expiry"]), ":1");
+}
+
+#[tokio::test]
+async fn in_redis_tasks_created_at_the_same_time_are_listed_in_pages_by_id() {
+    let server = RedisServer::start();
+    let store = connect(&server).await.task_store();
+    let limits = TaskLimits::new(10, 10);
+    let hour = Duration::from_secs(3600);
+    for id in ["e", "a", "d", "b", "c"] {
+        store
+            .create(record(id, "alice", hour), limits)
+            .await
+            .unwrap();
+        // All of them at one creation time, as a busy server makes them.
+        let same = server.command(&["ZADD", "mcp:tasks:of:alice", "XX", "CH", "7", id]);
+        assert_eq!(same, ":1");
+    }
+    let page = |after: Option<&'static str>| {
+        let store = &store;
+        async move {
+            let page = store.list("alice", after, 2).await.unwrap();
+            let ids: Vec<String> = page.tasks.into_iter().map(|t| t.task_id).collect();
+            (ids, page.next)
+        }
+    };
+    assert_eq!(
+        page(None).await,
+        (vec!["a".into(), "b".into()], Some("b".into()))
+    );
+    assert_eq!(
+        page(Some("b")).await,
+        (vec!["c".into(), "d".into()], Some("d".into()))
+    );
+    assert_eq!(page(Some("d")).await, (vec!["e".into()], None));
+}
+
+#[tokio::test]
 async fn instances_share_tasks_and_events_and_prefixes_keep_deployments_apart() {
     let server = RedisServer::start();
     let (one, two) = (connect(&server).await, connect(&server).await);
