@@ -339,18 +339,6 @@ impl RedisTaskStore {
         let limit = limit.max(1);
         let of_owner = self.shared.key_of("tasks:of", owner);
         let mut connection = self.shared.connection.clone();
-        let list = |from: &str, skip: usize, count: usize| {
-            let mut command = redis::cmd("ZRANGEBYSCORE");
-            command
-                .arg(&of_owner)
-                .arg(from)
-                .arg("+inf")
-                .arg("WITHSCORES")
-                .arg("LIMIT")
-                .arg(skip)
-                .arg(count);
-            command
-        };
         // Where the page starts: at the creation time of `after`, past the tasks of that same
         // time up to it (they are in the order of their ids); from the start when it is gone.
         let (mut from, mut skip) = ("-inf".to_owned(), 0);
@@ -376,7 +364,14 @@ impl RedisTaskStore {
         let mut tasks = Vec::new();
         let mut more = false;
         'pages: loop {
-            let ids: Vec<(String, f64)> = list(&from, skip, limit + 1)
+            let ids: Vec<(String, f64)> = redis::cmd("ZRANGEBYSCORE")
+                .arg(&of_owner)
+                .arg(&from)
+                .arg("+inf")
+                .arg("WITHSCORES")
+                .arg("LIMIT")
+                .arg(skip)
+                .arg(limit + 1)
                 .query_async(&mut connection)
                 .await
                 .map_err(failed("list tasks"))?;
@@ -470,23 +465,22 @@ fn latest(entries: &Value) -> Result<Option<(u64, &[u8])>, TaskStoreError> {
     let Some(entry) = entries.first() else {
         return Ok(None);
     };
-    let parsed = match entry {
-        Value::Array(parts) => match parts.as_slice() {
-            [id, Value::Array(fields)] => bytes(id)
-                .and_then(|id| std::str::from_utf8(id).ok())
-                .and_then(|id| id.split_once('-'))
-                .and_then(|(revision, _)| revision.parse().ok())
-                .zip(match fields.as_slice() {
-                    [_, data] => bytes(data),
-                    _ => None,
-                }),
-            _ => None,
-        },
-        _ => None,
+    let malformed = || unreadable(&"its entry is not a revision and a record");
+    let Value::Array(parts) = entry else {
+        return Err(malformed());
     };
-    parsed
-        .map(Some)
-        .ok_or_else(|| unreadable(&"its entry is not a revision and a record"))
+    let [id, Value::Array(fields)] = parts.as_slice() else {
+        return Err(malformed());
+    };
+    let [_, data] = fields.as_slice() else {
+        return Err(malformed());
+    };
+    let revision = bytes(id)
+        .and_then(|id| std::str::from_utf8(id).ok())
+        .and_then(|id| id.split_once('-'))
+        .and_then(|(revision, _)| revision.parse().ok())
+        .ok_or_else(malformed)?;
+    Ok(Some((revision, bytes(data).ok_or_else(malformed)?)))
 }
 
 impl TaskStore for RedisTaskStore {
