@@ -40,6 +40,8 @@ SERVERS = {
     "rmcp": BENCH / "target/release/rmcp-server",
     "bare": BENCH / "target/release/bare-server",
 }
+# The benchmark tools on the SDK's default features: the server whose start is compared with rmcp's.
+START_SERVER = BENCH / "target/release/start-server"
 MCP = ROOT / "target/release/mcp"
 # The call every scenario makes, unless it names another tool.
 ADD = ["--tool", "add", "--args", '{"a":1,"b":2}']
@@ -78,7 +80,7 @@ def build():
     subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-cli", "--bin", "mcp"],
                    cwd=ROOT, check=True)
     subprocess.run(
-        ["cargo", "build", "--release", "-p", "rmcp-server", "-p", "bare-server"],
+        ["cargo", "build", "--release", "-p", "rmcp-server", "-p", "bare-server", "-p", "start-server"],
         cwd=BENCH,
         check=True,
     )

@@ -23,46 +23,6 @@ use std::time::Duration;
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::TaskOptions;
 use mcp_runtime::transport::http::{HttpOptions, serve_on};
-use schemars::JsonSchema;
-use serde::Serialize;
-
-/// Echo the text back.
-#[mcp_tool(read_only, idempotent)]
-async fn echo(
-    /// The text to return.
-    text: String,
-) -> String {
-    text
-}
-
-/// Add two integers.
-#[mcp_tool(read_only, idempotent)]
-async fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
-
-/// A sum, as structured output.
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    /// The sum of the addends.
-    sum: i64,
-}
-
-/// Add two integers, answering with structured output.
-#[mcp_tool(read_only, idempotent)]
-async fn add_json(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> Json<Sum> {
-    Json(Sum { sum: a + b })
-}
 
 const USAGE: &str = "usage: bench-server stdio | bench-server http ADDRESS \
      [--stateful|--stateless] [--sse] [--tasks] [--redis URL] [--extra-tools N] [--max-sessions N]";
@@ -100,7 +60,7 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let builder = McpServer::from_module(server_info!(), module_path!());
+    let builder = McpServer::from_module(server_info!(), examples::bench_tools::MODULE);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
         .iter()
