@@ -1,7 +1,7 @@
 //! The three tools every benchmark server offers: `echo`, `add` and `add_json`. `bench-server`
-//! serves them from here, and `bench/start-server` (the same tools on the SDK's default features,
-//! in the benchmarks' own workspace) includes this file as a module of its own, so that both
-//! serve one definition.
+//! serves them from here; `bench/start-server` (the same tools on the SDK's default features)
+//! and `bench/micro` (whose in-process server offers `add`), in the benchmarks' own workspace,
+//! include this file as a module of their own, so that every benchmark serves one definition.
 
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;

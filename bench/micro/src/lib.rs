@@ -11,16 +11,9 @@ use mcp_runtime::tool::ToolDefinition;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// Add two integers.
-#[mcp_tool(read_only, idempotent)]
-async fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
+/// The bench server's tools, of which [`add_server`] serves `add`: one definition for both.
+#[path = "../../../examples/src/bench_tools.rs"]
+mod bench_tools;
 
 /// The arguments of the generated tools.
 #[derive(Deserialize, JsonSchema)]
@@ -38,7 +31,7 @@ pub fn add_server() -> McpServer {
 
 /// The builder of [`add_server`], to add layers to.
 pub fn add_server_builder() -> McpServerBuilder {
-    McpServer::from_module(info(), module_path!())
+    McpServer::builder(info()).registered_tool(&format!("{}::add", bench_tools::MODULE))
 }
 
 /// A server with the tool `add_later`, which may run as a task (2025-11-25 tasks).
