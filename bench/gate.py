@@ -43,7 +43,7 @@ CASES = {
 
 
 # The cases of `bench-server` under `mcp bench` (bench/marginal.py's paths), when both are built
-# (`cargo build --release -p examples --bin bench-server -p mcp-cli --bin mcp`).
+# (`cargo build --release -p examples --bin bench-server -p mcp-runtime-cli --bin mcp`).
 SERVER = os.environ.get(
     "GATE_SERVER", os.path.join(ROOT, "target", "release", "bench-server"))
 SERVER_CASES = {

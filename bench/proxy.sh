@@ -3,7 +3,7 @@
 # the proxy, over HTTP and stdio, with the CPU each process spends per call (utime + stime over
 # the run). Each run lasts 5 seconds; the script stops the processes it started, by their ids.
 #
-#   cargo build --release -p mcp-cli --bin mcp -p examples --bin bench-server
+#   cargo build --release -p mcp-runtime-cli --bin mcp -p examples --bin bench-server
 #   bench/proxy.sh
 set -u
 cd "$(dirname "$0")/.."

@@ -77,7 +77,7 @@ def log(*args):
 
 def build():
     log("building (release)...")
-    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-cli", "--bin", "mcp"],
+    subprocess.run(["cargo", "build", "--release", "-p", "examples", "--bin", "bench-server", "-p", "mcp-runtime-cli", "--bin", "mcp"],
                    cwd=ROOT, check=True)
     subprocess.run(
         ["cargo", "build", "--release", "-p", "rmcp-server", "-p", "bare-server", "-p", "start-server"],

@@ -10,5 +10,5 @@ cd "$(dirname "$0")/.."
 scripts/install-valgrind.sh >/dev/null
 scripts/install-redis.sh >/dev/null
 cargo build --quiet --release --manifest-path bench/Cargo.toml -p micro --bin profile
-cargo build --quiet --release -p examples --bin bench-server -p mcp-cli --bin mcp
+cargo build --quiet --release -p examples --bin bench-server -p mcp-runtime-cli --bin mcp
 python3 bench/gate.py "$@"

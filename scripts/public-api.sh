@@ -60,7 +60,7 @@ fi
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 mkdir -p "$target/public-api"
 failed=0
-for crate in mcp-core mcp-macros mcp-runtime; do
+for crate in mcp-runtime-core mcp-runtime-macros mcp-runtime; do
   features=()
   [ "$crate" = mcp-runtime ] && features=(--all-features)
   listed="$target/public-api/$crate.txt"

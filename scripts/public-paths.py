@@ -10,7 +10,7 @@ one path names, with those paths, then their count:
 The prelude is a convenience index of items that live elsewhere, so its paths are left out (pass
 --with-prelude to count them); `#[doc(hidden)]` modules such as `__private` are not in the JSON.
 An item of another crate counts with the path it has there: a name that `mcp_runtime` re-exports
-from `mcp_core` is also reachable as `protocol::...`. Exits 1 when some item has several paths, so
+from `mcp_runtime_core` is also reachable as `protocol::...`. Exits 1 when some item has several paths, so
 that it can gate a change.
 """
 
@@ -34,7 +34,7 @@ def main():
     external_paths = doc["paths"]
     root = index[str(doc["root"])]
     crate = root["name"]
-    # The crates this one re-exports whole (`pub use mcp_core as protocol`): an item of such a
+    # The crates this one re-exports whole (`pub use mcp_runtime_core as protocol`): an item of such a
     # crate is also reachable under that name.
     crate_aliases = {}
 

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::jsonrpc::{Incoming, JsonRpcMessage, parse};
-use mcp_core::messages::{ClientNotification, ClientRequest};
+use mcp_runtime_core::jsonrpc::{Incoming, JsonRpcMessage, parse};
+use mcp_runtime_core::messages::{ClientNotification, ClientRequest};
 
 fn decode(message: &JsonRpcMessage) {
     match message {

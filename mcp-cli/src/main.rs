@@ -18,6 +18,7 @@ mod bench;
 mod commands;
 mod interact;
 mod output;
+mod pack;
 mod proxy;
 mod scaffold;
 mod target;
@@ -110,6 +111,10 @@ enum Command {
     /// Measures the throughput and latency of a tool under load: `mcp bench URL --tool NAME
     /// --args JSON -c N -d SECONDS`.
     Bench(bench::BenchArgs),
+    /// Packs a server crate for its users: an MCP Bundle (`.mcpb`, what Claude Desktop
+    /// installs) of its release build, and its `server.json` for the MCP registry, in
+    /// `target/mcp-pack/`.
+    Pack(pack::PackArgs),
     /// Creates a server crate to start from: a tool, a prompt, a resource, a README and a test
     /// (`--template app`: a tool with an interface, MCP Apps).
     New {
@@ -122,8 +127,8 @@ enum Command {
         /// The folder to create (`./NAME` unless given).
         #[arg(long)]
         path: Option<std::path::PathBuf>,
-        /// Depend on the SDK checkout at this folder (the one `mcp` was built from, unless
-        /// given).
+        /// Depend on the SDK checkout at this folder (by default: the checkout `mcp` was built
+        /// in, or else `mcp-runtime` from crates.io at `mcp`'s version).
         #[arg(long, value_name = "FOLDER", conflicts_with = "git")]
         sdk: Option<std::path::PathBuf>,
         /// Depend on the SDK from this git repository.
@@ -145,6 +150,7 @@ impl Command {
             Command::Ping(_) => "ping",
             Command::Bench(_) => "bench",
             Command::Proxy(_) => "proxy",
+            Command::Pack(_) => "pack",
             Command::New { .. } => "new",
         }
     }
@@ -246,6 +252,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         } => return new(&name, template, path, sdk, git, json),
         Command::Bench(args) => return bench::run(args, &connection, json).await,
         Command::Proxy(args) => return proxy::run(args, &connection).await,
+        Command::Pack(args) => return pack::run(args, &connection, json).await,
         Command::Inspect(server) => (server, What::Inspect),
         Command::List { kind, server } => (server, What::List(kind)),
         Command::Call { task, server } => (server, What::Call { task }),
@@ -332,14 +339,10 @@ fn new(
     let sdk = match (sdk, git) {
         (Some(folder), _) => scaffold::Sdk::Path(folder),
         (None, Some(url)) => scaffold::Sdk::Git(url),
-        (None, None) => scaffold::Sdk::own().ok_or_else(|| {
-            anyhow::anyhow!(
-                "the SDK checkout mcp was built from is gone: give --sdk FOLDER or --git URL"
-            )
-        })?,
+        (None, None) => scaffold::Sdk::own(),
     };
     let dir = path.unwrap_or_else(|| std::path::PathBuf::from(name));
-    let files = scaffold::create(name, &dir, &sdk, template)?;
+    let files = scaffold::create(name, &dir, &sdk, &scaffold::Publisher::detect(), template)?;
     if json {
         workspace_note(name, &dir);
         return output::json(&serde_json::json!({
@@ -361,6 +364,7 @@ fn new(
         "next: cd {} && cargo test && mcp inspect{apps} -- cargo run -q",
         dir.display()
     );
+    println!("to ship it: mcp pack (check authors and registry-name in Cargo.toml first)");
     workspace_note(name, &dir);
     Ok(())
 }

@@ -19,10 +19,13 @@ pub enum Template {
 }
 
 impl Template {
-    /// The files of the crate, by path, with `{name}`, `{crate}` and `{dependency}` to fill.
+    /// The files of the crate, by path, with `{name}`, `{crate}`, `{dependency}`, `{author}`
+    /// and `{account}` to fill.
     fn files(self) -> &'static [(&'static str, &'static str)] {
         const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
         const GITIGNORE: &str = "/target\n";
+        const DOCKERFILE: &str = include_str!("scaffold/Dockerfile.txt");
+        const DOCKERIGNORE: &str = "target\n";
         match self {
             Template::Server => &[
                 ("Cargo.toml", include_str!("scaffold/Cargo.toml.txt")),
@@ -31,6 +34,8 @@ impl Template {
                 ("src/main.rs", MAIN_RS),
                 ("tests/server.rs", include_str!("scaffold/test.rs.txt")),
                 (".gitignore", GITIGNORE),
+                ("Dockerfile", DOCKERFILE),
+                (".dockerignore", DOCKERIGNORE),
             ],
             Template::App => &[
                 ("Cargo.toml", include_str!("scaffold/app/Cargo.toml.txt")),
@@ -43,6 +48,8 @@ impl Template {
                 ),
                 ("tests/server.rs", include_str!("scaffold/app/test.rs.txt")),
                 (".gitignore", GITIGNORE),
+                ("Dockerfile", DOCKERFILE),
+                (".dockerignore", DOCKERIGNORE),
             ],
         }
     }
@@ -50,6 +57,8 @@ impl Template {
 
 /// Where the new crate gets the SDK from.
 pub enum Sdk {
+    /// crates.io, at this version requirement.
+    Registry(&'static str),
     /// A checkout of the SDK: the folder holding `mcp-runtime`.
     Path(PathBuf),
     /// A git repository.
@@ -57,16 +66,22 @@ pub enum Sdk {
 }
 
 impl Sdk {
-    /// The SDK `mcp` was built from, when its checkout is still where it was.
-    pub fn own() -> Option<Sdk> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-        root.join("mcp-runtime/Cargo.toml")
-            .is_file()
-            .then(|| Sdk::Path(root.to_path_buf()))
+    /// The SDK `mcp` was built with: the checkout it was built in, when it was built in one
+    /// that is still where it was; otherwise (installed from crates.io) `mcp-runtime` from
+    /// crates.io at `mcp`'s own version, which is the SDK's.
+    pub fn own() -> Sdk {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+        match root {
+            Some(root) if root.join("mcp-runtime/Cargo.toml").is_file() => {
+                Sdk::Path(root.to_path_buf())
+            }
+            _ => Sdk::Registry(env!("CARGO_PKG_VERSION")),
+        }
     }
 
     fn dependency(&self) -> String {
         match self {
+            Sdk::Registry(version) => format!("{version:?}"),
             Sdk::Path(root) => format!(
                 "{{ path = {:?} }}",
                 root.join("mcp-runtime").display().to_string()
@@ -76,11 +91,76 @@ impl Sdk {
     }
 }
 
+/// Who publishes the new crate: its author (`Cargo.toml`'s `authors`, the bundle's author)
+/// and the GitHub account its name in the MCP registry is under (`io.github.ACCOUNT/NAME`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Publisher {
+    /// `Name <email>`, or `Name`.
+    pub author: String,
+    /// A GitHub account name.
+    pub account: String,
+}
+
+impl Publisher {
+    /// From git's configuration (`user.name`, `user.email`, `github.user`), else the login
+    /// name; the generated `Cargo.toml` says where to change them.
+    pub fn detect() -> Publisher {
+        let git = |key: &str| {
+            std::process::Command::new("git")
+                .args(["config", "--get", key])
+                .output()
+                .ok()
+                .filter(|output| output.status.success())
+                .and_then(|output| String::from_utf8(output.stdout).ok())
+                .map(|value| value.trim().to_string())
+                .filter(|value| !value.is_empty())
+        };
+        let login = std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .ok();
+        Publisher::from_parts(
+            git("user.name").or(login.clone()),
+            git("user.email"),
+            git("github.user").or(login),
+        )
+    }
+
+    /// A publisher from what is known of them, made fit for a TOML string and a registry
+    /// namespace; `AUTHOR` and `ACCOUNT` stand for what is not known.
+    fn from_parts(name: Option<String>, email: Option<String>, account: Option<String>) -> Self {
+        let plain = |text: String| -> String {
+            text.chars()
+                .filter(|c| !matches!(c, '"' | '\\') && !c.is_control())
+                .collect()
+        };
+        let name = name.map(plain).filter(|name| !name.trim().is_empty());
+        let author = match (name, email.map(plain)) {
+            (Some(name), Some(email)) => format!("{} <{email}>", name.trim()),
+            (Some(name), None) => name.trim().to_string(),
+            (None, _) => "AUTHOR".to_string(),
+        };
+        let account: String = account
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        Publisher {
+            author,
+            account: if account.is_empty() {
+                "ACCOUNT".to_string()
+            } else {
+                account
+            },
+        }
+    }
+}
+
 /// Writes the crate `name` from `template` in the new folder `dir`; returns the files written.
 pub fn create(
     name: &str,
     dir: &Path,
     sdk: &Sdk,
+    publisher: &Publisher,
     template: Template,
 ) -> anyhow::Result<Vec<PathBuf>> {
     check_name(name)?;
@@ -95,6 +175,8 @@ pub fn create(
             .replace("{name}", name)
             .replace("{crate}", &name.replace('-', "_"))
             .replace("{dependency}", &sdk.dependency())
+            .replace("{author}", &publisher.author)
+            .replace("{account}", &publisher.account)
     };
     let mut written = Vec::new();
     for (path, template) in template.files() {
@@ -143,6 +225,13 @@ fn check_name(name: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    fn ada() -> Publisher {
+        Publisher {
+            author: "Ada Lovelace <ada@example.com>".into(),
+            account: "ada".into(),
+        }
+    }
+
     #[test]
     fn names_are_checked_and_templates_filled() {
         assert_eq!(
@@ -150,21 +239,81 @@ mod tests {
             "\"9lives\" cannot name a crate: use letters, digits, `-` and `_`, starting with a letter"
         );
         let dir = std::env::temp_dir().join(format!("mcp-new-unit-{}", std::process::id()));
-        let files = create(
-            "my-server",
-            &dir,
-            &Sdk::Git("https://example.com/sdk".into()),
-            Template::Server,
-        )
-        .unwrap();
-        assert_eq!(files.len(), 6);
+        let git = Sdk::Git("https://example.com/sdk".into());
+        let files = create("my-server", &dir, &git, &ada(), Template::Server).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|file| file.strip_prefix(&dir).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Cargo.toml",
+                "README.md",
+                "src/lib.rs",
+                "src/main.rs",
+                "tests/server.rs",
+                ".gitignore",
+                "Dockerfile",
+                ".dockerignore"
+            ]
+        );
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"my-server\""));
         assert!(manifest.contains("mcp-runtime = { git = \"https://example.com/sdk\" }"));
+        assert!(manifest.contains("authors = [\"Ada Lovelace <ada@example.com>\"]\n"));
+        assert!(manifest.contains("registry-name = \"io.github.ada/my-server\"\n"));
+        let dockerfile = std::fs::read_to_string(dir.join("Dockerfile")).unwrap();
+        assert!(
+            dockerfile.contains(
+                "LABEL io.modelcontextprotocol.server.name=\"io.github.ada/my-server\"\n"
+            )
+        );
+        assert!(dockerfile.contains("ENTRYPOINT [\"/usr/local/bin/my-server\"]\n"));
         let test = std::fs::read_to_string(dir.join("tests/server.rs")).unwrap();
         assert!(test.contains("my_server::server()"));
-        assert!(create("my-server", &dir, &Sdk::Git(String::new()), Template::App).is_err());
+        assert!(create("my-server", &dir, &git, &ada(), Template::App).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+        create(
+            "my-server",
+            &dir,
+            &Sdk::Registry("0.1.0"),
+            &ada(),
+            Template::Server,
+        )
+        .unwrap();
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("mcp-runtime = \"0.1.0\"\n"), "{manifest}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_publisher_is_made_fit_for_toml_and_the_registry() {
+        assert_eq!(
+            Publisher::from_parts(
+                Some("Ada \"Countess\" Lovelace".into()),
+                Some("ada@example.com".into()),
+                Some("ada.l@work".into()),
+            ),
+            Publisher {
+                author: "Ada Countess Lovelace <ada@example.com>".into(),
+                account: "adalwork".into(),
+            }
+        );
+        assert_eq!(
+            Publisher::from_parts(None, Some("x@example.com".into()), None),
+            Publisher {
+                author: "AUTHOR".into(),
+                account: "ACCOUNT".into(),
+            }
+        );
+        assert_eq!(
+            Publisher::from_parts(Some("ada".into()), None, Some("ada".into())),
+            Publisher {
+                author: "ada".into(),
+                account: "ada".into(),
+            }
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //!   with the MIME types it renders ([`UiCapability`]).
 //!
 //! ```
-//! use mcp_core::apps::{ToolUi, Visibility};
+//! use mcp_runtime_core::apps::{ToolUi, Visibility};
 //!
 //! let ui = ToolUi::new("ui://notes/board").visibility([Visibility::App]);
 //! let mut meta = serde_json::Map::new();

@@ -16,7 +16,7 @@
 //! ([`ProtocolVersion::era`]); code after that asks these rules rather than the era's name.
 //!
 //! ```
-//! use mcp_core::{Asking, Era, ProtocolVersion};
+//! use mcp_runtime_core::{Asking, Era, ProtocolVersion};
 //!
 //! let era = ProtocolVersion::V2026_07_28.era();
 //! assert_eq!(era, Era::Stateless);

@@ -88,7 +88,7 @@ impl ErrorObject {
     /// An error with `code` and `message` and no data.
     ///
     /// ```
-    /// use mcp_core::{ErrorCode, ErrorObject};
+    /// use mcp_runtime_core::{ErrorCode, ErrorObject};
     /// use serde_json::json;
     ///
     /// let busy = ErrorObject::new(ErrorCode(-32000), "too many requests: retry in a second")
@@ -151,7 +151,7 @@ impl ErrorObject {
     /// 2026-07-28 on) and the URI in `data` (see [`ResourceNotFound`]).
     ///
     /// ```
-    /// use mcp_core::{ErrorObject, ProtocolVersion};
+    /// use mcp_runtime_core::{ErrorObject, ProtocolVersion};
     ///
     /// let old = ErrorObject::resource_not_found("notes://7", ProtocolVersion::V2025_11_25);
     /// let new = ErrorObject::resource_not_found("notes://7", ProtocolVersion::V2026_07_28);

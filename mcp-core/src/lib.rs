@@ -28,8 +28,8 @@
 //! | [`meta`], [`params`] | `_meta` objects and shared params |
 //!
 //! ```
-//! use mcp_core::{ProtocolVersion, render};
-//! use mcp_core::messages::ClientRequest;
+//! use mcp_runtime_core::{ProtocolVersion, render};
+//! use mcp_runtime_core::messages::ClientRequest;
 //!
 //! let request = ClientRequest::decode("tools/list", None).unwrap();
 //! assert_eq!(request.method(), "tools/list");
@@ -47,7 +47,7 @@
 //! `_meta["io.modelcontextprotocol/protocolVersion"]` and has no handshake.
 //!
 //! ```
-//! use mcp_core::{Era, ProtocolVersion, SupportedVersions};
+//! use mcp_runtime_core::{Era, ProtocolVersion, SupportedVersions};
 //!
 //! let supported = SupportedVersions::ALL;
 //! // A handshake client asking for a revision we speak gets it...

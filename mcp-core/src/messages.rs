@@ -11,9 +11,9 @@
 //! into the envelopes of [`crate::jsonrpc`]:
 //!
 //! ```
-//! use mcp_core::jsonrpc::JsonRpcRequest;
-//! use mcp_core::messages::ClientRequest;
-//! use mcp_core::tools::CallToolRequestParams;
+//! use mcp_runtime_core::jsonrpc::JsonRpcRequest;
+//! use mcp_runtime_core::messages::ClientRequest;
+//! use mcp_runtime_core::tools::CallToolRequestParams;
 //!
 //! let call = ClientRequest::CallTool(CallToolRequestParams::new("add", None));
 //! let wire = serde_json::to_value(JsonRpcRequest::new(0, call)).unwrap();

@@ -4,7 +4,7 @@
 //! `request::<CallTool>(params) -> CallToolResult`:
 //!
 //! ```
-//! use mcp_core::methods::{CallTool, Request};
+//! use mcp_runtime_core::methods::{CallTool, Request};
 //!
 //! assert_eq!(CallTool::METHOD, "tools/call");
 //! fn result_of<R: Request>(value: serde_json::Value) -> serde_json::Result<R::Result> {

@@ -21,7 +21,7 @@
 //! [`ProtocolVersion::LATEST`].
 //!
 //! ```
-//! use mcp_core::{ProtocolVersion, render, tools::Tool};
+//! use mcp_runtime_core::{ProtocolVersion, render, tools::Tool};
 //!
 //! let mut tool = Tool::new("add", serde_json::json!({"type": "object"}).as_object().unwrap().clone());
 //! tool.title = Some("Add".into());
@@ -130,7 +130,7 @@ pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(
 /// rendered for, and fails for any other (the text may hold what that revision cannot carry).
 ///
 /// ```
-/// use mcp_core::{ProtocolVersion, render::{self, Rendered}, tools::Tool};
+/// use mcp_runtime_core::{ProtocolVersion, render::{self, Rendered}, tools::Tool};
 ///
 /// let tool = Tool::new("add", serde_json::json!({"type": "object"}).as_object().unwrap().clone());
 /// let rendered = Rendered::new(&tool, ProtocolVersion::V2025_11_25).unwrap();

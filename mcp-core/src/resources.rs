@@ -159,7 +159,7 @@ impl ResourceContents {
     /// The text, when these contents are text.
     ///
     /// ```
-    /// use mcp_core::resources::{ResourceContents, TextResourceContents};
+    /// use mcp_runtime_core::resources::{ResourceContents, TextResourceContents};
     ///
     /// let contents = ResourceContents::Text(TextResourceContents::new("notes://1", "# Shopping"));
     /// assert_eq!(contents.as_text(), Some("# Shopping"));

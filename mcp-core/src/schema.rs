@@ -21,7 +21,7 @@
 //! offending property.
 //!
 //! ```
-//! use mcp_core::schema::{CompiledSchema, input_schema_for};
+//! use mcp_runtime_core::schema::{CompiledSchema, input_schema_for};
 //!
 //! #[derive(schemars::JsonSchema)]
 //! struct Args {
@@ -213,7 +213,7 @@ fn strip_null(schema: &mut Value) {
 /// schema is not known, or allows `null`, is kept.
 ///
 /// ```
-/// use mcp_core::schema::omit_disallowed_nulls;
+/// use mcp_runtime_core::schema::omit_disallowed_nulls;
 /// use serde_json::json;
 ///
 /// let schema = json!({"type": "object", "properties": {

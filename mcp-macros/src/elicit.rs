@@ -105,14 +105,14 @@ fn form(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStream> {
     }
     Ok(quote! {
         impl ::mcp_runtime::__private::Elicit for #ident {
-            fn schema() -> ::mcp_runtime::__private::mcp_core::elicitation::ElicitationSchema {
+            fn schema() -> ::mcp_runtime::__private::mcp_runtime_core::elicitation::ElicitationSchema {
                 ::mcp_runtime::__private::form_schema(::std::vec![#(#properties),*])
             }
 
             fn from_content(
                 content: &::mcp_runtime::__private::IndexMap<
                     ::std::string::String,
-                    ::mcp_runtime::__private::mcp_core::elicitation::ElicitValue,
+                    ::mcp_runtime::__private::mcp_runtime_core::elicitation::ElicitValue,
                 >,
             ) -> ::core::result::Result<Self, ::std::string::String> {
                 ::core::result::Result::Ok(#ident { #(#decoders,)* })
@@ -170,19 +170,19 @@ fn choices(input: &DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenStream
         }
 
         impl ::mcp_runtime::__private::ElicitField for #ident {
-            fn schema() -> ::mcp_runtime::__private::mcp_core::elicitation::PrimitiveSchema {
+            fn schema() -> ::mcp_runtime::__private::mcp_runtime_core::elicitation::PrimitiveSchema {
                 ::mcp_runtime::__private::enum_schema::<Self>()
             }
 
             fn decode(
-                value: ::core::option::Option<&::mcp_runtime::__private::mcp_core::elicitation::ElicitValue>,
+                value: ::core::option::Option<&::mcp_runtime::__private::mcp_runtime_core::elicitation::ElicitValue>,
             ) -> ::core::result::Result<Self, ::std::string::String> {
                 ::mcp_runtime::__private::decode_enum(value)
             }
 
-            fn to_value(&self) -> ::core::option::Option<::mcp_runtime::__private::mcp_core::elicitation::ElicitValue> {
+            fn to_value(&self) -> ::core::option::Option<::mcp_runtime::__private::mcp_runtime_core::elicitation::ElicitValue> {
                 ::core::option::Option::Some(
-                    ::mcp_runtime::__private::mcp_core::elicitation::ElicitValue::String(
+                    ::mcp_runtime::__private::mcp_runtime_core::elicitation::ElicitValue::String(
                         ::mcp_runtime::__private::ElicitEnum::choice(self).into(),
                     ),
                 )

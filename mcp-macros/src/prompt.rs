@@ -37,7 +37,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             .map(|d| quote! { argument.description = ::core::option::Option::Some(#d.into()); });
         settings.push(quote! {
             .argument({
-                let mut argument = ::mcp_runtime::__private::mcp_core::prompts::PromptArgument::new(#wire);
+                let mut argument = ::mcp_runtime::__private::mcp_runtime_core::prompts::PromptArgument::new(#wire);
                 #title
                 #description
                 argument.required = ::core::option::Option::Some(#required);

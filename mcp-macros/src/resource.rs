@@ -209,7 +209,7 @@ fn app_settings(
             "`app` sets the MIME type (`text/html;profile=mcp-app`): leave out `mime_type`",
         );
     }
-    let apps = quote! { ::mcp_runtime::__private::mcp_core::apps };
+    let apps = quote! { ::mcp_runtime::__private::mcp_runtime_core::apps };
     let ui = match options.flag("app") {
         Ok(Some(true)) => quote! {},
         Ok(_) => return Ok(None),

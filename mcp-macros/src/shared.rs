@@ -289,7 +289,7 @@ pub(crate) fn text_parser(ty: &Type, optional: &str, required: &str) -> (TokenSt
 fn icons(options: &Options) -> syn::Result<Option<TokenStream>> {
     if let Some(src) = options.string("icon")? {
         return Ok(Some(quote! {
-            ::std::vec![::mcp_runtime::__private::mcp_core::implementation::Icon::new(#src)]
+            ::std::vec![::mcp_runtime::__private::mcp_runtime_core::implementation::Icon::new(#src)]
         }));
     }
     Ok(options.expr("icons")?.map(|icons| quote! { #icons }))

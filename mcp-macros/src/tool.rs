@@ -151,7 +151,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     if let Some(requires) = options.string("requires")? {
         check_capabilities(&requires)?;
         settings.push(quote! {
-            .requires_capabilities(::mcp_runtime::__private::mcp_core::capabilities::ClientCapabilities::named(#requires))
+            .requires_capabilities(::mcp_runtime::__private::mcp_runtime_core::capabilities::ClientCapabilities::named(#requires))
         });
     }
     settings.extend(task_settings(options)?);
@@ -227,7 +227,7 @@ fn task_settings(options: &crate::options::Options) -> syn::Result<Vec<TokenStre
             }
         };
         settings.push(quote! {
-            .task(::mcp_runtime::__private::mcp_core::tools::TaskSupport::#variant)
+            .task(::mcp_runtime::__private::mcp_runtime_core::tools::TaskSupport::#variant)
         });
     }
     if let Some(start) = options.string("task_start")? {
@@ -308,7 +308,7 @@ fn ui_settings(options: &crate::options::Options) -> syn::Result<Option<TokenStr
             "`ui` names the tool's interface, a `ui://` resource: `ui = \"ui://notes/board\"`",
         ));
     }
-    let apps = quote! { ::mcp_runtime::__private::mcp_core::apps };
+    let apps = quote! { ::mcp_runtime::__private::mcp_runtime_core::apps };
     let visibility = match visibility {
         None => quote! {},
         Some(visibility) => {

@@ -34,8 +34,22 @@
 //! | [`store`] | what a deployment of several processes shares: the SSE event store, sessions, tasks |
 //! | [`auth`] | who may use the server: the `Host`/`Origin` policy, OAuth 2.1 bearer tokens and their scopes |
 //! | [`client`] | the MCP client |
-//! | [`protocol`] | the protocol model (the `mcp-core` crate) |
+//! | [`protocol`] | the protocol model (the `mcp-runtime-core` crate) |
 //! | [`prelude`] | what most servers need, in one import |
+//!
+//! # Features
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `http` (default) | the Streamable HTTP server transport (axum, hyper) |
+//! | `auth` | verifiers of OAuth access tokens for the HTTP server: JWTs against the issuer's keys, token introspection |
+//! | `client-http` | the client's Streamable HTTP transport (reqwest with rustls) |
+//! | `client-auth` | OAuth 2.1 authorization of the HTTP client: authorization code, refresh, client credentials, DPoP |
+//! | `redis` | stores shared by several instances of a server (sessions, SSE events, tasks), in Redis |
+//! | `otel` | OpenTelemetry: spans and the MCP duration metrics over OTLP/HTTP, W3C trace context in `_meta` |
+//!
+//! Stdio, the in-process transport and the client over stdio need no feature. On docs.rs each
+//! item that needs a feature says which.
 //!
 //! `ARCHITECTURE.md` at the repository's root walks one request through these modules.
 //!
@@ -55,6 +69,7 @@
 //! that the surface changes only on purpose (`scripts/public-api.sh --update` records a change).
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod auth;
 pub mod client;
@@ -77,8 +92,8 @@ pub use handler::{
     completion, context, elicit, extract, prompt, request_state, resource, skill, tool,
 };
 
-pub use mcp_core as protocol;
-pub use mcp_macros::{Elicit, include_skills, mcp_prompt, mcp_resource, mcp_tool};
+pub use mcp_runtime_core as protocol;
+pub use mcp_runtime_macros::{Elicit, include_skills, mcp_prompt, mcp_resource, mcp_tool};
 /// Builds a JSON value from a JSON literal (re-exported from `serde_json`), e.g. for
 /// `#[mcp_tool(input_schema = json!({...}))]`.
 pub use serde_json::json;
@@ -140,7 +155,7 @@ pub mod prelude {
 
 /// What the attribute macros' generated code refers to: the glue of `handler/glue.rs`, the
 /// registry's entries, the public items it names, and the crates it derives with. Not a public
-/// API: `mcp-macros` and this list change together.
+/// API: `mcp-runtime-macros` and this list change together.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::handler::skill::EmbeddedSkills;
@@ -148,7 +163,7 @@ pub mod __private {
     pub use ::inventory;
     pub use ::schemars;
     pub use ::serde;
-    pub use mcp_core;
+    pub use mcp_runtime_core;
 
     // The traits the glue's checks require are named here too, so that a compiler error that
     // names one gives this path, not a private one.

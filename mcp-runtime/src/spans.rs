@@ -25,9 +25,9 @@
 //! Without a subscriber that wants them, a span costs what `tracing` charges for a disabled
 //! callsite: no field is computed.
 
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::messages::{ClientRequest, ServerResult};
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 use tracing::Span;
 use tracing::field::Empty;
 
@@ -83,7 +83,7 @@ pub(crate) fn request(
         if http.is_some() { "tcp" } else { "pipe" },
     );
     if let Some(session) = http
-        .and_then(|headers| headers.get(mcp_core::headers::SESSION_HEADER))
+        .and_then(|headers| headers.get(mcp_runtime_core::headers::SESSION_HEADER))
         .and_then(|v| v.to_str().ok())
     {
         span.record("mcp.session.id", session);

@@ -40,7 +40,7 @@
 
 use std::time::Instant;
 
-use mcp_core::meta::{RequestMeta, TraceContext, keys};
+use mcp_runtime_core::meta::{RequestMeta, TraceContext, keys};
 use opentelemetry::global;
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
@@ -397,15 +397,15 @@ impl Fields<'_> {
 /// `value` as a `'static` string when it is one the runtime records (a method, a revision, a
 /// transport, ...): no copy to keep it. Tool and prompt names, and error codes, are copied.
 fn interned(value: &str) -> Option<&'static str> {
-    use mcp_core::messages::{ClientNotification, ClientRequest, ServerRequest};
+    use mcp_runtime_core::messages::{ClientNotification, ClientRequest, ServerRequest};
     match value {
         "tcp" => Some("tcp"),
         "pipe" => Some("pipe"),
         "http" => Some("http"),
         "execute_tool" => Some("execute_tool"),
         "tool_error" => Some("tool_error"),
-        _ => mcp_core::ProtocolVersion::from_name(value)
-            .map(mcp_core::ProtocolVersion::as_str)
+        _ => mcp_runtime_core::ProtocolVersion::from_name(value)
+            .map(mcp_runtime_core::ProtocolVersion::as_str)
             .or_else(|| ClientRequest::static_method(value))
             .or_else(|| ServerRequest::static_method(value))
             .or_else(|| ClientNotification::static_method(value)),

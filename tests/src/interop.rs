@@ -21,7 +21,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// A file that `scripts/install-interop.sh` installs; panics with what to run when it is missing.
-fn installed(relative: &str) -> PathBuf {
+pub fn installed(relative: &str) -> PathBuf {
     let path = repo_root().join(relative);
     assert!(
         path.exists(),
@@ -59,7 +59,7 @@ pub fn example_binary(name: &str) -> PathBuf {
 }
 
 /// The path of the binary `name` of the workspace package `package` (the `mcp` binary of
-/// `mcp-cli`, say), built with cargo on first use.
+/// `mcp-runtime-cli`, say), built with cargo on first use.
 pub fn package_binary(package: &str, name: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
     let mut built = BUILT

@@ -23,7 +23,7 @@ impl NewCrate {
         let root = std::env::temp_dir().join(format!("mcp-new-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let dir = root.join(name);
-        let output = Command::new(package_binary("mcp-cli", "mcp"))
+        let output = Command::new(package_binary("mcp-runtime-cli", "mcp"))
             .args(["new", name, "--template", template, "--path"])
             .arg(&dir)
             .output()

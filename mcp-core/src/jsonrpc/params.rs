@@ -6,7 +6,7 @@
 //! building the rest ([`Params::members`]).
 //!
 //! ```
-//! use mcp_core::jsonrpc::Params;
+//! use mcp_runtime_core::jsonrpc::Params;
 //! use serde_json::json;
 //!
 //! let params = Params::from_value(&json!({"name": "add", "arguments": {"a": 1}}));

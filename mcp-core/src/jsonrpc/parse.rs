@@ -8,7 +8,7 @@
 //! [`JsonRpcErrorResponse`]). An incoming error response may likewise carry a `null` id or none.
 //!
 //! ```
-//! use mcp_core::jsonrpc::{parse, Incoming, JsonRpcMessage};
+//! use mcp_runtime_core::jsonrpc::{parse, Incoming, JsonRpcMessage};
 //!
 //! let Ok(Incoming::Message(JsonRpcMessage::Request(req))) =
 //!     parse(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)

@@ -7,17 +7,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::capabilities::{
+use mcp_runtime_core::capabilities::{
     CapabilityMap, ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
-use mcp_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
-use mcp_core::input::{InputRequest, InputResponse, InputResponses};
-use mcp_core::messages::ServerRequest;
-use mcp_core::render;
-use mcp_core::roots::ListRootsResult;
-use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_core::tasks::TASKS_EXTENSION;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
+use mcp_runtime_core::input::{InputRequest, InputResponse, InputResponses};
+use mcp_runtime_core::messages::ServerRequest;
+use mcp_runtime_core::render;
+use mcp_runtime_core::roots::ListRootsResult;
+use mcp_runtime_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_runtime_core::tasks::TASKS_EXTENSION;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -69,7 +69,7 @@ impl Handlers {
             capabilities.roots = Some(RootsCapability::default());
         }
         let mut extensions = self.extensions.clone().unwrap_or_default();
-        if version.era() == mcp_core::Era::Stateless {
+        if version.era() == mcp_runtime_core::Era::Stateless {
             extensions.entry(TASKS_EXTENSION.to_owned()).or_default();
         }
         capabilities.extensions = (!extensions.is_empty()).then_some(extensions);

@@ -9,9 +9,9 @@
 //! browser side, which the official `@modelcontextprotocol/ext-apps` `AppBridge` implements.
 
 use base64::Engine;
-use mcp_core::apps::{MIME_TYPE, ResourceUi, UiCapability, is_ui_uri};
-use mcp_core::resources::ResourceContents;
-use mcp_core::tools::{CallToolResult, Tool};
+use mcp_runtime_core::apps::{MIME_TYPE, ResourceUi, UiCapability, is_ui_uri};
+use mcp_runtime_core::resources::ResourceContents;
+use mcp_runtime_core::tools::{CallToolResult, Tool};
 use serde::Serialize;
 
 use super::connect::McpClientBuilder;
@@ -39,7 +39,7 @@ impl McpClientBuilder {
     /// then give tools interfaces, and may leave tools only an app calls out of plain answers.
     pub fn apps(self) -> Self {
         self.extension(
-            mcp_core::apps::EXTENSION_ID,
+            mcp_runtime_core::apps::EXTENSION_ID,
             UiCapability::html().to_settings(),
         )
     }
@@ -55,7 +55,7 @@ impl McpClient {
         Ok(tools)
     }
 
-    /// Reads the interface at `uri` (a tool's [`ToolUi::resource_uri`](mcp_core::apps::ToolUi::resource_uri)): its HTML, text or
+    /// Reads the interface at `uri` (a tool's [`ToolUi::resource_uri`](mcp_runtime_core::apps::ToolUi::resource_uri)): its HTML, text or
     /// base64, and how to sandbox it. Refused with [`ClientError::Protocol`] unless it is a
     /// `ui://` URI whose contents are `text/html;profile=mcp-app`.
     pub async fn read_app(&self, uri: &str) -> Result<AppInterface, ClientError> {

@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use mcp_core::elicitation::{ElicitRequestParams, ElicitResult};
-use mcp_core::implementation::Implementation;
-use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
-use mcp_core::logging::LoggingLevel;
-use mcp_core::meta::keys;
-use mcp_core::roots::{ListRootsResult, Root};
-use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
+use mcp_runtime_core::elicitation::{ElicitRequestParams, ElicitResult};
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::meta::keys;
+use mcp_runtime_core::roots::{ListRootsResult, Root};
+use mcp_runtime_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_runtime_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
@@ -150,7 +150,11 @@ impl McpClientBuilder {
 
     /// Declares support of the extension `id` (for example `io.modelcontextprotocol/skills`)
     /// with its `settings` (an empty map when it has none).
-    pub fn extension(mut self, id: impl Into<String>, settings: mcp_core::JsonObject) -> Self {
+    pub fn extension(
+        mut self,
+        id: impl Into<String>,
+        settings: mcp_runtime_core::JsonObject,
+    ) -> Self {
         self.handlers
             .extensions
             .get_or_insert_with(Default::default)

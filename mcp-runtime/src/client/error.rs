@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use mcp_core::ErrorObject;
-use mcp_core::tools::CallToolResult;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::tools::CallToolResult;
 
 /// A request of the client failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -15,9 +15,9 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::meta::keys;
-use mcp_core::{Era, ErrorObject};
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::meta::keys;
+use mcp_runtime_core::{Era, ErrorObject};
 use parking_lot::Mutex;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -28,7 +28,7 @@ use tokio::task::AbortHandle;
 use super::peer::{Failure, Peer};
 use super::tools::ToolCache;
 use crate::sse::Decoder;
-use mcp_core::headers::{
+use mcp_runtime_core::headers::{
     METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER, encode_header_value, name_field,
 };
 

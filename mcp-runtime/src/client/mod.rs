@@ -113,22 +113,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp_core::completion::{CompleteRequestParams, CompleteResult};
-use mcp_core::implementation::Implementation;
-use mcp_core::input::InputRequiredResult;
-use mcp_core::lifecycle::{DiscoverResult, InitializeResult};
-use mcp_core::logging::{LoggingLevel, SetLevelRequestParams};
-use mcp_core::messages::ServerNotification;
-use mcp_core::methods::{self, Request};
-use mcp_core::params::{PaginatedRequestParams, RequestParams};
-use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt};
-use mcp_core::resources::{
+use mcp_runtime_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::input::InputRequiredResult;
+use mcp_runtime_core::lifecycle::{DiscoverResult, InitializeResult};
+use mcp_runtime_core::logging::{LoggingLevel, SetLevelRequestParams};
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::methods::{self, Request};
+use mcp_runtime_core::params::{PaginatedRequestParams, RequestParams};
+use mcp_runtime_core::prompts::{
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt,
+};
+use mcp_runtime_core::resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResult, Resource, ResourceTemplate, SubscribeRequestParams,
 };
-use mcp_core::subscriptions::SubscriptionFilter;
-use mcp_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
-use mcp_core::{Era, ProtocolVersion, render};
+use mcp_runtime_core::subscriptions::SubscriptionFilter;
+use mcp_runtime_core::tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
+use mcp_runtime_core::{Era, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -511,7 +513,7 @@ impl McpClient {
     /// 2025 revisions; a 2026-07-28 server asks for the roots with each request that needs
     /// them, and is told nothing).
     pub fn notify_roots_list_changed(&self) -> Result<(), ClientError> {
-        if self.protocol_version().era() != mcp_core::Era::Handshake {
+        if self.protocol_version().era() != mcp_runtime_core::Era::Handshake {
             return Ok(());
         }
         self.inner.peer.send(&json!({

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use mcp_core::ErrorObject;
-use mcp_core::input::{InputRequest, InputResponse};
-use mcp_core::messages::ServerNotification;
-use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::tasks::Task;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::input::{InputRequest, InputResponse};
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::progress::ProgressNotificationParams;
+use mcp_runtime_core::tasks::Task;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcp_core::input::InputRequest;
-use mcp_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
-use mcp_core::messages::{ServerNotification, ServerRequest};
-use mcp_core::meta::keys;
-use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::{ErrorObject, ProtocolVersion, render};
+use mcp_runtime_core::input::InputRequest;
+use mcp_runtime_core::jsonrpc::{self, Incoming, JsonRpcMessage, ProgressToken, RequestId};
+use mcp_runtime_core::messages::{ServerNotification, ServerRequest};
+use mcp_runtime_core::meta::keys;
+use mcp_runtime_core::progress::ProgressNotificationParams;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};

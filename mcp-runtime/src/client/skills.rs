@@ -14,10 +14,10 @@
 //! written where the public docs show them).
 
 use base64::Engine;
-use mcp_core::methods;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::resources::ResourceContents;
-use mcp_core::skills::{
+use mcp_runtime_core::methods;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::resources::ResourceContents;
+use mcp_runtime_core::skills::{
     FrontmatterError, GetSkillRequestParams, ReadDirectoryRequestParams, ReadDirectoryResult,
     split_frontmatter,
 };
@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use super::pages::collect_pages;
 use super::{ClientError, McpClient, RequestOptions};
 
-use mcp_core::skills::{ListSkillsResult, SkillEntry, skill_digest};
+use mcp_runtime_core::skills::{ListSkillsResult, SkillEntry, skill_digest};
 
 /// The method whose answers the checks apply to, named in the errors of refused files.
 const READ: &str = "resources/read";
@@ -215,7 +215,7 @@ fn verify(
 
 /// The frontmatter of the `SKILL.md` at `uri`, read as `bytes`, as a JSON object.
 fn frontmatter(uri: &str, bytes: &[u8]) -> Result<Map<String, Value>, SkillVerificationError> {
-    match mcp_core::skills::parse_frontmatter(bytes) {
+    match mcp_runtime_core::skills::parse_frontmatter(bytes) {
         Ok((frontmatter, _)) => Ok(frontmatter),
         Err(FrontmatterError::Missing) => {
             Err(SkillVerificationError::MissingFrontmatter { uri: uri.into() })

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::messages::ServerNotification;
-use mcp_core::subscriptions::SubscriptionFilter;
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::subscriptions::SubscriptionFilter;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 

@@ -22,15 +22,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::jsonrpc::ProgressToken;
-use mcp_core::messages::{ServerNotification, ServerResult};
-use mcp_core::methods;
-use mcp_core::tasks::{
+use mcp_runtime_core::jsonrpc::ProgressToken;
+use mcp_runtime_core::messages::{ServerNotification, ServerResult};
+use mcp_runtime_core::methods;
+use mcp_runtime_core::tasks::{
     ListTasksResult, MODEL_IMMEDIATE_RESPONSE, Task, TaskIdParams, TaskMetadata, TaskResult,
     TaskStatus, UpdateTaskParams,
 };
-use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
-use mcp_core::{Era, ErrorCode, JsonObject, ProtocolVersion, render};
+use mcp_runtime_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
+use mcp_runtime_core::{Era, ErrorCode, JsonObject, ProtocolVersion, render};
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;

@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::JsonObject;
-use mcp_core::schema::CompiledSchema;
-use mcp_core::tools::{CallToolResult, TaskSupport, Tool};
+use mcp_runtime_core::JsonObject;
+use mcp_runtime_core::schema::CompiledSchema;
+use mcp_runtime_core::tools::{CallToolResult, TaskSupport, Tool};
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use mcp_core::headers::{HeaderParam, header_params};
+use mcp_runtime_core::headers::{HeaderParam, header_params};
 
 /// One tool as the last `tools/list` described it.
 struct KnownTool {
@@ -79,7 +79,7 @@ impl ToolCache {
         tool.headers
             .iter()
             .filter_map(|param| {
-                let text = mcp_core::headers::header_text(param.value_in(arguments)?)?;
+                let text = mcp_runtime_core::headers::header_text(param.value_in(arguments)?)?;
                 Some((format!("Mcp-Param-{}", param.name), text))
             })
             .collect()

@@ -19,10 +19,10 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use mcp_core::ErrorObject;
-use mcp_core::cancellation::CancelledNotificationParams;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::cancellation::CancelledNotificationParams;
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::messages::{ServerNotification, ServerRequest};
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;

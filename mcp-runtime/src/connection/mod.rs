@@ -14,11 +14,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::capabilities::ClientCapabilities;
-use mcp_core::implementation::Implementation;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::logging::LoggingLevel;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::capabilities::ClientCapabilities;
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -16,9 +16,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::ProtocolVersion;
-use mcp_core::jsonrpc::{JsonRpcNotification, JsonRpcRequest, RequestId};
-use mcp_core::messages::{ServerNotification, ServerRequest};
+use mcp_runtime_core::ProtocolVersion;
+use mcp_runtime_core::jsonrpc::{JsonRpcNotification, JsonRpcRequest, RequestId};
+use mcp_runtime_core::messages::{ServerNotification, ServerRequest};
 use serde::Serialize;
 
 /// A message the server sends on its own initiative.
@@ -59,7 +59,7 @@ impl Outbound {
             Outbound::Stateless(_) => ProtocolVersion::V2026_07_28,
             _ => version,
         };
-        mcp_core::render::to_string(&self.to_message(), version)
+        mcp_runtime_core::render::to_string(&self.to_message(), version)
     }
 }
 

@@ -36,8 +36,8 @@
 
 use std::sync::Arc;
 
-use mcp_core::ErrorObject;
-use mcp_core::headers::RequestHeaders;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::headers::RequestHeaders;
 
 use super::RequestContext;
 use super::extract::FromRequestContext;
@@ -103,7 +103,7 @@ impl HttpRequest {
     }
 }
 
-/// Its headers, as [`mcp_core::headers`] reads them.
+/// Its headers, as [`mcp_runtime_core::headers`] reads them.
 impl RequestHeaders for HttpRequest {
     fn get(&self, name: &str) -> Option<&[u8]> {
         self.0.headers.get(name).map(http::HeaderValue::as_bytes)

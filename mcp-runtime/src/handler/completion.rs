@@ -23,7 +23,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_runtime_core::completion::{CompleteRequestParams, CompleteResult};
 
 use crate::handler::RequestContext;
 

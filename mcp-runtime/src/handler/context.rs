@@ -26,22 +26,22 @@
 
 use std::sync::{Arc, LazyLock};
 
-use mcp_core::capabilities::ClientCapabilities;
-use mcp_core::elicitation::{
+use mcp_runtime_core::capabilities::ClientCapabilities;
+use mcp_runtime_core::elicitation::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult,
     ElicitationCompleteNotificationParams,
 };
-use mcp_core::implementation::Implementation;
-use mcp_core::input::{InputRequest, InputResponse};
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
-use mcp_core::messages::{ServerNotification, ServerRequest};
-use mcp_core::meta::RequestMeta;
-use mcp_core::params::RequestParams;
-use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::roots::ListRootsResult;
-use mcp_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcp_core::{Asking, Era, ProtocolVersion};
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::input::{InputRequest, InputResponse};
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
+use mcp_runtime_core::messages::{ServerNotification, ServerRequest};
+use mcp_runtime_core::meta::RequestMeta;
+use mcp_runtime_core::params::RequestParams;
+use mcp_runtime_core::progress::ProgressNotificationParams;
+use mcp_runtime_core::roots::ListRootsResult;
+use mcp_runtime_core::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_runtime_core::{Asking, Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -517,11 +517,11 @@ impl RequestContext {
             _ => return Err(ClientRequestError::NoChannel { method }),
         };
         // Refuse here what the client's revision cannot carry, rather than drop it when writing.
-        mcp_core::render::to_value(&request, self.inner.connection.version()).map_err(|e| {
-            ClientRequestError::InvalidRequest {
+        mcp_runtime_core::render::to_value(&request, self.inner.connection.version()).map_err(
+            |e| ClientRequestError::InvalidRequest {
                 detail: e.to_string(),
-            }
-        })?;
+            },
+        )?;
         let answer = self
             .inner
             .connection

@@ -50,7 +50,7 @@
 //! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
 use indexmap::IndexMap;
-use mcp_core::elicitation::{
+use mcp_runtime_core::elicitation::{
     BooleanSchema, ElicitAction, ElicitResult, ElicitValue, ElicitationSchema, EnumOption,
     NumberKind, NumberSchema, PrimitiveSchema, StringSchema, TitledMultiSelectEnumSchema,
     UntitledMultiSelectEnumSchema,

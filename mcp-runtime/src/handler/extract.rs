@@ -28,7 +28,7 @@
 
 use std::any::TypeId;
 
-use mcp_core::ErrorObject;
+use mcp_runtime_core::ErrorObject;
 
 pub use super::caller::{HttpExtension, HttpRequest};
 use crate::handler::RequestContext;

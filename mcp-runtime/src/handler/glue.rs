@@ -11,13 +11,13 @@
 use std::future::Future;
 
 use indexmap::IndexMap;
-use mcp_core::elicitation::{
+use mcp_runtime_core::elicitation::{
     ElicitValue, ElicitationSchema, PrimitiveSchema, TitledSingleSelectEnumSchema,
     UntitledSingleSelectEnumSchema,
 };
-use mcp_core::prompts::GetPromptResult;
-use mcp_core::tools::CallToolResult;
-use mcp_core::{ErrorObject, JsonObject};
+use mcp_runtime_core::prompts::GetPromptResult;
+use mcp_runtime_core::tools::CallToolResult;
+use mcp_runtime_core::{ErrorObject, JsonObject};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 

@@ -7,8 +7,8 @@ use std::any::{Any, TypeId};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::ServerRequest;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::messages::ServerRequest;
 
 use crate::connection::ConnectionState;
 

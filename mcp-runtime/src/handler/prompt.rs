@@ -17,9 +17,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::ErrorObject;
-use mcp_core::implementation::Icon;
-use mcp_core::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::implementation::Icon;
+use mcp_runtime_core::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
 use super::RequestContext;
 use super::completion::Completer;

@@ -64,8 +64,8 @@ use base64::engine::general_purpose::{
     STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD, URL_SAFE_PAD_INDIFFERENT,
 };
 use hmac::{Hmac, KeyInit, Mac};
-use mcp_core::ErrorObject;
-use mcp_core::jsonrpc::Params;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::jsonrpc::Params;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -907,7 +907,7 @@ mod tests {
         assert_eq!(
             (error.code, error.message.as_str()),
             (
-                mcp_core::ErrorCode(-32602),
+                mcp_runtime_core::ErrorCode(-32602),
                 "requestState integrity check failed"
             )
         );

@@ -15,8 +15,8 @@
 
 use std::collections::HashMap;
 
-use mcp_core::ErrorObject;
-use mcp_core::input::{InputRequest, InputRequests, InputResponse, InputResponses};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::input::{InputRequest, InputRequests, InputResponse, InputResponses};
 use parking_lot::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

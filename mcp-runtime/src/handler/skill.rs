@@ -32,8 +32,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_core::resources::Resource;
-use mcp_core::skills::{
+use mcp_runtime_core::resources::Resource;
+use mcp_runtime_core::skills::{
     DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MD_MIME_TYPE, SkillEntry,
     SkillFile, parse_frontmatter, valid_skill_name,
 };
@@ -501,7 +501,7 @@ mod tests {
         assert_eq!(entry.resources[1].size, 5);
         assert_eq!(
             entry.resources[1].digest,
-            mcp_core::skills::skill_digest(b"forms")
+            mcp_runtime_core::skills::skill_digest(b"forms")
         );
         let root: Vec<_> = skill
             .children("")

@@ -30,10 +30,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_core::input::{InputRequest, InputResponse};
-use mcp_core::messages::{ServerNotification, ServerRequest};
-use mcp_core::tasks::{RelatedTaskMetadata, TaskStatusNotificationParams};
-use mcp_core::{Asking, ProtocolVersion, TaskModel};
+use mcp_runtime_core::input::{InputRequest, InputResponse};
+use mcp_runtime_core::messages::{ServerNotification, ServerRequest};
+use mcp_runtime_core::tasks::{RelatedTaskMetadata, TaskStatusNotificationParams};
+use mcp_runtime_core::{Asking, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{Notify, watch};

@@ -21,7 +21,7 @@
 //! `serve_stdio`/`serve_http`) fails with an error that names the tool. The guide's chapter
 //! "What is checked, and when" (`docs/src/checks.md`) lists every such start-up check. A `None`
 //! field of `T` is left out of `structuredContent` and its text, as its schema (not required,
-//! not nullable) says; see [`omit_disallowed_nulls`](mcp_core::schema::omit_disallowed_nulls).
+//! not nullable) says; see [`omit_disallowed_nulls`](mcp_runtime_core::schema::omit_disallowed_nulls).
 //!
 //! A long tool runs as a task with `#[mcp_tool(task = "optional")]` (or `"required"`, or
 //! [`ToolDefinition::task`]): the client gets a task id at once and polls for the outcome, and the
@@ -39,12 +39,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::capabilities::ClientCapabilities;
-use mcp_core::content::ContentBlock;
-use mcp_core::implementation::Icon;
-use mcp_core::schema::{input_schema_for, schema_for};
-use mcp_core::tools::{CallToolResult, TaskSupport, Tool, ToolAnnotations, ToolExecution};
-use mcp_core::{ErrorObject, JsonObject};
+use mcp_runtime_core::capabilities::ClientCapabilities;
+use mcp_runtime_core::content::ContentBlock;
+use mcp_runtime_core::implementation::Icon;
+use mcp_runtime_core::schema::{input_schema_for, schema_for};
+use mcp_runtime_core::tools::{CallToolResult, TaskSupport, Tool, ToolAnnotations, ToolExecution};
+use mcp_runtime_core::{ErrorObject, JsonObject};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -271,13 +271,13 @@ impl ToolDefinition {
     /// Gives the tool an interface (MCP Apps): the host renders its results with the `ui://`
     /// resource `ui` names, and only those `ui` lets call it may (`_meta.ui`, and the flat
     /// `ui/resourceUri` key that hosts still read). Keeps the rest of `_meta`.
-    pub fn ui(mut self, ui: mcp_core::apps::ToolUi) -> Self {
+    pub fn ui(mut self, ui: mcp_runtime_core::apps::ToolUi) -> Self {
         ui.write_to(self.tool.meta.get_or_insert_with(JsonObject::new));
         self
     }
 
     /// The tool's interface (MCP Apps), if it has one.
-    pub fn tool_ui(&self) -> Option<mcp_core::apps::ToolUi> {
+    pub fn tool_ui(&self) -> Option<mcp_runtime_core::apps::ToolUi> {
         self.tool.ui()
     }
 
@@ -577,7 +577,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
 /// A tool's failure, reported to the model as a result with `isError: true` and the message as
 /// its text, so that the model can read what went wrong and try again differently. (A JSON-RPC
 /// error, by contrast, is for requests the server could not take at all, such as an unknown
-/// tool; see [`ErrorObject`](mcp_core::ErrorObject).)
+/// tool; see [`ErrorObject`](mcp_runtime_core::ErrorObject).)
 ///
 /// Any error type converts into it with `?`, like `anyhow::Error` (and, like it, `ToolError` does
 /// not itself implement `std::error::Error`): its `Display` text becomes the message.
@@ -668,11 +668,11 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::ProtocolVersion;
+    use mcp_runtime_core::ProtocolVersion;
     use serde_json::json;
 
     fn rendered(result: &CallToolResult) -> Value {
-        mcp_core::render::to_value(result, ProtocolVersion::V2025_11_25).unwrap()
+        mcp_runtime_core::render::to_value(result, ProtocolVersion::V2025_11_25).unwrap()
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Weak};
 
-use mcp_core::messages::ServerNotification;
+use mcp_runtime_core::messages::ServerNotification;
 use tokio::sync::broadcast;
 
 use super::{Shared, mirror};

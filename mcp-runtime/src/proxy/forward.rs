@@ -8,13 +8,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::completion::{CompleteRequestParams, CompleteResult};
-use mcp_core::elicitation::ElicitRequestParams;
-use mcp_core::input::InputRequest;
-use mcp_core::messages::ServerNotification;
-use mcp_core::methods::{self, Request};
-use mcp_core::progress::ProgressNotificationParams;
-use mcp_core::{ErrorCode, ErrorObject};
+use mcp_runtime_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_runtime_core::elicitation::ElicitRequestParams;
+use mcp_runtime_core::input::InputRequest;
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::methods::{self, Request};
+use mcp_runtime_core::progress::ProgressNotificationParams;
+use mcp_runtime_core::{ErrorCode, ErrorObject};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -50,7 +50,7 @@ pub(super) struct Forward<T> {
     /// The notifications that come on its stream (its log messages).
     notes: mpsc::Receiver<ServerNotification>,
     /// The states of the task the upstream turned the call into, if it did.
-    tasks: mpsc::UnboundedReceiver<mcp_core::tasks::Task>,
+    tasks: mpsc::UnboundedReceiver<mcp_runtime_core::tasks::Task>,
     /// Cancels the upstream request.
     cancel: CancellationToken,
     /// What the upstream asked that the downstream client has yet to answer, under its key.

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use mcp_core::methods;
-use mcp_core::prompts::{GetPromptRequestParams, Prompt};
-use mcp_core::resources::{ReadResourceRequestParams, Resource, ResourceTemplate};
-use mcp_core::tools::Tool;
+use mcp_runtime_core::methods;
+use mcp_runtime_core::prompts::{GetPromptRequestParams, Prompt};
+use mcp_runtime_core::resources::{ReadResourceRequestParams, Resource, ResourceTemplate};
+use mcp_runtime_core::tools::Tool;
 
 use super::{Offered, Shared};
 use crate::prompt::PromptDefinition;
@@ -19,7 +19,7 @@ use crate::tool::{ToolDefinition, ToolHandler};
 /// upstream turns into a task is followed to its end.
 pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
     let here = shared.namespace().name(&tool.name);
-    let stateless = shared.client.protocol_version().era() == mcp_core::Era::Stateless;
+    let stateless = shared.client.protocol_version().era() == mcp_runtime_core::Era::Stateless;
     let shared = shared.clone();
     let name: Arc<str> = tool.name.as_str().into();
     let handler: Arc<ToolHandler> = Arc::new(move |arguments, ctx| {
@@ -41,8 +41,8 @@ pub(super) fn tool(shared: &Arc<Shared>, tool: Tool) -> ToolDefinition {
     // A 2026-07-28 server says nothing of tasks per tool (it turns a call into one when it
     // likes): its tools may run as tasks here, which a 2025-11-25 client asks of each tool.
     if stateless && tool.execution.is_none() {
-        let mut execution = mcp_core::tools::ToolExecution::default();
-        execution.task_support = Some(mcp_core::tools::TaskSupport::Optional);
+        let mut execution = mcp_runtime_core::tools::ToolExecution::default();
+        execution.task_support = Some(mcp_runtime_core::tools::TaskSupport::Optional);
         tool.execution = Some(execution);
     }
     let mut definition = ToolDefinition::with_handler(tool, handler);
@@ -122,7 +122,7 @@ impl Shared {
         self: &Arc<Self>,
         uri: String,
         ctx: crate::handler::RequestContext,
-    ) -> Result<Vec<mcp_core::resources::ResourceContents>, ResourceError> {
+    ) -> Result<Vec<mcp_runtime_core::resources::ResourceContents>, ResourceError> {
         let mut result = self
             .forward::<methods::ReadResource>(ReadResourceRequestParams::new(uri), &ctx)
             .await

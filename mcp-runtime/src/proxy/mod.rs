@@ -71,15 +71,15 @@ mod subscriptions;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use mcp_core::capabilities::ServerCapabilities;
-use mcp_core::implementation::Implementation;
-use mcp_core::logging::LoggingLevel;
-use mcp_core::prompts::Prompt;
-use mcp_core::resources::{Resource, ResourceTemplate};
-use mcp_core::skills::SKILLS_EXTENSION;
-use mcp_core::subscriptions::SubscriptionFilter;
-use mcp_core::tools::Tool;
-use mcp_core::{Era, ErrorCode, ErrorObject};
+use mcp_runtime_core::capabilities::ServerCapabilities;
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::prompts::Prompt;
+use mcp_runtime_core::resources::{Resource, ResourceTemplate};
+use mcp_runtime_core::skills::SKILLS_EXTENSION;
+use mcp_runtime_core::subscriptions::SubscriptionFilter;
+use mcp_runtime_core::tools::Tool;
+use mcp_runtime_core::{Era, ErrorCode, ErrorObject};
 use parking_lot::Mutex;
 
 use crate::client::{ClientError, McpClient, McpClientBuilder};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcp_core::completion::{CompleteRequestParams, CompletionReference};
+use mcp_runtime_core::completion::{CompleteRequestParams, CompletionReference};
 
 use super::namespace::Namespace;
 use super::{Proxy, Shared, mirror};
@@ -113,7 +113,7 @@ impl Shared {
         self: &Arc<Self>,
         mut params: CompleteRequestParams,
         ctx: RequestContext,
-    ) -> Option<mcp_core::completion::CompleteResult> {
+    ) -> Option<mcp_runtime_core::completion::CompleteResult> {
         let namespace = self.namespace();
         match &mut params.reference {
             CompletionReference::Prompt(prompt) => {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use mcp_core::messages::ClientRequest;
-use mcp_core::subscriptions::SubscriptionFilter;
-use mcp_core::{Era, ErrorObject};
+use mcp_runtime_core::messages::ClientRequest;
+use mcp_runtime_core::subscriptions::SubscriptionFilter;
+use mcp_runtime_core::{Era, ErrorObject};
 
 use super::follow::listen;
 use super::{Shared, forward};

@@ -24,16 +24,18 @@
 //! The era of each request is decided here, once, with its revision (step 3); over HTTP,
 //! [`era_over_http`] decides a message's from the headers the transport hands in, before the
 //! transport picks its connection. Code after admission asks the era's rules
-//! ([`Era`](mcp_core::Era)), never its name.
+//! ([`Era`](mcp_runtime_core::Era)), never its name.
 
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use mcp_core::headers::{self, RequestHeaders};
-use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, JsonRpcMessage, JsonRpcRequest, Params};
-use mcp_core::messages::ClientRequest;
-use mcp_core::stateless::{StatelessMeta, check_version_and_method};
-use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use mcp_runtime_core::headers::{self, RequestHeaders};
+use mcp_runtime_core::jsonrpc::{
+    self, EnvelopeError, Incoming, JsonRpcMessage, JsonRpcRequest, Params,
+};
+use mcp_runtime_core::messages::ClientRequest;
+use mcp_runtime_core::stateless::{StatelessMeta, check_version_and_method};
+use mcp_runtime_core::{Era, ErrorObject, ProtocolVersion};
 
 use super::dispatch::{self, Decoded, Running, Started};
 use super::reply::{Reply, render_batch};

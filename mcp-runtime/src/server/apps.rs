@@ -5,7 +5,7 @@
 //! [`add_resource`](super::McpServer::add_resource)) are checked alone: a tool may come before
 //! its page.
 
-use mcp_core::apps::{BadOrigin, MIME_TYPE, check_origin, is_ui_uri};
+use mcp_runtime_core::apps::{BadOrigin, MIME_TYPE, check_origin, is_ui_uri};
 
 use super::registry::Registry;
 use crate::resource::ResourceDefinition;

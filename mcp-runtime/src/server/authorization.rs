@@ -20,7 +20,7 @@
 //! lists leave out what the token may not use. Without a token (stdio, in process, HTTP without
 //! authorization) nothing is checked here.
 
-use mcp_core::messages::ClientRequest;
+use mcp_runtime_core::messages::ClientRequest;
 
 use super::McpServer;
 use super::registry::{RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool};

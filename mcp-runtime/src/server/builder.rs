@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use mcp_core::completion::{CompleteRequestParams, CompleteResult};
-use mcp_core::implementation::Implementation;
-use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::ClientNotification;
-use mcp_core::result::CacheHint;
-use mcp_core::{JsonObject, SupportedVersions};
+use mcp_runtime_core::completion::{CompleteRequestParams, CompleteResult};
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::messages::ClientNotification;
+use mcp_runtime_core::result::CacheHint;
+use mcp_runtime_core::{JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 

@@ -1,8 +1,8 @@
 //! `completion/complete`: the server's completion handler first, then the completer of the
 //! prompt argument or template variable.
 
-use mcp_core::ErrorObject;
-use mcp_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
 
 use super::McpServer;
 use super::request::{Target, TargetKind, unknown_prompt};

@@ -16,12 +16,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_core::capabilities::ClientCapabilities;
-use mcp_core::input::InputRequiredResult;
-use mcp_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
-use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::tools::CallToolResult;
-use mcp_core::{Asking, Era, ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_runtime_core::capabilities::ClientCapabilities;
+use mcp_runtime_core::input::InputRequiredResult;
+use mcp_runtime_core::jsonrpc::{JsonRpcRequest, RawCall, RequestId};
+use mcp_runtime_core::messages::{ClientRequest, ServerResult};
+use mcp_runtime_core::tools::CallToolResult;
+use mcp_runtime_core::{Asking, Era, ErrorCode, ErrorObject, ProtocolVersion};
 use tracing::{Instrument, Span};
 
 use super::reply::Reply;
@@ -49,15 +49,15 @@ pub(super) struct Started {
 /// A request's params decoded as its method's, with their `_meta` taken out.
 pub(super) struct Decoded {
     request: Box<ClientRequest>,
-    meta: Option<mcp_core::meta::RequestMeta>,
+    meta: Option<mcp_runtime_core::meta::RequestMeta>,
 }
 
 impl Decoded {
     /// Decodes the params of `method`.
     pub(super) fn of(
         method: &str,
-        params: Option<&mcp_core::jsonrpc::Params>,
-    ) -> Result<Decoded, mcp_core::messages::DecodeError> {
+        params: Option<&mcp_runtime_core::jsonrpc::Params>,
+    ) -> Result<Decoded, mcp_runtime_core::messages::DecodeError> {
         // Boxed: the request travels through the handler's future, which would otherwise hold
         // it (the largest variant is ~1 KB) at every level.
         let mut request = Box::new(ClientRequest::decode(method, params)?);
@@ -71,7 +71,7 @@ impl Decoded {
     }
 
     /// Its `_meta`.
-    pub(super) fn meta(&self) -> Option<&mcp_core::meta::RequestMeta> {
+    pub(super) fn meta(&self) -> Option<&mcp_runtime_core::meta::RequestMeta> {
         self.meta.as_ref()
     }
 }
@@ -421,7 +421,7 @@ pub const TOO_MANY_REQUESTS: ErrorCode = ErrorCode(-32000);
 /// The `_meta` of a request's params, for its context: moved out of the params, which no handler
 /// reads it from, except those of `completion/complete`, which a custom completion handler
 /// receives whole.
-fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_core::meta::RequestMeta> {
+fn take_request_meta(request: &mut ClientRequest) -> Option<mcp_runtime_core::meta::RequestMeta> {
     match request {
         ClientRequest::Initialize(p) => p.meta.take(),
         ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.take(),

@@ -4,12 +4,12 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use mcp_core::ErrorObject;
-use mcp_core::jsonrpc::{JsonRpcNotification, RawCall};
-use mcp_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
-use mcp_core::messages::ClientNotification;
-use mcp_core::meta::ResultMeta;
-use mcp_core::result::Cacheable;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::jsonrpc::{JsonRpcNotification, RawCall};
+use mcp_runtime_core::lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use mcp_runtime_core::messages::ClientNotification;
+use mcp_runtime_core::meta::ResultMeta;
+use mcp_runtime_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;

@@ -13,11 +13,11 @@ use std::collections::HashMap;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_core::messages::ServerResult;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::render::Rendered;
-use mcp_core::result::Paginated;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::render::Rendered;
+use mcp_runtime_core::result::Paginated;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 use parking_lot::RwLock;
 
 use super::McpServer;

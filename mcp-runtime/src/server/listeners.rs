@@ -10,10 +10,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::messages::ServerNotification;
-use mcp_core::meta::NotificationMeta;
-use mcp_core::subscriptions::SubscriptionFilter;
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::meta::NotificationMeta;
+use mcp_runtime_core::subscriptions::SubscriptionFilter;
 use parking_lot::Mutex;
 
 use crate::connection::{Outbound, SharedSink};

@@ -1,8 +1,8 @@
 //! `logging/setLevel` (handshake era; a 2026-07-28 request names its level in `_meta`).
 
-use mcp_core::ErrorObject;
-use mcp_core::logging::SetLevelRequestParams;
-use mcp_core::result::EmptyResult;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::logging::SetLevelRequestParams;
+use mcp_runtime_core::result::EmptyResult;
 
 use super::McpServer;
 use crate::connection::ConnectionState;

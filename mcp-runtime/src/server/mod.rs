@@ -79,17 +79,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use mcp_core::capabilities::{
+use mcp_runtime_core::capabilities::{
     PromptsCapability, ResourcesCapability, ServerCapabilities, ServerTaskRequests,
     ServerTasksCapability, ToolTaskRequests, ToolsCapability,
 };
-use mcp_core::implementation::Implementation;
-use mcp_core::jsonrpc::Incoming;
-use mcp_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
-use mcp_core::messages::{ClientNotification, ServerNotification, ServerRequest};
-use mcp_core::params::NotificationParams;
-use mcp_core::resources::ResourceUpdatedNotificationParams;
-use mcp_core::{ErrorObject, JsonObject, SupportedVersions};
+use mcp_runtime_core::implementation::Implementation;
+use mcp_runtime_core::jsonrpc::Incoming;
+use mcp_runtime_core::logging::{LoggingLevel, LoggingMessageNotificationParams};
+use mcp_runtime_core::messages::{ClientNotification, ServerNotification, ServerRequest};
+use mcp_runtime_core::params::NotificationParams;
+use mcp_runtime_core::resources::ResourceUpdatedNotificationParams;
+use mcp_runtime_core::{ErrorObject, JsonObject, SupportedVersions};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -353,13 +353,16 @@ impl McpServer {
             tasks.requests = Some(requests);
             caps.tasks = Some(tasks);
             extensions
-                .entry(mcp_core::tasks::TASKS_EXTENSION.to_owned())
+                .entry(mcp_runtime_core::tasks::TASKS_EXTENSION.to_owned())
                 .or_default();
         }
         if self.offers_skills() {
             let mut skills = JsonObject::new();
             skills.insert("directoryRead".into(), true.into());
-            extensions.insert(mcp_core::skills::SKILLS_EXTENSION.to_owned(), skills);
+            extensions.insert(
+                mcp_runtime_core::skills::SKILLS_EXTENSION.to_owned(),
+                skills,
+            );
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }

@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mcp_core::SupportedVersions;
-use mcp_core::capabilities::CapabilityMap;
-use mcp_core::logging::LoggingLevel;
-use mcp_core::messages::ServerRequest;
-use mcp_core::result::CacheHint;
+use mcp_runtime_core::SupportedVersions;
+use mcp_runtime_core::capabilities::CapabilityMap;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::messages::ServerRequest;
+use mcp_runtime_core::result::CacheHint;
 
 use super::caching::CachedList;
 

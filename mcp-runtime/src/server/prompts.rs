@@ -1,9 +1,9 @@
 //! `prompts/list` and `prompts/get`.
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::ServerResult;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
 
 use super::McpServer;
 use super::caching::CachedList;

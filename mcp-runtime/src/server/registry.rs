@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
-use mcp_core::JsonObject;
-use mcp_core::content::ContentBlock;
-use mcp_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
+use mcp_runtime_core::JsonObject;
+use mcp_runtime_core::content::ContentBlock;
+use mcp_runtime_core::schema::{CompiledSchema, SchemaError, omit_disallowed_nulls};
 use parking_lot::RwLock;
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ use crate::handler::skill::Skill;
 use crate::prompt::PromptDefinition;
 use crate::resource::{ResourceDefinition, ResourceTemplateDefinition};
 use crate::tool::{ToolDefinition, ToolHandler};
-use mcp_core::headers::{HeaderParam, header_params};
+use mcp_runtime_core::headers::{HeaderParam, header_params};
 
 /// A tool submitted by `#[mcp_tool]`.
 #[derive(Debug)]
@@ -462,7 +462,7 @@ impl Registry {
         let task_support = registered.definition.task_support();
         self.tools
             .insert(name, registered, &origin, |t| &t.origin)?;
-        if task_support != mcp_core::tools::TaskSupport::Forbidden {
+        if task_support != mcp_runtime_core::tools::TaskSupport::Forbidden {
             self.task_tools
                 .store(true, std::sync::atomic::Ordering::Release);
         }

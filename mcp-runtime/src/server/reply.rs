@@ -1,8 +1,8 @@
 //! [`Reply`]: the answer to one request, rendered for the peer's revision.
 
-use mcp_core::jsonrpc::{JsonRpcErrorResponse, JsonRpcResponse, RequestId};
-use mcp_core::messages::ServerResult;
-use mcp_core::{ErrorObject, ProtocolVersion, render};
+use mcp_runtime_core::jsonrpc::{JsonRpcErrorResponse, JsonRpcResponse, RequestId};
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion, render};
 use serde::Serialize;
 
 /// The answer to one request, with the revision to render it for.
@@ -46,7 +46,7 @@ impl Reply {
 
     /// The reply as one line of JSON, rendered for the peer's revision.
     ///
-    /// A result the peer's revision cannot carry (see [`mcp_core::render`]) is replaced by an
+    /// A result the peer's revision cannot carry (see [`mcp_runtime_core::render`]) is replaced by an
     /// internal error (`-32603`) saying why, rather than sent invalid.
     pub fn render(&self) -> String {
         render::to_string(&self.message, self.version).unwrap_or_else(|error| {
@@ -80,8 +80,8 @@ pub(crate) fn render_batch(replies: &[Reply]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::capabilities::ServerCapabilities;
-    use mcp_core::lifecycle::DiscoverResult;
+    use mcp_runtime_core::capabilities::ServerCapabilities;
+    use mcp_runtime_core::lifecycle::DiscoverResult;
 
     #[test]
     fn a_result_the_peer_cannot_carry_becomes_an_internal_error() {

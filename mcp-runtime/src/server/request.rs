@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::prompts::Prompt;
-use mcp_core::resources::{Resource, ResourceTemplate};
-use mcp_core::tools::Tool;
-use mcp_core::{Era, ErrorObject, ProtocolVersion};
+use mcp_runtime_core::messages::{ClientRequest, ServerResult};
+use mcp_runtime_core::prompts::Prompt;
+use mcp_runtime_core::resources::{Resource, ResourceTemplate};
+use mcp_runtime_core::tools::Tool;
+use mcp_runtime_core::{Era, ErrorObject, ProtocolVersion};
 use tower::util::BoxCloneSyncService;
 
 use crate::auth::AccessToken;

@@ -12,9 +12,9 @@
 //! Everything after admission (the scope check, the `Mcp-Param-*` headers, the task plan, the
 //! layers, the handler) reads the target from the [`McpRequest`](super::middleware::McpRequest).
 
-use mcp_core::completion::CompletionReference;
-use mcp_core::messages::ClientRequest;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::completion::CompletionReference;
+use mcp_runtime_core::messages::ClientRequest;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 
 use super::McpServer;
 use super::request::{Target, TargetKind, unknown_prompt, unknown_tool};

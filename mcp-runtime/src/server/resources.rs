@@ -1,12 +1,12 @@
 //! `resources/list`, `resources/templates/list` and `resources/read`.
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::ServerResult;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::resources::{
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResult,
 };
-use mcp_core::result::Cacheable;
+use mcp_runtime_core::result::Cacheable;
 
 use super::McpServer;
 use super::caching::CachedList;
@@ -92,7 +92,7 @@ pub(super) async fn read(
     // An interface's `_meta.ui`, when the listed resource has one, goes on its contents.
     let listed_ui = (listed.as_ref())
         .and_then(|resource| resource.definition.resource.meta.as_ref())
-        .and_then(|meta| meta.get(mcp_core::apps::META_KEY));
+        .and_then(|meta| meta.get(mcp_runtime_core::apps::META_KEY));
     default_ui(&mut contents, listed_ui);
     let mut result = ReadResourceResult::new(contents);
     result.set_cache_hint(hint);

@@ -3,10 +3,10 @@
 //! [`answer`] hands a request to the feature module that serves its method
 //! ([`lifecycle`](super::lifecycle), [`tools`](super::tools), ...), with its resolved target.
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::{ClientRequest, ServerResult};
-use mcp_core::methods::{Request as _, SubscriptionsListen};
-use mcp_core::result::EmptyResult;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::{ClientRequest, ServerResult};
+use mcp_runtime_core::methods::{Request as _, SubscriptionsListen};
+use mcp_runtime_core::result::EmptyResult;
 
 use super::request::{Lists, McpRequest, RequestParts, TargetKind};
 use super::{

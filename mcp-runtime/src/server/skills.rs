@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use mcp_core::ErrorObject;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::result::{Cacheable, Paginated};
-use mcp_core::skills::{
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::result::{Cacheable, Paginated};
+use mcp_runtime_core::skills::{
     GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadDirectoryRequestParams,
     ReadDirectoryResult,
 };

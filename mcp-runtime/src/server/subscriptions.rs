@@ -8,11 +8,11 @@
 //! the new one, until the task ends. A task that nobody listens to or waits for costs no
 //! announcement, and a stream hears its tasks whichever instance of a deployment runs them.
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::ServerNotification;
-use mcp_core::resources::SubscribeRequestParams;
-use mcp_core::result::EmptyResult;
-use mcp_core::subscriptions::{
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::resources::SubscribeRequestParams;
+use mcp_runtime_core::result::EmptyResult;
+use mcp_runtime_core::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult,
 };

@@ -36,20 +36,20 @@ use std::time::{Duration, SystemTime};
 
 use futures_util::stream::FuturesUnordered;
 use futures_util::{Future, StreamExt};
-use mcp_core::capabilities::{ClientCapabilities, MissingClientCapability};
-use mcp_core::input::InputResponse;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::messages::ServerNotification;
-use mcp_core::meta::RequestMeta;
-use mcp_core::meta::keys::RELATED_TASK;
-use mcp_core::params::PaginatedRequestParams;
-use mcp_core::result::EmptyResult;
-use mcp_core::tasks::{
+use mcp_runtime_core::capabilities::{ClientCapabilities, MissingClientCapability};
+use mcp_runtime_core::input::InputResponse;
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::messages::ServerNotification;
+use mcp_runtime_core::meta::RequestMeta;
+use mcp_runtime_core::meta::keys::RELATED_TASK;
+use mcp_runtime_core::params::PaginatedRequestParams;
+use mcp_runtime_core::result::EmptyResult;
+use mcp_runtime_core::tasks::{
     CreateTaskResult, ListTasksResult, RelatedTaskMetadata, TASKS_EXTENSION, Task, TaskIdParams,
     TaskResult, TaskStatus, UpdateTaskParams,
 };
-use mcp_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
-use mcp_core::{ErrorCode, ErrorObject, JsonObject, ProtocolVersion, TaskModel};
+use mcp_runtime_core::tools::{CallToolRequestParams, CallToolResult, TaskSupport};
+use mcp_runtime_core::{ErrorCode, ErrorObject, JsonObject, ProtocolVersion, TaskModel};
 use parking_lot::Mutex;
 use serde_json::Value;
 use tracing::Instrument;
@@ -285,7 +285,7 @@ pub(super) async fn run(
     mut call: CallFuture,
     ctx: &RequestContext,
     plan: &TaskPlan,
-) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+) -> Result<mcp_runtime_core::messages::ServerResult, ErrorObject> {
     let own_result = |result: Result<CallToolResult, ErrorObject>| result.map(Into::into);
     if plan.start != TaskStart::Immediately {
         tokio::select! {
@@ -447,7 +447,7 @@ async fn finish(
             } else {
                 (TaskStatus::Completed, None)
             };
-            match mcp_core::render::to_value(&result, version) {
+            match mcp_runtime_core::render::to_value(&result, version) {
                 Ok(Value::Object(object)) => (status, TaskOutcome::Result(object), message),
                 _ => {
                     let error =
@@ -632,7 +632,7 @@ pub(super) async fn result(
     server: &McpServer,
     params: &TaskIdParams,
     ctx: &RequestContext,
-) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+) -> Result<mcp_runtime_core::messages::ServerResult, ErrorObject> {
     check_available(server, ctx, "tasks/result")?;
     let store = &server.inner.tasks.options.store;
     let mut record = find(server, ctx, &params.task_id).await?;
@@ -657,7 +657,9 @@ pub(super) async fn result(
             if let Value::Object(meta) = meta {
                 meta.insert(RELATED_TASK.to_owned(), related);
             }
-            Ok(mcp_core::messages::ServerResult::TaskPayload(object))
+            Ok(mcp_runtime_core::messages::ServerResult::TaskPayload(
+                object,
+            ))
         }
         Some(TaskOutcome::Error(error)) => Err(error),
         None => Err(ErrorObject::invalid_params(format!(
@@ -705,7 +707,7 @@ pub(super) async fn cancel(
     server: &McpServer,
     params: &TaskIdParams,
     ctx: &RequestContext,
-) -> Result<mcp_core::messages::ServerResult, ErrorObject> {
+) -> Result<mcp_runtime_core::messages::ServerResult, ErrorObject> {
     check_available(server, ctx, "tasks/cancel")?;
     let record = find(server, ctx, &params.task_id).await?;
     let model = ctx.era().tasks();
@@ -742,7 +744,7 @@ pub(super) async fn update(
 ) -> Result<EmptyResult, ErrorObject> {
     check_available(server, ctx, "tasks/update")?;
     let record = find(server, ctx, &params.task_id).await?;
-    let mut responses = mcp_core::input::InputResponses::new();
+    let mut responses = mcp_runtime_core::input::InputResponses::new();
     for (key, value) in params.input_responses {
         if !record.input_requests.contains_key(&key) {
             continue;

@@ -3,13 +3,13 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::params::PaginatedRequestParams;
+use mcp_runtime_core::params::PaginatedRequestParams;
 
-use mcp_core::messages::{ClientRequest, ServerResult};
+use mcp_runtime_core::messages::{ClientRequest, ServerResult};
 use std::sync::Arc;
 
-use mcp_core::tools::{CallToolResult, ListToolsResult};
-use mcp_core::{ErrorObject, JsonObject};
+use mcp_runtime_core::tools::{CallToolResult, ListToolsResult};
+use mcp_runtime_core::{ErrorObject, JsonObject};
 use serde_json::Value;
 
 use super::McpServer;

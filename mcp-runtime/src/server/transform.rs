@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use mcp_core::JsonObject;
-use mcp_core::tools::Tool;
+use mcp_runtime_core::JsonObject;
+use mcp_runtime_core::tools::Tool;
 use serde_json::Value;
 
 use crate::tool::{ToolDefinition, ToolHandler};

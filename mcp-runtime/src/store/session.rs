@@ -15,9 +15,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::logging::LoggingLevel;
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::jsonrpc::RequestId;
+use mcp_runtime_core::logging::LoggingLevel;
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;

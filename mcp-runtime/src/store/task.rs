@@ -19,10 +19,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use mcp_core::ErrorObject;
-use mcp_core::input::{InputRequest, InputRequests, InputResponses};
-use mcp_core::tasks::{Task, TaskStatus};
-use mcp_core::{JsonObject, ProtocolVersion};
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::input::{InputRequest, InputRequests, InputResponses};
+use mcp_runtime_core::tasks::{Task, TaskStatus};
+use mcp_runtime_core::{JsonObject, ProtocolVersion};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;

@@ -20,7 +20,7 @@
 use std::io;
 use std::sync::Arc;
 
-use mcp_core::ErrorObject;
+use mcp_runtime_core::ErrorObject;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;

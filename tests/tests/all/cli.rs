@@ -7,7 +7,7 @@ use tests::interop::{HttpExample, NOTES_TOOLS, example_binary, node, package_bin
 
 /// Runs `mcp` with `args`.
 fn mcp(args: &[&str]) -> Output {
-    Command::new(package_binary("mcp-cli", "mcp"))
+    Command::new(package_binary("mcp-runtime-cli", "mcp"))
         .args(args)
         .output()
         .expect("mcp runs")
@@ -349,7 +349,7 @@ impl SigningIn {
     /// Runs `mcp ARGS` with the environment variables `env` (and no client of the test's own
     /// environment).
     async fn mcp(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+        let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
         command
             .args(args)
             .env("XDG_CONFIG_HOME", &self.home)
@@ -828,7 +828,7 @@ async fn mcp_proxy_gives_a_stdio_client_a_protected_server_signing_in_as_mcp_doe
     let issuer = AuthorizationServer::start_with(Options::default().code_flow()).await;
     let http = protected_server(&issuer).await;
     let user = SigningIn::new().await;
-    let mut command = tokio::process::Command::new(package_binary("mcp-cli", "mcp"));
+    let mut command = tokio::process::Command::new(package_binary("mcp-runtime-cli", "mcp"));
     command
         .args(["proxy", "--stdio", &http.url])
         .env("XDG_CONFIG_HOME", &user.home)

@@ -36,6 +36,7 @@ mod memory_budget;
 mod middleware;
 mod mount;
 mod otel_phoenix;
+mod pack;
 mod protocol_schemas;
 mod proxy;
 mod proxy_cli;

@@ -503,7 +503,7 @@ fn a_task_is_in_the_trace_of_the_call_that_created_it() {
     let a = server_a(phoenix, &b, None);
     // The trace `mcp` runs in: its caller's, named by TRACEPARENT.
     let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
-    let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+    let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
     exporting(&mut command, phoenix, None, "mcp")
         .env("TRACEPARENT", format!("00-{trace_id}-00f067aa0ba902b7-01"))
         .args(["call", "--task", "--protocol-version", "2025-11-25", &a.url])

@@ -32,7 +32,7 @@ fn typescript_transcript(args: &[&str]) -> Value {
 
 /// `mcp proxy --http 127.0.0.1:0 [extra] -- node server-everything stdio`, listening.
 fn proxy_of_everything(extra: &[&str]) -> HttpExample {
-    let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+    let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
     command
         .args(["proxy", "--http", "127.0.0.1:0"])
         .args(extra)
@@ -106,7 +106,9 @@ fn the_typescript_client_sees_server_everything_through_the_proxy_as_it_is() {
 #[test]
 fn the_proxy_gives_a_stdio_client_a_remote_server_of_either_http_transport() {
     let direct = direct();
-    let mcp = package_binary("mcp-cli", "mcp").display().to_string();
+    let mcp = package_binary("mcp-runtime-cli", "mcp")
+        .display()
+        .to_string();
     let (_streamable, port) = everything_over("streamableHttp");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut transcript = typescript_transcript(&["stdio", &mcp, "proxy", "--stdio", &url]);
@@ -183,12 +185,12 @@ fn a_configuration_file_mounts_every_server_under_its_name() {
         .unwrap(),
     )
     .unwrap();
-    let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+    let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
     command
         .args(["proxy", "--http", "127.0.0.1:0", "--config"])
         .arg(&config);
     let proxy = HttpExample::spawn(command);
-    let mcp = package_binary("mcp-cli", "mcp");
+    let mcp = package_binary("mcp-runtime-cli", "mcp");
     let run = |args: &[&str]| {
         let output = Command::new(&mcp).args(args).output().unwrap();
         assert!(
@@ -234,7 +236,7 @@ fn proxies_sharing_a_redis_serve_one_deployment() {
     let redis = tests::redis::RedisServer::start();
     let key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
     let start = || {
-        let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+        let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
         command
             .args(["proxy", "--http", "127.0.0.1:0", "--redis", &redis.url()])
             .env("MCP_REQUEST_STATE_KEY", key)
@@ -246,7 +248,7 @@ fn proxies_sharing_a_redis_serve_one_deployment() {
     };
     let (first, second) = (start(), start());
     // Each proxy serves, keeping its sessions in the shared Redis.
-    let mcp = package_binary("mcp-cli", "mcp");
+    let mcp = package_binary("mcp-runtime-cli", "mcp");
     for proxy in [&first, &second] {
         let output = Command::new(&mcp)
             .args(["call", &proxy.url, "get-sum", "a=2", "b=3", "--json"])
@@ -304,7 +306,7 @@ fn proxies_sharing_a_redis_serve_one_deployment() {
     });
     assert_eq!(answered["result"]["content"][0]["text"], "Echo: across");
     // Without the key the proxies could not open each other's requestState: refused.
-    let refused = Command::new(package_binary("mcp-cli", "mcp"))
+    let refused = Command::new(package_binary("mcp-runtime-cli", "mcp"))
         .args([
             "proxy",
             "--http",
@@ -329,7 +331,7 @@ fn proxies_sharing_a_redis_serve_one_deployment() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_proxy_asks_for_tokens_of_its_issuer_and_answers_its_host_names() {
     let issuer = tests::authorization_server::AuthorizationServer::start().await;
-    let mut command = Command::new(package_binary("mcp-cli", "mcp"));
+    let mut command = Command::new(package_binary("mcp-runtime-cli", "mcp"));
     command
         .args([
             "proxy",

@@ -18,17 +18,17 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use base64::Engine;
-use mcp_core::content::Annotations;
-use mcp_core::implementation::Icon;
-use mcp_core::resources::{
+use mcp_runtime_core::content::Annotations;
+use mcp_runtime_core::implementation::Icon;
+use mcp_runtime_core::resources::{
     BlobResourceContents, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
 };
-use mcp_core::{ErrorObject, JsonObject, ProtocolVersion};
+use mcp_runtime_core::{ErrorObject, JsonObject, ProtocolVersion};
 
 use super::RequestContext;
 use super::completion::Completer;
 use super::extract::StateRequirement;
-use mcp_core::result::CacheHint;
+use mcp_runtime_core::result::CacheHint;
 use uri_template::{UriMatch, UriTemplate, UriTemplateError};
 
 /// The future a resource reader returns.
@@ -100,19 +100,19 @@ impl ResourceDefinition {
             let html = html.clone();
             async move { html.to_string() }
         })
-        .mime_type(mcp_core::apps::MIME_TYPE)
+        .mime_type(mcp_runtime_core::apps::MIME_TYPE)
     }
 
     /// Sets how the host should sandbox and frame the interface this resource is (MCP Apps):
     /// `_meta.ui` of the listed resource, and of the contents a read returns (unless the reader
     /// set its own).
-    pub fn ui(mut self, ui: mcp_core::apps::ResourceUi) -> Self {
+    pub fn ui(mut self, ui: mcp_runtime_core::apps::ResourceUi) -> Self {
         ui.write_to(self.resource.meta.get_or_insert_with(JsonObject::new));
         self
     }
 
     /// How the host should sandbox and frame this resource, if it is an app's interface.
-    pub fn resource_ui(&self) -> Option<mcp_core::apps::ResourceUi> {
+    pub fn resource_ui(&self) -> Option<mcp_runtime_core::apps::ResourceUi> {
         self.resource.ui()
     }
 
@@ -483,7 +483,7 @@ pub(crate) fn default_ui(contents: &mut [ResourceContents], ui: Option<&serde_js
     };
     for_each_content(contents, |_, meta| {
         meta.get_or_insert_with(JsonObject::new)
-            .entry(mcp_core::apps::META_KEY)
+            .entry(mcp_runtime_core::apps::META_KEY)
             .or_insert_with(|| ui.clone());
     });
 }

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use mcp_core::messages::ServerResult;
+use mcp_runtime_core::messages::ServerResult;
 use tower::{Layer, Service};
 
 use super::{McpRequest, Stack, StackFuture};
@@ -68,7 +68,7 @@ impl Service<McpRequest> for AuditService {
                 Err(error) => (
                     "error",
                     error
-                        .downcast_ref::<mcp_core::ErrorObject>()
+                        .downcast_ref::<mcp_runtime_core::ErrorObject>()
                         .map(|error| error.code.0),
                 ),
             };

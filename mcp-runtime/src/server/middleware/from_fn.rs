@@ -2,8 +2,8 @@
 
 use std::future::Future;
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::ServerResult;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::ServerResult;
 use tower::{Layer, Service, ServiceExt};
 
 use super::{BoxError, McpRequest, Stack, StackFuture, error_object};

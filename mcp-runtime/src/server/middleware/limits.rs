@@ -24,9 +24,9 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::ErrorObject;
-use mcp_core::messages::ServerResult;
-use mcp_core::tools::CallToolResult;
+use mcp_runtime_core::ErrorObject;
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::tools::CallToolResult;
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt};
 

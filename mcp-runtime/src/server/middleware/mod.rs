@@ -52,7 +52,7 @@
 /// none, or clones what it wraps for each call).
 macro_rules! stack_service {
     (ready when inner) => {
-        type Response = mcp_core::messages::ServerResult;
+        type Response = mcp_runtime_core::messages::ServerResult;
         type Error = crate::server::middleware::BoxError;
         type Future = crate::server::middleware::StackFuture;
 
@@ -64,7 +64,7 @@ macro_rules! stack_service {
         }
     };
     (always ready) => {
-        type Response = mcp_core::messages::ServerResult;
+        type Response = mcp_runtime_core::messages::ServerResult;
         type Error = crate::server::middleware::BoxError;
         type Future = crate::server::middleware::StackFuture;
 
@@ -87,8 +87,8 @@ mod rate_limit;
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_core::messages::ServerResult;
-use mcp_core::{ErrorCode, ErrorObject};
+use mcp_runtime_core::messages::ServerResult;
+use mcp_runtime_core::{ErrorCode, ErrorObject};
 use tower::{Layer, Service, ServiceExt};
 
 pub use super::request::{BoxError, Listed, McpRequest, Stack, Target};

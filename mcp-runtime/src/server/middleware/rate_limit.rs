@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use mcp_core::ErrorObject;
+use mcp_runtime_core::ErrorObject;
 use serde_json::json;
 use tower::{Layer, Service};
 

@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::ProtocolVersion;
+use mcp_runtime_core::ProtocolVersion;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -136,8 +136,9 @@ impl RedisSessionStore {
         idle: Duration,
     ) -> Result<(), SessionStoreError> {
         let (hash, subs) = self.keys(id);
-        let handshake = mcp_core::render::to_string(&record.handshake, ProtocolVersion::LATEST)
-            .map_err(|e| SessionStoreError(format!("a session could not be encoded: {e}")))?;
+        let handshake =
+            mcp_runtime_core::render::to_string(&record.handshake, ProtocolVersion::LATEST)
+                .map_err(|e| SessionStoreError(format!("a session could not be encoded: {e}")))?;
         let mut pipe = redis::pipe();
         pipe.atomic()
             .del(&hash)
@@ -293,7 +294,7 @@ impl RedisSessionStore {
 }
 
 /// The log level as the protocol names it.
-fn level_name(level: mcp_core::logging::LoggingLevel) -> String {
+fn level_name(level: mcp_runtime_core::logging::LoggingLevel) -> String {
     serde_json::to_value(level)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::SystemTime;
 
-use mcp_core::ProtocolVersion;
+use mcp_runtime_core::ProtocolVersion;
 use redis::Value;
 
 use super::watch::RECHECK;
@@ -433,7 +433,7 @@ fn moved(detail: &str) -> bool {
 /// (read back under either).
 fn encode(record: &TaskRecord) -> Result<Vec<u8>, TaskStoreError> {
     let mut stored = Vec::with_capacity(512);
-    mcp_core::render::to_writer(&mut stored, record, ProtocolVersion::LATEST)
+    mcp_runtime_core::render::to_writer(&mut stored, record, ProtocolVersion::LATEST)
         .map_err(|e| TaskStoreError::Unavailable(format!("a task could not be encoded: {e}")))?;
     Ok(stored)
 }
@@ -533,10 +533,10 @@ impl TaskStore for RedisTaskStore {
 mod tests {
     use std::time::Duration;
 
-    use mcp_core::JsonObject;
-    use mcp_core::input::InputRequest;
-    use mcp_core::params::RequestParams;
-    use mcp_core::tasks::{Task, TaskStatus};
+    use mcp_runtime_core::JsonObject;
+    use mcp_runtime_core::input::InputRequest;
+    use mcp_runtime_core::params::RequestParams;
+    use mcp_runtime_core::tasks::{Task, TaskStatus};
 
     use super::*;
     use crate::store::TaskOutcome;

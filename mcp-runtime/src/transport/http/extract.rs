@@ -15,8 +15,8 @@ use axum::extract::{FromRequest, FromRequestParts, OriginalUri, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use mcp_core::jsonrpc::{self, Incoming};
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_runtime_core::jsonrpc::{self, Incoming};
+use mcp_runtime_core::{ErrorObject, ProtocolVersion};
 
 use tokio::sync::OwnedSemaphorePermit;
 

@@ -3,10 +3,10 @@
 //! transport hands it ([`era_over_http`](crate::server::era_over_http), through [`Headers`]).
 
 use axum::http::{HeaderMap, HeaderValue};
-use mcp_core::ProtocolVersion;
-use mcp_core::headers::{RequestHeaders, VERSION_HEADER, visible_text};
+use mcp_runtime_core::ProtocolVersion;
+use mcp_runtime_core::headers::{RequestHeaders, VERSION_HEADER, visible_text};
 
-/// A request's headers, as [`mcp_core::headers`] reads them.
+/// A request's headers, as [`mcp_runtime_core::headers`] reads them.
 pub(crate) struct Headers<'a>(pub(crate) &'a HeaderMap);
 
 impl RequestHeaders for Headers<'_> {

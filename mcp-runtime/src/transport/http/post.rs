@@ -10,9 +10,9 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::join_all;
-use mcp_core::ProtocolVersion;
-use mcp_core::headers::SESSION_HEADER;
-use mcp_core::jsonrpc::{Incoming, JsonRpcMessage};
+use mcp_runtime_core::ProtocolVersion;
+use mcp_runtime_core::headers::SESSION_HEADER;
+use mcp_runtime_core::jsonrpc::{Incoming, JsonRpcMessage};
 use tracing::Instrument;
 
 use super::HttpState;

@@ -2,7 +2,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use mcp_core::{ErrorCode, ErrorObject, ProtocolVersion};
+use mcp_runtime_core::{ErrorCode, ErrorObject, ProtocolVersion};
 
 use crate::server::Reply;
 
@@ -54,7 +54,7 @@ pub(crate) fn unavailable(error: &crate::store::SessionStoreError) -> Response {
 }
 
 /// The HTTP status of a reply sent as a JSON body: the one its era ties to its error code
-/// ([`Era::http_status`](mcp_core::Era::http_status)), else 200.
+/// ([`Era::http_status`](mcp_runtime_core::Era::http_status)), else 200.
 pub(crate) fn status_of(reply: &Reply) -> StatusCode {
     reply
         .error_object()

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use mcp_core::ProtocolVersion;
-use mcp_core::headers::SESSION_HEADER;
+use mcp_runtime_core::ProtocolVersion;
+use mcp_runtime_core::headers::SESSION_HEADER;
 
 use super::HttpState;
 use super::extract::{AcceptsStream, AllowedHost, Authorized};

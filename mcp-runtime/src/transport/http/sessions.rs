@@ -17,7 +17,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use mcp_core::messages::ServerNotification;
+use mcp_runtime_core::messages::ServerNotification;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::mpsc;
 

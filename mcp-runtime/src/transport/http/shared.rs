@@ -13,8 +13,8 @@
 
 use std::sync::{Arc, Weak};
 
-use mcp_core::jsonrpc::Params;
-use mcp_core::messages::ServerNotification;
+use mcp_runtime_core::jsonrpc::Params;
+use mcp_runtime_core::messages::ServerNotification;
 
 use super::HttpState;
 use super::sessions::Session;
