@@ -123,7 +123,9 @@ if ! grep -q 'add' <<<"$answer" || [ "$(tail -n 1 <<<"$answer")" != 5 ]; then
 fi
 
 echo "package: mcp new, from the packages" >&2
-(cd "$work" && mcp new my-server >/dev/null)
+# As the user `ada`, without git's configuration: the crate names ada as its author and
+# io.github.ada/my-server as its name in the MCP registry.
+(cd "$work" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 USER=ada mcp new my-server >/dev/null)
 grep -q '^mcp-runtime = "'"$version"'"$' "$work/my-server/Cargo.toml" || {
   echo "package: mcp new did not depend on mcp-runtime $version from crates.io:" >&2
   cat "$work/my-server/Cargo.toml" >&2
@@ -160,6 +162,8 @@ import jsonschema
 server, schema = (json.load(open(path)) for path in sys.argv[1:3])
 jsonschema.validators.validator_for(schema)(schema).validate(server)
 bundle = hashlib.sha256(open(sys.argv[3], "rb").read()).hexdigest()
+if server["name"] != "io.github.ada/my-server":
+    sys.exit(f"package: server.json names {server['name']}, not io.github.ada/my-server")
 listed = [(p["registryType"], p["identifier"].rsplit("/", 1)[-1], p.get("fileSha256")) for p in server["packages"]]
 wanted = [("mcpb", sys.argv[3].rsplit("/", 1)[-1], bundle), ("oci", sys.argv[4].rsplit("/", 1)[-1], None)]
 if listed != wanted:

@@ -91,6 +91,12 @@ impl Sdk {
     }
 }
 
+/// What `Cargo.toml` says for an author `mcp new` could not tell; `mcp pack` refuses it.
+pub const UNKNOWN_AUTHOR: &str = "AUTHOR";
+
+/// What `Cargo.toml` says for a GitHub account `mcp new` could not tell; `mcp pack` refuses it.
+pub const UNKNOWN_ACCOUNT: &str = "ACCOUNT";
+
 /// Who publishes the new crate: its author (`Cargo.toml`'s `authors`, the bundle's author)
 /// and the GitHub account its name in the MCP registry is under (`io.github.ACCOUNT/NAME`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +132,7 @@ impl Publisher {
     }
 
     /// A publisher from what is known of them, made fit for a TOML string and a registry
-    /// namespace; `AUTHOR` and `ACCOUNT` stand for what is not known.
+    /// namespace; [`UNKNOWN_AUTHOR`] and [`UNKNOWN_ACCOUNT`] stand for what is not known.
     fn from_parts(name: Option<String>, email: Option<String>, account: Option<String>) -> Self {
         let plain = |text: String| -> String {
             text.chars()
@@ -137,7 +143,7 @@ impl Publisher {
         let author = match (name, email.map(plain)) {
             (Some(name), Some(email)) => format!("{} <{email}>", name.trim()),
             (Some(name), None) => name.trim().to_string(),
-            (None, _) => "AUTHOR".to_string(),
+            (None, _) => UNKNOWN_AUTHOR.to_string(),
         };
         let account: String = account
             .unwrap_or_default()
@@ -147,7 +153,7 @@ impl Publisher {
         Publisher {
             author,
             account: if account.is_empty() {
-                "ACCOUNT".to_string()
+                UNKNOWN_ACCOUNT.to_string()
             } else {
                 account
             },
@@ -303,8 +309,8 @@ mod tests {
         assert_eq!(
             Publisher::from_parts(None, Some("x@example.com".into()), None),
             Publisher {
-                author: "AUTHOR".into(),
-                account: "ACCOUNT".into(),
+                author: UNKNOWN_AUTHOR.into(),
+                account: UNKNOWN_ACCOUNT.into(),
             }
         );
         assert_eq!(

@@ -17,7 +17,8 @@ pub struct NewCrate {
 }
 
 impl NewCrate {
-    /// Runs `mcp new NAME --template TEMPLATE` in a fresh temporary folder, and gives the crate
+    /// Runs `mcp new NAME --template TEMPLATE` in a fresh temporary folder, as the user `ada`
+    /// with no git configuration, and gives the crate
     /// the workspace's lock file, so that it builds with the versions the workspace built.
     pub fn create(template: &str, name: &str) -> NewCrate {
         let root = std::env::temp_dir().join(format!("mcp-new-{name}-{}", std::process::id()));
@@ -26,6 +27,11 @@ impl NewCrate {
         let output = Command::new(package_binary("mcp-runtime-cli", "mcp"))
             .args(["new", name, "--template", template, "--path"])
             .arg(&dir)
+            // The author and GitHub account it writes: git's configuration left out, the login
+            // name `ada`.
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("USER", "ada")
             .output()
             .expect("mcp runs");
         assert!(

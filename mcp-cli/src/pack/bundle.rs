@@ -50,6 +50,13 @@ pub fn manifest(
             krate.name
         );
     };
+    if author == crate::scaffold::UNKNOWN_AUTHOR {
+        anyhow::bail!(
+            "{}'s authors in Cargo.toml still say {author:?}, which `mcp new` wrote for want of \
+             a name: put yours there (\"Your Name <you@example.com>\")",
+            krate.name
+        );
+    }
     let executable = format!("server/{}", platform.executable(&krate.bin));
     let mut mcp_config = json!({ "command": format!("${{__dirname}}/{executable}") });
     if !krate.mcp.args.is_empty() {

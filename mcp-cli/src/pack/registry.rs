@@ -66,6 +66,14 @@ fn name(krate: &Crate) -> anyhow::Result<String> {
                 krate.name
             );
         }
+        if name.starts_with(&format!("io.github.{}/", crate::scaffold::UNKNOWN_ACCOUNT)) {
+            anyhow::bail!(
+                "registry-name {name:?} in [package.metadata.mcp] still says {}, which `mcp new` \
+                 wrote for want of a GitHub account: put yours there (io.github.YOU/{})",
+                crate::scaffold::UNKNOWN_ACCOUNT,
+                krate.name
+            );
+        }
         return Ok(name.clone());
     }
     match krate.repository.as_deref().and_then(github) {

@@ -35,6 +35,11 @@ fn pack_says_what_cargo_toml_lacks_before_building() {
     let new = NewCrate::create("server", "pack-lacks");
     let manifest = new.dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\nauthors = [\"ada\"]\n"), "{text}");
+    assert!(
+        text.contains("\nregistry-name = \"io.github.ada/pack-lacks\"\n"),
+        "{text}"
+    );
     let pack = || {
         Command::new(package_binary("mcp-runtime-cli", "mcp"))
             .arg("pack")
@@ -71,6 +76,17 @@ fn pack_says_what_cargo_toml_lacks_before_building() {
             without("registry-name") + "registry-name = \"io.github.ada/x/pack-lacks\"\n",
             "mcp: registry-name \"io.github.ada/x/pack-lacks\" in [package.metadata.mcp] is \
              not NAMESPACE/NAME (io.github.OWNER/pack-lacks, say)\n",
+        ),
+        (
+            text.replace("[\"ada\"]", "[\"AUTHOR\"]"),
+            "mcp: pack-lacks's authors in Cargo.toml still say \"AUTHOR\", which `mcp new` \
+             wrote for want of a name: put yours there (\"Your Name <you@example.com>\")\n",
+        ),
+        (
+            text.replace("io.github.ada/", "io.github.ACCOUNT/"),
+            "mcp: registry-name \"io.github.ACCOUNT/pack-lacks\" in [package.metadata.mcp] \
+             still says ACCOUNT, which `mcp new` wrote for want of a GitHub account: put yours \
+             there (io.github.YOU/pack-lacks)\n",
         ),
         (
             text.clone() + "image = \"ghcr.io/ada/pack-lacks\"\n",
