@@ -8,7 +8,6 @@
 //! neither a bundle nor an image carries a `version` (the URL and the tag say it).
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::Crate;
 
@@ -35,12 +34,10 @@ pub struct Packages<'a> {
     pub image: Option<&'a str>,
 }
 
-/// The SHA-256 of `bytes`, in lowercase hex.
+/// The SHA-256 of `bytes`, in lowercase hex (the digest skills list, without its `sha256:`).
 pub fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    let digest = mcp_runtime::protocol::skills::skill_digest(bytes);
+    digest["sha256:".len()..].to_string()
 }
 
 /// The GitHub account and repository of a `https://github.com/OWNER/REPO` URL.
@@ -189,6 +186,14 @@ mod tests {
             bundle_sha256: "20ce8ba2f5fe9481ee063fe3da0b0c5eefad2a93a4b903c7ce239ec6a3bbb811",
             image,
         }
+    }
+
+    #[test]
+    fn sha256_is_lowercase_hex() {
+        assert_eq!(
+            sha256(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
