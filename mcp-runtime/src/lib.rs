@@ -42,6 +42,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `http` (default) | the Streamable HTTP server transport (axum, hyper) |
+//! | `http-handler` | the Streamable HTTP server transport without its listener: the axum router, and [`HttpTransport::handle`](transport::http::HttpTransport::handle) from `http::Request` to `http::Response` (for serverless platforms; `http` includes it) |
 //! | `auth` | verifiers of OAuth access tokens for the HTTP server: JWTs against the issuer's keys, token introspection |
 //! | `client-http` | the client's Streamable HTTP transport (reqwest with rustls) |
 //! | `client-auth` | OAuth 2.1 authorization of the HTTP client: authorization code, refresh, client credentials, DPoP |
@@ -80,7 +81,7 @@ pub mod proxy;
 mod random;
 pub mod server;
 mod spans;
-#[cfg(any(feature = "http", feature = "client-http"))]
+#[cfg(any(feature = "http-handler", feature = "client-http"))]
 pub mod sse;
 pub mod store;
 #[cfg(feature = "otel")]

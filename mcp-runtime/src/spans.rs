@@ -296,7 +296,7 @@ pub(crate) fn session_ended(
 /// inside which the spans of the MCP messages it carries open: named by its method, with
 /// `http.request.method`, `url.path`, and `http.response.status_code` once it is answered
 /// ([`record_http_status`]).
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) fn http_request(method: &http::Method, uri: &http::Uri) -> Span {
     let method = method.as_str();
     tracing::info_span!(
@@ -311,7 +311,7 @@ pub(crate) fn http_request(method: &http::Method, uri: &http::Uri) -> Span {
 }
 
 /// Records the `status` of the response to the HTTP request of `span`.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) fn record_http_status(span: &Span, status: http::StatusCode) {
     if !span.is_disabled() {
         span.record("http.response.status_code", status.as_u16());

@@ -560,10 +560,10 @@ fn extract(carrier: &dyn Extractor) -> Option<opentelemetry::Context> {
 }
 
 /// HTTP headers, as a propagator reads them.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 struct Headers<'a>(&'a http::HeaderMap);
 
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 impl Extractor for Headers<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(|value| value.to_str().ok())
@@ -605,7 +605,7 @@ pub(crate) fn continue_from(span: &Span, parent: &Span) {
 }
 
 /// Continues in `span`, the span of an HTTP request, the trace its `traceparent` header carries.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) fn continue_http_trace(span: &Span, headers: &http::HeaderMap) {
     if span.is_disabled() || !headers.contains_key("traceparent") {
         return;

@@ -22,13 +22,13 @@
 mod cache;
 #[cfg(feature = "auth")]
 pub(crate) mod discovery;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 mod host;
 #[cfg(feature = "auth")]
 mod introspection;
 #[cfg(feature = "auth")]
 mod jwt;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) mod resource_server;
 mod scopes;
 mod token;
@@ -36,13 +36,13 @@ mod verify;
 
 #[cfg(feature = "auth")]
 pub use discovery::AuthorizationServerMetadata;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub use host::HostPolicy;
 #[cfg(feature = "auth")]
 pub use introspection::{ClientAuthentication, IntrospectionVerifier};
 #[cfg(feature = "auth")]
 pub use jwt::{Algorithm, JwtVerifier};
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub use resource_server::{InvalidUri, ResourceServer};
 pub(crate) use scopes::{grants_all, joined, scope_list};
 pub use token::{AccessToken, Principal};

@@ -212,7 +212,7 @@ impl AccessToken {
 
     /// Adds the scopes that those granted imply (see
     /// [`ResourceServer::implied_scopes`](super::ResourceServer::implied_scopes)).
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn add_scopes(&mut self, implied: impl IntoIterator<Item = String>) {
         self.scopes.extend(implied);
     }

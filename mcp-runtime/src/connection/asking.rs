@@ -104,7 +104,7 @@ impl ConnectionState {
     /// which the server's other connections share: when it is spent and no room can be made, a
     /// new request is refused ([`Refusal::Busy`](super::Refusal::Busy)) and a request to the
     /// peer is not sent ([`PeerRequestError::Busy`]).
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn weigh_requests_in(self: &Arc<Self>, budget: Arc<RequestBudget>) {
         budget
             .members
@@ -114,7 +114,7 @@ impl ConnectionState {
     }
 
     /// Whether a new request of this peer would find room in the budget, made if need be.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn make_room_for_request(&self) -> bool {
         match self.request_budget.get() {
             Some(budget) => {
@@ -301,7 +301,7 @@ impl ConnectionState {
 
     /// Routes the peer's answer to the server request `id` if it waits on this instance; false
     /// when it does not.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn resolve_here(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
         match self.take_waiter(id) {
             Some(waiter) => waiter.send(Answer::Answered(answer)).is_ok(),

@@ -27,7 +27,7 @@ mod asking;
 mod outbound;
 
 pub use asking::PeerRequestError;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) use asking::RequestBudget;
 use asking::Waiter;
 
@@ -216,7 +216,7 @@ impl ConnectionState {
     /// requests make, and the answers and cancellations meant for another instance, are kept
     /// for the transport to pass on ([`take_shared`](Self::take_shared)); the ids of the server's
     /// requests start at a random point, so that two instances never send the client the same.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn share(&self) {
         if self.shared.set(Mutex::new(Vec::new())).is_ok() {
             let mut bytes = [0u8; 4];
@@ -230,7 +230,7 @@ impl ConnectionState {
     }
 
     /// Takes what this connection must tell the other instances.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn take_shared(&self) -> Vec<SharedEvent> {
         self.shared
             .get()
@@ -251,7 +251,7 @@ impl ConnectionState {
 
     /// Takes the session's state as another instance left it: the handshake (when this copy has
     /// none yet), whether the client sent `initialized`, its log level and subscriptions.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn restore(
         &self,
         handshake: &Handshake,
@@ -357,7 +357,7 @@ impl ConnectionState {
     }
 
     /// The resources the client subscribed to.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn subscriptions(&self) -> std::collections::BTreeSet<String> {
         self.subscriptions.lock().iter().cloned().collect()
     }

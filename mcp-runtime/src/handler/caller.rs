@@ -72,6 +72,24 @@ impl Caller {
     }
 }
 
+/// The IP address of the client that sent a request, from the `ConnectInfo` that the accept loop
+/// of [`Serve::serve_http`](crate::transport::Serve::serve_http) records among its extensions;
+/// `None` when the router is served some other way (a function on a serverless platform, say,
+/// whose platform names the client in headers of its own).
+pub(crate) fn client_address(extensions: &http::Extensions) -> Option<std::net::IpAddr> {
+    #[cfg(feature = "http")]
+    {
+        extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip())
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = extensions;
+        None
+    }
+}
+
 /// The HTTP request that carried an MCP request, without its body: method, URI, version,
 /// headers, and the extensions that the tower layers around the transport's router set. Cheap to
 /// clone; it dereferences to [`http::request::Parts`].
@@ -88,13 +106,7 @@ impl HttpRequest {
     /// [`Serve::serve_http`](crate::transport::Serve::serve_http) records it (axum's
     /// `ConnectInfo`); `None` when the router is served some other way.
     pub fn client_address(&self) -> Option<std::net::IpAddr> {
-        #[cfg(feature = "http")]
-        {
-            self.extension::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|info| info.0.ip())
-        }
-        #[cfg(not(feature = "http"))]
-        None
+        client_address(&self.0.extensions)
     }
 
     /// The extension of type `T` that a layer set, if any.

@@ -486,7 +486,7 @@ impl RequestStateCodec {
     }
 
     /// Whether the key is this process's own, which no other instance can open tokens with.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn is_random(&self) -> bool {
         self.random
     }

@@ -101,7 +101,7 @@ impl std::fmt::Debug for Envelope {
 /// handshake era; any other is of the stateless era, served on its own. `named` is the revision
 /// the `MCP-Protocol-Version` header names, as the transport read it; `message` is `None` for a
 /// GET or a DELETE.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) fn era_over_http(
     headers: &dyn RequestHeaders,
     named: Option<ProtocolVersion>,

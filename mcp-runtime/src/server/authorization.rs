@@ -25,7 +25,7 @@ use mcp_runtime_core::messages::ClientRequest;
 use super::McpServer;
 use super::registry::{RegisteredPrompt, RegisteredResource, RegisteredTemplate, RegisteredTool};
 use super::request::McpRequest;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 use crate::auth::scope_list;
 use crate::auth::{AccessToken, grants_all};
 use crate::handler::RequestContext;
@@ -100,7 +100,7 @@ fn needs(request: &McpRequest) -> Option<(&[String], String)> {
 
 /// Every scope the server's tools, prompts, resources and templates declare, in that order,
 /// without duplicates: what its protected resource metadata lists by default.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) fn declared_scopes(server: &McpServer) -> Vec<String> {
     let registry = &server.inner.registry;
     let mut all: Vec<String> = Vec::new();

@@ -97,12 +97,12 @@ pub(crate) use crate::connection::{
     ConnectionState, MessageSink, Outbound, PeerGone, PeerRequestError, SendFuture, SharedSink,
 };
 pub(crate) use crate::handler::RequestContext;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) use admission::era_over_http;
 pub use admission::{Admission, Answer, AnswerIter, Envelope};
 pub use apps::AppError;
 pub use builder::{BuildError, McpServerBuilder};
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) use dispatch::busy;
 pub use dispatch::{Running, TOO_MANY_REQUESTS};
 pub use options::{
@@ -110,7 +110,7 @@ pub use options::{
     DEFAULT_ROOTS_TIMEOUT, DEFAULT_SAMPLING_TIMEOUT,
 };
 pub use registry::RegistryError;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub(crate) use reply::render_batch;
 pub use reply::{Reply, ReplyMessage};
 pub use tasks::{
@@ -412,7 +412,7 @@ impl McpServer {
     }
 
     /// Whether the server seals `requestState` with a key of this process's own.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn seals_with_own_key(&self) -> bool {
         self.inner.request_state.is_random()
     }
@@ -420,7 +420,7 @@ impl McpServer {
     /// Has `relay` pass every broadcast of this server (list changes, resource updates,
     /// [`notify`](Self::notify)) on to the other instances of its deployment, which deliver it
     /// with [`deliver_relayed`](Self::deliver_relayed).
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn relay_broadcasts(&self, relay: BroadcastRelay) {
         *self.inner.relay.write() = Some(relay);
     }
@@ -428,7 +428,7 @@ impl McpServer {
     /// Delivers here a broadcast that another instance relayed: to the connections it concerns
     /// (the subscribers of an updated resource, everyone otherwise) and the listen streams that
     /// asked for it; not relayed again.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn deliver_relayed(&self, notification: &ServerNotification) -> usize {
         match notification {
             ServerNotification::ResourceUpdated(params) => {

@@ -22,7 +22,7 @@ mod event;
 mod redis;
 mod session;
 mod task;
-#[cfg(any(feature = "http", feature = "redis"))]
+#[cfg(any(feature = "http-handler", feature = "redis"))]
 mod wake;
 
 pub use event::{EventStore, InMemoryEventStore, StoreFuture};
@@ -38,5 +38,5 @@ pub use task::{
     InMemoryTaskStore, TaskChange, TaskLimits, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError,
 };
-#[cfg(any(feature = "http", feature = "redis"))]
+#[cfg(any(feature = "http-handler", feature = "redis"))]
 pub(crate) use wake::{Wakes, Watch};

@@ -59,7 +59,7 @@ impl SessionRecord {
 
     /// The record of the session whose connection is `connection`, once its `initialize`
     /// succeeded.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn of(principal: Option<Principal>, connection: &ConnectionState) -> Option<Self> {
         let mut record = SessionRecord::new(principal, connection.handshake()?.clone());
         record.initialized = connection.is_initialized();
@@ -74,7 +74,7 @@ impl SessionRecord {
     }
 
     /// Gives `connection`, this instance's copy of the session, the state the record holds.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-handler")]
     pub(crate) fn restore_into(&self, connection: &ConnectionState) {
         connection.restore(
             &self.handshake,

@@ -3,7 +3,9 @@
 //! - [`stdio`]: newline-delimited JSON on stdin/stdout, for servers a client starts as a process.
 //! - [`in_process`]: a client and a server joined in memory, for tests and embedding.
 //! - [`lines`]: the newline-delimited JSON engine both use, over any byte stream.
-//! - [`http`]: Streamable HTTP on axum (cargo feature `http`, on by default).
+//! - [`http`]: Streamable HTTP on axum (cargo feature `http`, on by default), with its listener;
+//!   with the feature `http-handler` alone, the router and the transport as a function from an
+//!   `http::Request` to an `http::Response`, for platforms that own the sockets.
 //!
 //! [`Serve`] gives a server, or its builder, the one-call `serve_stdio()` and `serve_http(addr)`
 //! (it is in the [prelude](crate::prelude)): the server knows no transport, as axum's `Router`
@@ -11,7 +13,7 @@
 //!
 //! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
-#[cfg(feature = "http")]
+#[cfg(feature = "http-handler")]
 pub mod http;
 pub mod in_process;
 pub mod lines;

@@ -23,6 +23,7 @@ mod client_tasks_wire;
 mod client_wire;
 mod deployment;
 mod elicit_forms;
+mod http_function;
 mod http_limits;
 mod http_transport;
 mod interop_clients;

@@ -22,12 +22,12 @@
 //! [`serve_lines`]: crate::transport::lines::serve_lines
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{ConnectInfo, OriginalUri, Query, Request, State};
+use axum::extract::{OriginalUri, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -89,11 +89,7 @@ pub(crate) async fn open(
     OriginalUri(uri): OriginalUri,
     request: Request,
 ) -> Response {
-    // Recorded by `serve_http` (axum's `ConnectInfo`); none when served some other way.
-    let client = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(address)| address.ip());
+    let client = crate::handler::caller::client_address(request.extensions());
     let (connections, of_client) = {
         let open = http.legacy.open.lock();
         let of_client = open

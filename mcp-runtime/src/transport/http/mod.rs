@@ -2,7 +2,11 @@
 //!
 //! [`HttpTransport::router`] is an axum [`Router`] for the MCP endpoint, to mount at any path of
 //! an application (`Router::new().nest("/mcp", transport.router())`) with any tower layers;
-//! [`serve_http`] serves one at `/mcp` with graceful shutdown on Ctrl-C and SIGTERM.
+//! [`serve_http`] serves one at `/mcp` with graceful shutdown on Ctrl-C and SIGTERM, and
+//! [`HttpTransport::handle`] answers one `http::Request` with an `http::Response`, for a platform
+//! that owns the sockets and calls a function per request (a serverless one). With the cargo
+//! feature `http-handler` alone (without `http`), the transport is the router and `handle`, with
+//! no listener, hyper, or tokio's networking.
 //!
 //! - `POST` carries a request, a notification, a response, or (2025-03-26) a batch. Requests get an
 //!   `application/json` answer when their handlers send nothing while they run, and an SSE stream
@@ -49,11 +53,14 @@
 //!
 //! The guide's chapter "Transports and deployment" (`docs/src/transports.md`) teaches it with examples.
 
+#[cfg(feature = "http")]
 mod accept;
 mod bodies;
 mod extract;
 mod headers;
 mod legacy;
+#[cfg(feature = "http")]
+mod listen;
 mod post;
 mod queue;
 mod response;
@@ -62,13 +69,11 @@ mod sessions;
 mod shared;
 mod streams;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::any;
-use tokio::net::{TcpListener, ToSocketAddrs};
+use axum::routing::{MethodRouter, any};
 use tower_http::cors::CorsLayer;
 
 /// The axum version the transport is built on, for mounting [`HttpTransport::router`].
@@ -85,6 +90,9 @@ use crate::server::{McpServer, PeerRequestError};
 use sessions::Sessions;
 use streams::Streams;
 
+#[cfg(feature = "http")]
+pub use listen::{serve_http, serve_on};
+
 /// The tunables of the HTTP transport.
 #[derive(Clone)]
 pub struct HttpOptions {
@@ -98,6 +106,7 @@ pub struct HttpOptions {
     pub(crate) body_read_timeout: Duration,
     pub(crate) memory_budget: MemoryBudget,
     pub(crate) max_sessions_per_client: Option<usize>,
+    #[cfg(feature = "http")]
     pub(crate) limits: accept::ConnectionLimits,
     /// `None`: an [`InMemoryEventStore`] of the memory budget's share.
     pub(crate) event_store: Option<Arc<dyn EventStore>>,
@@ -120,6 +129,7 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             memory_budget: MemoryBudget::default(),
             max_sessions_per_client: None,
+            #[cfg(feature = "http")]
             limits: accept::ConnectionLimits::default(),
             event_store: None,
             session_store: None,
@@ -225,6 +235,7 @@ impl HttpOptions {
         self
     }
 
+    #[cfg(feature = "http")]
     /// How long a client has to send a request's headers once the connection is open, or once
     /// the previous response on it ended (30 seconds by default). A connection that is silent
     /// that long, half-sent headers or idle between requests, is closed. Set by [`serve_http`]
@@ -234,6 +245,7 @@ impl HttpOptions {
         self
     }
 
+    #[cfg(feature = "http")]
     /// How long a write may wait for the client to read (30 seconds by default): a connection
     /// whose client stops reading a stream is closed after that. Set by [`serve_http`] and
     /// [`HttpTransport::serve`].
@@ -242,6 +254,7 @@ impl HttpOptions {
         self
     }
 
+    #[cfg(feature = "http")]
     /// The most connections open at once: by default 10,000, or the process's limit of open
     /// files (`ulimit -n`) less 64 when that is lower. Beyond it, new connections wait in the
     /// operating system's queue until one closes (the header read timeout closes idle ones). Set
@@ -345,6 +358,9 @@ pub(crate) struct HttpState {
 #[derive(Clone)]
 pub struct HttpTransport {
     state: Arc<HttpState>,
+    /// What [`handle`](Self::handle) routes through: the metadata's paths, and MCP at every
+    /// other path.
+    function: Router,
 }
 
 impl HttpTransport {
@@ -417,7 +433,8 @@ impl HttpTransport {
                 ));
             }
         }
-        HttpTransport { state }
+        let function = function_router(&state);
+        HttpTransport { state, function }
     }
 
     /// The router of the MCP endpoint, answering at its root: nest it at the path of your choice.
@@ -427,13 +444,7 @@ impl HttpTransport {
 
     /// A router answering MCP at `path` (each handler checks `Host` and `Origin` first).
     fn endpoint(&self, path: &str) -> Router {
-        let mut router = Router::new().route(
-            path,
-            any(routes::other_method)
-                .post(post::post)
-                .get(routes::get)
-                .delete(routes::delete),
-        );
+        let mut router = Router::new().route(path, mcp_methods());
         // Not beside authorization: each tool's scopes are checked against each request's
         // token, and the old transport's messages carry none.
         if self.state.options.legacy_sse && self.state.options.authorization.is_none() {
@@ -465,13 +476,73 @@ impl HttpTransport {
     /// Without authorization it has no routes. [`serve_http`] and [`HttpTransport::serve`] serve
     /// it themselves.
     pub fn metadata_router(&self) -> Router {
-        let mut router = Router::new();
-        if let Some(authorization) = &self.state.options.authorization {
-            for path in authorization.metadata_paths() {
-                router = router.route(path, axum::routing::get(routes::resource_metadata));
-            }
+        metadata_routes(&self.state)
+    }
+
+    /// Answers one HTTP request: the transport as a function from an [`http::Request`] to an
+    /// [`http::Response`], for a platform that owns the sockets and calls a function per request
+    /// (Cloudflare Workers, AWS Lambda, a server of your own), with no listener, hyper, or
+    /// tokio's networking.
+    ///
+    /// It answers the MCP endpoint at every path but those of the protected resource metadata
+    /// (served under [`authorization`](HttpOptions::authorization)), with all the router's
+    /// checks (`Host` and `Origin` first, then the bearer token, then the `Mcp-*` headers)
+    /// and the CORS layer of the options; the HTTP+SSE transport of 2024-11-05 is the router's
+    /// only. The response's body is a stream: the whole JSON answer in one piece, or the events
+    /// of an SSE stream as the handlers send them.
+    ///
+    /// A function that runs many requests in one instance keeps one transport and calls this
+    /// for each. Between calls it keeps what a stateful server keeps (sessions, streams), so a
+    /// platform that starts a new instance for any request should serve a stateless server
+    /// ([`McpServerBuilder::stateless`](crate::server::McpServerBuilder::stateless)), or
+    /// share sessions through [`session_store`](HttpOptions::session_store). On a public
+    /// host, name it in the [`host_policy`](HttpOptions::host_policy).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
+    ///
+    /// #[mcp_tool(description = "Adds two numbers")]
+    /// async fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = McpServer::from_registry(server_info!()).stateless().build().unwrap();
+    /// let transport = HttpTransport::new(server, HttpOptions::default());
+    ///
+    /// let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+    ///     "name":"add","arguments":{"a":2,"b":3},
+    ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///              "io.modelcontextprotocol/clientInfo":{"name":"doc","version":"1"},
+    ///              "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let request = http::Request::post("http://localhost/mcp")
+    ///     .header("host", "localhost")
+    ///     .header("content-type", "application/json")
+    ///     .header("accept", "application/json, text/event-stream")
+    ///     .header("mcp-protocol-version", "2026-07-28")
+    ///     .header("mcp-method", "tools/call")
+    ///     .header("mcp-name", "add")
+    ///     .body(call.to_string())
+    ///     .unwrap();
+    /// let response = transport.handle(request).await;
+    /// assert_eq!(response.status(), 200);
+    /// let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    /// let answer: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    /// assert_eq!(answer["result"]["content"][0]["text"], "5");
+    /// # }
+    /// ```
+    pub async fn handle<B>(&self, request: http::Request<B>) -> http::Response<axum::body::Body>
+    where
+        B: axum::body::HttpBody<Data = bytes::Bytes> + Send + 'static,
+        B::Error: Into<axum::BoxError>,
+    {
+        use tower::ServiceExt;
+        match self.function.clone().oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
         }
-        router.with_state(self.state.clone())
     }
 
     /// The server behind the transport.
@@ -528,98 +599,34 @@ impl HttpTransport {
     }
 }
 
-/// Serves `server` at `http://{addr}/mcp` until Ctrl-C, SIGTERM or [`McpServer::shutdown`].
-///
-/// Accepted connections set `TCP_NODELAY` (without it, a keep-alive connection waits ~40 ms for
-/// every small response), and get the connection limits of `options`. On an address that is
-/// not a loopback one, `options` must name the hosts clients use
-/// ([`HttpOptions::host_policy`]): without, serving fails at once, saying so.
-pub async fn serve_http(
-    server: McpServer,
-    addr: impl ToSocketAddrs,
-    options: HttpOptions,
-) -> std::io::Result<()> {
-    serve_on(bind(addr).await?, server, options).await
+/// The router of [`HttpTransport::handle`]: the protected resource metadata at its paths, and the
+/// MCP endpoint at every other path, with the options' CORS layer around both.
+fn function_router(state: &Arc<HttpState>) -> Router {
+    let router = metadata_routes(state).fallback_service(mcp_methods().with_state(state.clone()));
+    match &state.options.cors {
+        Some(cors) => router.layer(cors.clone()),
+        None => router,
+    }
 }
 
-/// Listens on the first address `addr` resolves to that can be bound; the error names the
-/// address, and says what to do when the port is taken.
-async fn bind(addr: impl ToSocketAddrs) -> std::io::Result<TcpListener> {
-    let mut failure = None;
-    for address in tokio::net::lookup_host(addr).await? {
-        match TcpListener::bind(address).await {
-            Ok(listener) => return Ok(listener),
-            Err(error) => failure = Some((address, error)),
+/// What the MCP endpoint answers, by method.
+fn mcp_methods() -> MethodRouter<Arc<HttpState>> {
+    any(routes::other_method)
+        .post(post::post)
+        .get(routes::get)
+        .delete(routes::delete)
+}
+
+/// The routes of the protected resource metadata, at the paths the [`ResourceServer`] derives
+/// from the endpoint's URI (none without authorization).
+fn metadata_routes(state: &Arc<HttpState>) -> Router {
+    let mut router = Router::new();
+    if let Some(authorization) = &state.options.authorization {
+        for path in authorization.metadata_paths() {
+            router = router.route(path, axum::routing::get(routes::resource_metadata));
         }
     }
-    let Some((address, error)) = failure else {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "the address to serve on resolves to no address",
-        ));
-    };
-    let hint = match error.kind() {
-        std::io::ErrorKind::AddrInUse => {
-            ": another program (or another copy of this server) has the port; stop it, or serve \
-             on another port"
-        }
-        std::io::ErrorKind::PermissionDenied => {
-            ": ports below 1024 need privileges; serve on a port above 1023"
-        }
-        _ => "",
-    };
-    Err(std::io::Error::new(
-        error.kind(),
-        format!("cannot listen on {address}: {error}{hint}"),
-    ))
-}
-
-/// Serves `server` at `/mcp` on an already bound `listener` (for tests, and for servers that
-/// bind port 0 and report the port they got), as [`serve_http`] does.
-pub async fn serve_on(
-    listener: TcpListener,
-    server: McpServer,
-    options: HttpOptions,
-) -> std::io::Result<()> {
-    HttpTransport::new(server, options).serve(listener).await
-}
-
-impl HttpTransport {
-    /// Serves this transport at `/mcp` on `listener` until Ctrl-C, SIGTERM or
-    /// [`McpServer::shutdown`], with `TCP_NODELAY` and the connection limits of its options on
-    /// every accepted connection. Fails at once on an address that is not a loopback one when
-    /// the options name no hosts (see [`serve_http`]).
-    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
-        let local: SocketAddr = listener.local_addr()?;
-        if !local.ip().is_loopback() && self.state.options.host_policy.is_none() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "refusing to serve MCP on {local} without DNS-rebinding protection: on an \
-                     address that is not a loopback one, name the hosts clients reach the server \
-                     by with HttpOptions::host_policy(HostPolicy::hosts([\"mcp.example.com\"])), \
-                     or, when a proxy in front of the server checks the Host header, opt out \
-                     with HttpOptions::host_policy(HostPolicy::any_host())"
-                ),
-            ));
-        }
-        tracing::info!(address = %local, "serving MCP at http://{local}/mcp");
-        let server = self.server().clone();
-        // Routed at `/mcp` directly rather than nested: a nested router costs every request a
-        // second routing and a copy of its path.
-        let app = self.endpoint("/mcp").merge(self.metadata_router());
-        let limits = self.state.options.limits.clone();
-        accept::serve_connections(listener, app, &limits, async move {
-            tokio::select! {
-                () = server.shutdown_token().cancelled() => {}
-                // A signal shuts the server down as `McpServer::shutdown` does, so that the
-                // streams that watch it (standalone GET streams, `subscriptions/listen`) end
-                // and the open connections can drain.
-                () = termination() => server.shutdown(),
-            }
-        })
-        .await
-    }
+    router.with_state(state.clone())
 }
 
 /// Ends the sessions idle for longer than the timeout, every half timeout (at most every minute),
@@ -634,29 +641,5 @@ async fn sweep_idle_sessions(state: Weak<HttpState>) {
         tokio::time::sleep(period).await;
         let Some(state) = state.upgrade() else { return };
         state.sessions.expire(&state.streams).await;
-    }
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn termination() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }
