@@ -52,6 +52,10 @@
 //! Stdio, the in-process transport and the client over stdio need no feature. On docs.rs each
 //! item that needs a feature says which.
 //!
+//! On WebAssembly (`wasm32-unknown-unknown`, as Cloudflare Workers run it) the crate builds with
+//! `default-features = false, features = ["http-handler"]` (and `auth`): no listener, stdio or
+//! processes there, which that target lacks; `scripts/wasm.sh` checks it.
+//!
 //! `ARCHITECTURE.md` at the repository's root walks one request through these modules.
 //!
 //! # One path per item

@@ -201,6 +201,7 @@ impl std::fmt::Display for FetchError {
     }
 }
 
+#[cfg(feature = "client-auth")]
 /// `GET url` asking for `accept`: the body of a successful answer, read within
 /// [`REQUEST_TIMEOUT`] and [`MAX_DOCUMENT`].
 pub(crate) async fn fetch(
@@ -221,6 +222,7 @@ pub(crate) async fn fetch_within(
     send_within(client.get(url).header(ACCEPT, accept), url, timeout).await
 }
 
+#[cfg(feature = "client-auth")]
 /// Sends `request` (to `url`, named in errors): the body of a successful answer, read within
 /// [`REQUEST_TIMEOUT`] and [`MAX_DOCUMENT`].
 pub(crate) async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<Bytes, FetchError> {
@@ -234,7 +236,7 @@ pub(crate) async fn send_within(
     timeout: Duration,
 ) -> Result<Bytes, FetchError> {
     let exchange = async {
-        let mut response = request.send().await.map_err(|error| {
+        let response = request.send().await.map_err(|error| {
             FetchError::Unreachable(format!("{url} could not be reached: {}", reason(&error)))
         })?;
         let status = response.status();
@@ -248,7 +250,8 @@ pub(crate) async fn send_within(
             return Err(FetchError::TooLarge(url.to_owned()));
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|error| {
+        let mut chunks = response.bytes_stream();
+        while let Some(chunk) = chunks.next().await.transpose().map_err(|error| {
             FetchError::Unreachable(format!(
                 "reading the answer of {url} failed: {}",
                 reason(&error)
@@ -261,6 +264,8 @@ pub(crate) async fn send_within(
         }
         Ok(Bytes::from(body))
     };
+    #[cfg(target_family = "wasm")]
+    let exchange = send_wrapper::SendWrapper::new(exchange);
     tokio::time::timeout(timeout, exchange)
         .await
         .unwrap_or_else(|_| {
@@ -275,7 +280,7 @@ pub(crate) async fn send_within(
 fn reason(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
         "it did not answer in time".to_owned()
-    } else if error.is_connect() {
+    } else if is_connect(error) {
         "the connection failed".to_owned()
     } else {
         "the request failed".to_owned()
@@ -287,6 +292,17 @@ fn reason(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// Whether `error` is a failure to connect (which WebAssembly's fetch does not tell apart).
+fn is_connect(error: &reqwest::Error) -> bool {
+    #[cfg(not(target_family = "wasm"))]
+    return error.is_connect();
+    #[cfg(target_family = "wasm")]
+    {
+        let _ = error;
+        false
+    }
 }
 
 /// Whether the resource identifiers `a` and `b` name the same resource (RFC 8707 §2), as

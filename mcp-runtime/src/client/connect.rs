@@ -3,7 +3,6 @@
 //! answer that is not a recognized stateless error).
 
 use std::future::Future;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
@@ -18,12 +17,11 @@ use mcp_runtime_core::sampling::{CreateMessageRequestParams, CreateMessageResult
 use mcp_runtime_core::{Era, ErrorCode, ErrorObject, ProtocolVersion, render};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
 
 use super::answering::Handlers;
 use super::peer::{AfterClose, Peer};
 use super::tools::ToolCache;
-use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless};
+use super::{ClientError, EraState, Inner, McpClient, RequestOptions, Stateless, process};
 use crate::server::McpServer;
 use crate::transport::lines::{LineOptions, serve_lines};
 
@@ -31,21 +29,18 @@ use crate::transport::lines::{LineOptions, serve_lines};
 /// the handshake era (some of those never answer a request before `initialize`).
 pub const DEFAULT_DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most bytes of a server program's stderr kept by [`McpClientBuilder::capture_stderr`].
-const STDERR_KEPT: usize = 64 * 1024;
-
 /// Builds an [`McpClient`]: who the client is, what it answers, how it connects.
 #[derive(Clone)]
 pub struct McpClientBuilder {
     info: Implementation,
     /// The revision asked for, or `None` to detect the server's era.
     version: Option<ProtocolVersion>,
-    handlers: Handlers,
+    pub(super) handlers: Handlers,
     timeout: Option<Duration>,
     pub(super) discovery_timeout: Duration,
     log_level: Option<LoggingLevel>,
     validate_output: bool,
-    capture_stderr: bool,
+    pub(super) capture_stderr: bool,
     #[cfg(feature = "client-auth")]
     oauth: Option<super::oauth::OAuth>,
     #[cfg(feature = "client-http")]
@@ -197,43 +192,6 @@ impl McpClientBuilder {
         self.connect_io(read, write).await
     }
 
-    /// Starts the server program `command` and connects to it over its stdin and stdout; its
-    /// stderr is passed through, or kept (see [`capture_stderr`](Self::capture_stderr)). The
-    /// program is killed when the last clone of the client is dropped;
-    /// [`McpClient::close`] ends it gracefully, as the MCP specification describes: it closes
-    /// the program's stdin and waits for it to exit, then sends SIGTERM, then kills it.
-    pub async fn connect_stdio(
-        self,
-        mut command: tokio::process::Command,
-    ) -> Result<McpClient, ClientError> {
-        let stderr = if self.capture_stderr {
-            Stdio::piped()
-        } else {
-            Stdio::inherit()
-        };
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| ClientError::Spawn(e.to_string()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(ClientError::Spawn("the pipes were not opened".into()));
-        };
-        let captured = child.stderr.take().map(|stderr| {
-            let kept = Arc::new(Mutex::new(String::new()));
-            tokio::spawn(keep_stderr(stderr, kept.clone()));
-            kept
-        });
-        let peer = Peer::start(stdout, stdin, self.handlers.clone(), AfterClose::Drain);
-        let owned = Owned {
-            child: Some(child),
-            stderr: captured,
-        };
-        self.connect_with(peer, owned, Arc::default()).await
-    }
-
     /// Connects over `reader` and `writer`, which carry newline-delimited JSON.
     pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<McpClient, ClientError>
     where
@@ -333,7 +291,7 @@ impl McpClientBuilder {
     }
 
     /// Opens the connection over `peer`: detects the era, or performs the handshake.
-    async fn connect_with(
+    pub(super) async fn connect_with(
         self,
         peer: Arc<Peer>,
         owned: Owned,
@@ -350,7 +308,7 @@ impl McpClientBuilder {
                 era: Mutex::new(EraState::Unsettled),
                 generation: AtomicU64::new(0),
                 renewing: tokio::sync::Mutex::new(()),
-                process_id: owned.child.as_ref().and_then(tokio::process::Child::id),
+                process_id: owned.child.as_ref().and_then(process::id),
                 child: tokio::sync::Mutex::new(owned.child),
                 stderr: owned.stderr,
             }),
@@ -418,9 +376,9 @@ impl McpClientBuilder {
 
 /// What the client owns of its connection: a server program it started, and its stderr.
 #[derive(Default)]
-struct Owned {
-    child: Option<tokio::process::Child>,
-    stderr: Option<Arc<Mutex<String>>>,
+pub(super) struct Owned {
+    pub(super) child: Option<process::Child>,
+    pub(super) stderr: Option<Arc<Mutex<String>>>,
 }
 
 impl McpClient {
@@ -517,42 +475,4 @@ fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
         .flatten()
         .filter_map(|v| ProtocolVersion::from_name(v.as_str()?))
         .collect()
-}
-
-/// Keeps the last [`STDERR_KEPT`] bytes of a server program's stderr in `kept`.
-async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String>>) {
-    let mut lines = tokio::io::BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let mut kept = kept.lock();
-        kept.push_str(&line);
-        kept.push('\n');
-        if kept.len() > STDERR_KEPT {
-            let mut cut = kept.len() - STDERR_KEPT;
-            while !kept.is_char_boundary(cut) {
-                cut += 1;
-            }
-            kept.drain(..cut);
-        }
-    }
-}
-
-/// How long [`McpClient::close`] waits for a server program to exit once its stdin is closed,
-/// and again after SIGTERM.
-pub const EXIT_GRACE: Duration = Duration::from_secs(2);
-
-/// Waits for `child`, whose stdin is closed, to exit: then SIGTERM, then SIGKILL.
-pub(super) async fn end_child(child: &mut tokio::process::Child) -> std::io::Result<()> {
-    if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
-        return Ok(());
-    }
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|id| libc::pid_t::try_from(id).ok()) {
-        // SAFETY: kill(2) takes no pointers. The process is this client's child and has not
-        // been waited for (`id()` is `None` once it has), so the id is still its own.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
-            return Ok(());
-        }
-    }
-    child.kill().await
 }

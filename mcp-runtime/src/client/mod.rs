@@ -104,6 +104,7 @@ pub mod oauth;
 mod options;
 mod pages;
 mod peer;
+mod process;
 mod skills;
 mod subscription;
 mod tasks;
@@ -145,9 +146,10 @@ use crate::spans;
 #[cfg(feature = "client-http")]
 pub use ::http::{HeaderMap, HeaderName, HeaderValue};
 pub use apps::AppInterface;
-pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, EXIT_GRACE, McpClientBuilder};
+pub use connect::{DEFAULT_DISCOVERY_TIMEOUT, McpClientBuilder};
 pub use error::ClientError;
 pub use options::{AskedInput, RequestOptions};
+pub use process::EXIT_GRACE;
 pub use skills::{LoadedSkill, SkillVerificationError, verify_skill_file};
 pub use subscription::Subscription;
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, MIN_TASK_POLL_INTERVAL, ToolTask};
@@ -181,7 +183,7 @@ struct Inner {
     generation: AtomicU64,
     /// Held while a session is renewed, so that only one request does it.
     renewing: tokio::sync::Mutex<()>,
-    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
+    child: tokio::sync::Mutex<Option<process::Child>>,
     /// The operating system's id of the server program, when the client started it.
     process_id: Option<u32>,
     stderr: Option<Arc<Mutex<String>>>,
@@ -789,7 +791,7 @@ impl McpClient {
         let Inner { peer, child, .. } = inner;
         drop(peer);
         if let Some(mut child) = child.into_inner() {
-            connect::end_child(&mut child)
+            process::end(&mut child)
                 .await
                 .map_err(|e| ClientError::Spawn(e.to_string()))?;
         }

@@ -1,6 +1,7 @@
 //! Transports: how messages reach the server.
 //!
-//! - [`stdio`]: newline-delimited JSON on stdin/stdout, for servers a client starts as a process.
+//! - [`stdio`]: newline-delimited JSON on stdin/stdout, for servers a client starts as a process
+//!   (not on WebAssembly, which has no standard streams).
 //! - [`in_process`]: a client and a server joined in memory, for tests and embedding.
 //! - [`lines`]: the newline-delimited JSON engine both use, over any byte stream.
 //! - [`http`]: Streamable HTTP on axum (cargo feature `http`, on by default), with its listener;
@@ -17,6 +18,7 @@
 pub mod http;
 pub mod in_process;
 pub mod lines;
+#[cfg(not(target_family = "wasm"))]
 pub mod stdio;
 
 mod serve;

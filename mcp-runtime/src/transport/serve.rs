@@ -1,7 +1,5 @@
 //! Serving a server, or building and serving it, in one call.
 
-use std::future::Future;
-
 use crate::server::{BuildError, McpServer, McpServerBuilder};
 
 /// A server could not be built or served.
@@ -43,8 +41,9 @@ pub trait Serve: Sized {
     /// (which may also fail to build).
     type Error: From<std::io::Error>;
 
+    #[cfg(not(target_family = "wasm"))]
     /// Serves on stdin and stdout until stdin closes (see [`stdio`](super::stdio)).
-    fn serve_stdio(self) -> impl Future<Output = Result<(), Self::Error>> + Send;
+    fn serve_stdio(self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send;
 
     /// Serves on Streamable HTTP at `http://{addr}/mcp` until Ctrl-C, SIGTERM or
     /// [`McpServer::shutdown`] (see [`http`](super::http)).
@@ -52,12 +51,13 @@ pub trait Serve: Sized {
     fn serve_http(
         self,
         addr: impl tokio::net::ToSocketAddrs + Send,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send;
 }
 
 impl Serve for McpServer {
     type Error = std::io::Error;
 
+    #[cfg(not(target_family = "wasm"))]
     async fn serve_stdio(self) -> std::io::Result<()> {
         super::stdio::serve_stdio(self).await
     }
@@ -72,6 +72,7 @@ impl Serve for McpServer {
 impl Serve for McpServerBuilder {
     type Error = ServeError;
 
+    #[cfg(not(target_family = "wasm"))]
     async fn serve_stdio(self) -> Result<(), ServeError> {
         self.build()?.serve_stdio().await?;
         Ok(())
