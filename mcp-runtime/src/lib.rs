@@ -83,6 +83,7 @@ mod handler;
 pub mod memory;
 pub mod proxy;
 mod random;
+mod rt;
 pub mod server;
 mod spans;
 #[cfg(any(feature = "http-handler", feature = "client-http"))]

@@ -272,7 +272,7 @@ pub(crate) enum Side {
 /// session metrics.
 pub(crate) fn session_ended(
     side: Side,
-    opened: std::time::Instant,
+    opened: crate::rt::Instant,
     version: Option<ProtocolVersion>,
     transport: &'static str,
 ) {

@@ -12,8 +12,8 @@
 //!
 //! The cache is bounded: when full, expired entries go first, then the oldest.
 
+use crate::rt::Instant;
 use std::collections::HashMap;
-use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 

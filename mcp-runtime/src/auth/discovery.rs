@@ -266,7 +266,7 @@ pub(crate) async fn send_within(
     };
     #[cfg(target_family = "wasm")]
     let exchange = send_wrapper::SendWrapper::new(exchange);
-    tokio::time::timeout(timeout, exchange)
+    crate::rt::timeout(timeout, exchange)
         .await
         .unwrap_or_else(|_| {
             Err(FetchError::Unreachable(format!(

@@ -4,7 +4,8 @@
 //! The struct's documentation says what is checked and what is cached; this module also holds
 //! the client authentication.
 
-use std::time::{Duration, Instant, SystemTime};
+use crate::rt::{Instant, SystemTime};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

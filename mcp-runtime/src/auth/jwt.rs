@@ -3,10 +3,11 @@
 //! The struct's documentation says what is checked and how the keys are cached; this module also
 //! holds the cache of keys itself ([`KeySet`], [`Refresh`]), and the reading of JWKS documents.
 
+use crate::rt::{Instant, SystemTime, UNIX_EPOCH};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -8,8 +8,9 @@
 //! What the server binds to a caller (a session, a `requestState`, a task) it binds to the
 //! token's [`Principal`]: its issuer, its subject and its client.
 
+use crate::rt::{SystemTime, UNIX_EPOCH};
 use std::collections::BTreeSet;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};

@@ -198,7 +198,7 @@ impl HttpChannel {
                     // sends something on its standalone stream while it handles the next request
                     // (an elicitation its tool makes without naming the request, say) then has
                     // the stream to send it on, instead of dropping it.
-                    let _ = tokio::time::timeout(STANDALONE_WAIT, answered).await;
+                    let _ = crate::rt::timeout(STANDALONE_WAIT, answered).await;
                 }
                 // Notifications and responses are answered at once and go out in order.
                 _ => self.post(line, message, None, peer.clone()).await,
@@ -272,7 +272,7 @@ impl HttpChannel {
                     }
                 }
             }
-            tokio::time::sleep(retry).await;
+            crate::rt::sleep(retry).await;
         }
     }
 
@@ -441,7 +441,7 @@ impl HttpChannel {
             let Some(last) = last_event.clone().filter(|_| resumable) else {
                 return fail(peer, id, "the stream closed before the response".into());
             };
-            tokio::time::sleep(retry).await;
+            crate::rt::sleep(retry).await;
             let session = self.session();
             let version = peer.upgrade().map(|live| live.version());
             let resumed = self

@@ -47,7 +47,7 @@ impl McpClientBuilder {
         let mut decoder = Decoder::new(MAX_EVENT);
         let mut pending = Vec::new();
         // The first event names where messages go.
-        let endpoint = tokio::time::timeout(self.discovery_timeout, async {
+        let endpoint = crate::rt::timeout(self.discovery_timeout, async {
             while let Some(chunk) = body.next().await {
                 let chunk = chunk.map_err(|e| failed(format!("GET {url}: {e}")))?;
                 let mut events = decoder
@@ -80,7 +80,7 @@ impl McpClientBuilder {
         let (client_input, client_output) = tokio::io::split(theirs);
         let (from_client, mut to_client) = tokio::io::split(ours);
         // The server's messages, to the client.
-        tokio::spawn(async move {
+        crate::rt::spawn(async move {
             let mut events = std::collections::VecDeque::from(pending);
             loop {
                 while let Some(event) = events.pop_front() {
@@ -106,7 +106,7 @@ impl McpClientBuilder {
             }
         });
         // The client's messages, to the server, in order.
-        tokio::spawn(async move {
+        crate::rt::spawn(async move {
             let mut lines = BufReader::new(from_client).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let sent = http

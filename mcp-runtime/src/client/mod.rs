@@ -482,9 +482,9 @@ impl McpClient {
                 return std::future::pending().await;
             };
             // A request waiting for the user to authorize the client does not time out.
-            tokio::time::sleep(timeout).await;
+            crate::rt::sleep(timeout).await;
             while peer.is_authorizing() {
-                tokio::time::sleep(timeout).await;
+                crate::rt::sleep(timeout).await;
             }
         };
         let answer = tokio::select! {

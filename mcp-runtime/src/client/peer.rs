@@ -62,7 +62,7 @@ pub(crate) struct Peer {
     version: Mutex<ProtocolVersion>,
     /// When the connection opened, and over what (`pipe`, `tcp`): the session's duration is
     /// recorded when the peer goes.
-    opened: std::time::Instant,
+    opened: crate::rt::Instant,
     transport: &'static str,
     /// How many authorizations are under way (their requests wait instead of timing out).
     #[cfg(feature = "client-auth")]
@@ -121,8 +121,8 @@ impl Peer {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (peer, lines) = Peer::new(handlers, "pipe");
-        tokio::spawn(write_lines(writer, lines));
-        tokio::spawn(read_messages(reader, Arc::downgrade(&peer), after));
+        crate::rt::spawn(write_lines(writer, lines));
+        crate::rt::spawn(read_messages(reader, Arc::downgrade(&peer), after));
         peer
     }
 
@@ -147,7 +147,7 @@ impl Peer {
             notes: Mutex::new(HashMap::new()),
             closed: std::sync::atomic::AtomicBool::new(false),
             version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
-            opened: std::time::Instant::now(),
+            opened: crate::rt::Instant::now(),
             transport,
             #[cfg(feature = "client-auth")]
             authorizing: Arc::default(),
@@ -364,7 +364,7 @@ impl Peer {
                 let peer = self.clone();
                 let handlers = self.handlers.clone();
                 let asker = self.asker(related);
-                tokio::spawn(async move {
+                crate::rt::spawn(async move {
                     let answer = match ServerRequest::decode(&call.method, call.params.as_ref()) {
                         Ok(request) => {
                             // What the request's own sink takes: an input request.

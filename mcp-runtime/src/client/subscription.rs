@@ -64,7 +64,7 @@ impl Subscription {
             }
         };
         let acknowledged = match timeout {
-            Some(timeout) => tokio::time::timeout(timeout, acknowledgement)
+            Some(timeout) => crate::rt::timeout(timeout, acknowledgement)
                 .await
                 .map_err(|_| ClientError::TimedOut {
                     method: METHOD,

@@ -22,6 +22,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::rt::Instant;
 use mcp_runtime_core::jsonrpc::ProgressToken;
 use mcp_runtime_core::messages::{ServerNotification, ServerResult};
 use mcp_runtime_core::methods;
@@ -34,7 +35,6 @@ use mcp_runtime_core::{Era, ErrorCode, JsonObject, ProtocolVersion, render};
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio::time::Instant;
 
 use super::peer::Peer;
 use super::{ClientError, McpClient, RequestOptions, call_params, page};
@@ -446,7 +446,7 @@ impl ToolTask {
             } => ClientError::Cancelled { method: CALL },
             () = async {
                 match deadline {
-                    Some(deadline) => tokio::time::sleep_until(deadline).await,
+                    Some(deadline) => crate::rt::sleep_until(deadline).await,
                     None => std::future::pending().await,
                 }
             } => ClientError::TimedOut { method: CALL, timeout },
@@ -655,7 +655,7 @@ impl ToolTask {
             .or(suggested)
             .unwrap_or(DEFAULT_TASK_POLL_INTERVAL)
             .max(MIN_TASK_POLL_INTERVAL);
-        let sleep = tokio::time::sleep(interval);
+        let sleep = crate::rt::sleep(interval);
         tokio::pin!(sleep);
         let id = self.id().unwrap_or_default();
         loop {
@@ -688,7 +688,7 @@ impl ToolTask {
             .timeout
             .unwrap_or(CANCEL_WAIT)
             .min(CANCEL_WAIT);
-        match tokio::time::timeout(wait, self.cancel()).await {
+        match crate::rt::timeout(wait, self.cancel()).await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => tracing::debug!(%error, "the task could not be cancelled"),
             Err(_) => tracing::debug!("the server did not answer tasks/cancel in time"),

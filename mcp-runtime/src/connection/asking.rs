@@ -225,7 +225,7 @@ impl ConnectionState {
         }
         let expired = async {
             match timeout {
-                Some(limit) => tokio::time::sleep(limit).await,
+                Some(limit) => crate::rt::sleep(limit).await,
                 None => std::future::pending().await,
             }
         };

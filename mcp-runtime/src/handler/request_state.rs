@@ -54,10 +54,11 @@
 //!
 //! The guide's chapter "Elicitation, sampling and roots" (`docs/src/client-features.md`) teaches it with examples.
 
+use crate::rt::{SystemTime, UNIX_EPOCH};
 use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{

@@ -102,7 +102,7 @@ impl TaskPlan {
             TaskStart::Immediately => {}
             TaskStart::After(grace) => {
                 tokio::select! {
-                    () = tokio::time::sleep(grace) => {}
+                    () = crate::rt::sleep(grace) => {}
                     () = self.requested.notified() => {}
                 }
             }
@@ -358,7 +358,7 @@ impl TaskLink {
         }
         tokio::select! {
             () = opened => {}
-            () = tokio::time::sleep(self.stream_grace) => {}
+            () = crate::rt::sleep(self.stream_grace) => {}
             () = self.token.cancelled() => {}
         }
         newest().or_else(|| self.session.clone())

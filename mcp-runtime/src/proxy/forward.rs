@@ -95,8 +95,8 @@ impl Parked {
         );
         let calls = Arc::downgrade(&self.calls);
         let expiring = id.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(PARKED_FOR).await;
+        crate::rt::spawn(async move {
+            crate::rt::sleep(PARKED_FOR).await;
             // Dropped, the upstream request is cancelled.
             let expired = calls
                 .upgrade()

@@ -197,7 +197,7 @@ impl Proxy {
             namespace: OnceLock::new(),
             url_elicitations: Mutex::new(HashMap::new()),
         });
-        tokio::spawn(follow::follow(Arc::downgrade(&shared), notifications));
+        crate::rt::spawn(follow::follow(Arc::downgrade(&shared), notifications));
         // A 2026-07-28 server announces list changes only on a listen stream.
         let capabilities = &shared.capabilities;
         let mut changes = SubscriptionFilter::default();
@@ -210,7 +210,7 @@ impl Proxy {
             && changes != SubscriptionFilter::default()
         {
             let subscription = shared.client.listen(changes).await?;
-            tokio::spawn(follow::listen(Arc::downgrade(&shared), subscription));
+            crate::rt::spawn(follow::listen(Arc::downgrade(&shared), subscription));
         }
         Ok(Proxy { shared })
     }

@@ -29,10 +29,11 @@
 //!
 //! The guide's chapter "Tasks" (`docs/src/tasks.md`) teaches it with examples.
 
+use crate::rt::SystemTime;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use futures_util::stream::FuturesUnordered;
 use futures_util::{Future, StreamExt};
@@ -315,7 +316,7 @@ pub(super) async fn run(
     ctx.attach_task(link.clone());
     plan.started.send_replace(Some(true));
     let finished = tokio_util::sync::CancellationToken::new();
-    tokio::spawn(cancelled_anywhere(
+    crate::rt::spawn(cancelled_anywhere(
         server.inner.tasks.options.store.clone(),
         link.clone(),
         finished.clone(),
@@ -323,7 +324,7 @@ pub(super) async fn run(
     let background = server.clone();
     // The work goes on in a span of its own, linked to the call's, which ends now.
     let span = spans::task(link.id());
-    tokio::spawn(
+    crate::rt::spawn(
         async move {
             let outcome = call.await;
             finish(&background, &link, outcome).await;
@@ -353,7 +354,7 @@ async fn cancelled_anywhere(
         biased;
         () = finished.cancelled() => return,
         () = link.token().cancelled() => return,
-        () = tokio::time::sleep(WATCH_AFTER) => {}
+        () = crate::rt::sleep(WATCH_AFTER) => {}
     }
     // The task was created working, at revision 0.
     let mut revision = 0;
@@ -374,7 +375,7 @@ async fn cancelled_anywhere(
             Ok(None) => return,
             Err(error) => {
                 tracing::debug!(task = %link.id(), %error, "the task store did not answer");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                crate::rt::sleep(Duration::from_secs(1)).await;
                 revision
             }
         };
@@ -601,7 +602,7 @@ async fn follow_task(
             Ok(None) => return,
             Err(error) => {
                 tracing::debug!(task = %id, %error, "a listen stream could not read its task");
-                tokio::time::sleep(FOLLOW_RETRY).await;
+                crate::rt::sleep(FOLLOW_RETRY).await;
                 continue;
             }
         }

@@ -15,9 +15,10 @@
 //!
 //! [`InMemoryTaskStore`] is the default.
 
+use crate::rt::{SystemTime, UNIX_EPOCH};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use mcp_runtime_core::ErrorObject;
 use mcp_runtime_core::input::{InputRequest, InputRequests, InputResponses};
@@ -65,7 +66,7 @@ impl TaskRecord {
             // A TTL beyond what the clock can count never expires.
             expires_at: SystemTime::now()
                 .checked_add(ttl)
-                .unwrap_or(SystemTime::UNIX_EPOCH + Duration::from_secs(i64::MAX as u64 / 2)),
+                .unwrap_or(UNIX_EPOCH + Duration::from_secs(i64::MAX as u64 / 2)),
             revision: 0,
         }
     }
@@ -310,7 +311,9 @@ impl Tasks {
 
 /// `at` as the protocol writes timestamps (RFC 3339, UTC, milliseconds).
 pub(crate) fn timestamp(at: SystemTime) -> String {
-    let at = time::OffsetDateTime::from(at);
+    // From the time since the epoch: on WebAssembly `at` is the host's clock, not std's.
+    let since_epoch = at.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let at = time::OffsetDateTime::UNIX_EPOCH + since_epoch;
     let at = at
         .replace_nanosecond(at.millisecond() as u32 * 1_000_000)
         .unwrap_or(at);

@@ -28,7 +28,6 @@ use serde_json::Value;
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
-use tokio::task::JoinHandle;
 
 use super::lines::{LineOptions, serve_lines};
 use crate::server::McpServer;
@@ -39,7 +38,7 @@ const PIPE_CAPACITY: usize = 256 * 1024;
 pub struct InProcessPeer {
     lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
     writer: WriteHalf<DuplexStream>,
-    server: JoinHandle<io::Result<()>>,
+    server: crate::rt::Task<io::Result<()>>,
 }
 
 /// Starts serving `server` in a task and returns the client's end of the connection.
@@ -51,7 +50,7 @@ pub fn connect(server: McpServer) -> InProcessPeer {
 pub fn connect_with(server: McpServer, options: LineOptions) -> InProcessPeer {
     let (client, server_end) = tokio::io::duplex(PIPE_CAPACITY);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let server = tokio::spawn(serve_lines(server, server_read, server_write, options));
+    let server = crate::rt::spawn(serve_lines(server, server_read, server_write, options));
     let (read, writer) = tokio::io::split(client);
     InProcessPeer {
         lines: BufReader::new(read).lines(),
@@ -100,6 +99,8 @@ impl InProcessPeer {
         drop(self.writer);
         // Drain what the server still writes so it is not blocked on a full pipe.
         while self.lines.next_line().await?.is_some() {}
-        self.server.await.map_err(io::Error::other)?
+        self.server
+            .await
+            .unwrap_or_else(|| Err(io::Error::other("the server's task panicked")))
     }
 }

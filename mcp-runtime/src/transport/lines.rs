@@ -225,13 +225,13 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let opened = std::time::Instant::now();
+    let opened = crate::rt::Instant::now();
     let (frames, frame_queue) = mpsc::channel(options.max_queued);
     let sink: SharedSink = Arc::new(FrameSink(frames.clone()));
     let connection = ConnectionState::persistent(Some(sink.clone()));
     server.register_connection(&connection);
     let output_broken = CancellationToken::new();
-    let writer_task = tokio::spawn(write_frames(
+    let writer_task = crate::rt::spawn(write_frames(
         writer,
         frame_queue,
         connection.clone(),
@@ -311,7 +311,7 @@ where
     requests.wait().await;
     // The writer may already be gone when the output broke.
     let _ = frames.send(Frame::Close).await;
-    if writer_task.await.is_err() {
+    if writer_task.await.is_none() {
         tracing::error!("the writer task of a connection panicked");
     }
     outcome

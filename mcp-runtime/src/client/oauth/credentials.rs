@@ -3,9 +3,9 @@
 //! it runs as (RFC 7523 §2.1), and the [`EnterpriseIdp`] whose ID token enterprise-managed
 //! authorization exchanges.
 
+use crate::rt::{SystemTime, UNIX_EPOCH};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;

@@ -297,7 +297,7 @@ impl TokenEndpoint<'_> {
             builder = builder.header("dpop", proof);
         }
         let mut answer =
-            tokio::time::timeout(crate::auth::discovery::REQUEST_TIMEOUT, builder.send())
+            crate::rt::timeout(crate::auth::discovery::REQUEST_TIMEOUT, builder.send())
                 .await
                 .map_err(|_| SendError(format!("{url} did not answer in time")))?
                 .map_err(|error| SendError(format!("{url} could not be reached: {error}")))?;

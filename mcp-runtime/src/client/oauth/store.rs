@@ -3,10 +3,10 @@
 //! [`MemoryTokenStore`] forgets everything when the process ends, [`FileTokenStore`] keeps it
 //! in a JSON file only its owner can read.
 
+use crate::rt::{SystemTime, UNIX_EPOCH};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures_util::future::BoxFuture;
 use parking_lot::Mutex;

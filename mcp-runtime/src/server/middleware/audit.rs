@@ -1,6 +1,6 @@
 //! [`Audit`]: one structured `tracing` event per request.
 
-use std::time::Instant;
+use crate::rt::Instant;
 
 use mcp_runtime_core::messages::ServerResult;
 use tower::{Layer, Service};

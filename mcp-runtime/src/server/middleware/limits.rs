@@ -82,7 +82,7 @@ impl Service<McpRequest> for TimeoutService {
         let method = request.method();
         let call = self.inner.call(request);
         Box::pin(async move {
-            match tokio::time::timeout(limit, call).await {
+            match crate::rt::timeout(limit, call).await {
                 Ok(outcome) => outcome,
                 Err(_) => {
                     let mut error = timed_out(method);

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::rt::Instant;
 use axum::body::Body;
 use futures_util::{FutureExt, StreamExt};
 use parking_lot::Mutex;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
-use tokio::time::Instant;
 
 /// How long a body waits for memory before it is refused.
 pub(crate) const MEMORY_WAIT: Duration = Duration::from_secs(1);
@@ -171,7 +171,7 @@ impl Bodies {
             }
             self.stop_stalled(me);
             let wait = LOOK_AGAIN.min(deadline.saturating_duration_since(Instant::now()));
-            match tokio::time::timeout(wait, self.memory.clone().acquire_many_owned(bytes)).await {
+            match crate::rt::timeout(wait, self.memory.clone().acquire_many_owned(bytes)).await {
                 Ok(permit) => return permit.map_err(|_| BodyError::Broken),
                 Err(_) if Instant::now() >= deadline => return Err(BodyError::NoMemory),
                 Err(_) => {}

@@ -206,7 +206,7 @@ pub(crate) async fn json_body(
     // The deadline's timer is armed only when the body is not all there at once.
     let deadline = http.options.body_read_timeout;
     let read = http.bodies.read(body, limit);
-    match tokio::time::timeout(deadline, read).await {
+    match crate::rt::timeout(deadline, read).await {
         Ok(Ok(read)) => Ok(read),
         Err(_) => Err(refuse(
             StatusCode::REQUEST_TIMEOUT,

@@ -21,10 +21,11 @@
 //! [`HttpOptions::legacy_sse`]: super::HttpOptions::legacy_sse
 //! [`serve_lines`]: crate::transport::lines::serve_lines
 
+use crate::rt::Instant;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{OriginalUri, Query, Request, State};
@@ -65,7 +66,7 @@ impl Connection {
             if Instant::now() >= deadline {
                 return;
             }
-            tokio::time::sleep_until(deadline.into()).await;
+            crate::rt::sleep_until(deadline).await;
         }
     }
 }
@@ -118,7 +119,7 @@ pub(crate) async fn open(
     let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
     let (their_input, their_output) = tokio::io::split(theirs);
     let options = LineOptions::default().max_message_size(http.options.body_limit);
-    tokio::spawn(serve_lines(
+    crate::rt::spawn(serve_lines(
         http.server.clone(),
         their_input,
         their_output,

@@ -638,7 +638,7 @@ async fn sweep_idle_sessions(state: Weak<HttpState>) {
         return;
     };
     loop {
-        tokio::time::sleep(period).await;
+        crate::rt::sleep(period).await;
         let Some(state) = state.upgrade() else { return };
         state.sessions.expire(&state.streams).await;
     }

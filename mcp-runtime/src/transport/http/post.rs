@@ -306,7 +306,7 @@ async fn respond(
         // A session's requests finish even if the client goes away before they do: a
         // disconnection is not a cancellation. Without a session nothing could take the reply
         // later, so the requests run in this response's own task and stop with it.
-        let task = tokio::spawn(work);
+        let task = crate::rt::spawn(work);
         work = Box::pin(async move { task.await.unwrap_or_default() });
     }
     if !always_stream {
@@ -369,7 +369,7 @@ async fn stream_replies(
             );
         }
     };
-    tokio::spawn(pump(http.clone(), entry, events, replies, first, ready));
+    crate::rt::spawn(pump(http.clone(), entry, events, replies, first, ready));
     // Without a session, nothing can resume the stream: a client that closes it (the way a
     // 2026-07-28 client ends `subscriptions/listen`, or gives up on a call) cancels the requests.
     let on_close = session.is_none().then(|| {

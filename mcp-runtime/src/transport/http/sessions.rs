@@ -12,10 +12,11 @@
 //! With a cap per client, a client at its cap makes room among its own sessions the same way,
 //! and is refused (429) when all of them are busy.
 
+use crate::rt::Instant;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_runtime_core::messages::ServerNotification;
 use parking_lot::{Mutex, RwLock};
@@ -350,7 +351,7 @@ impl Sessions {
         }
         server.register_connection(&connection);
         let standalone = streams.open_standalone(&id);
-        tokio::spawn(pump_unsolicited(
+        crate::rt::spawn(pump_unsolicited(
             rx,
             Arc::downgrade(&connection),
             standalone.clone(),

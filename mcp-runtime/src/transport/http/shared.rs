@@ -110,7 +110,7 @@ pub(crate) fn relay_broadcasts(http: &Arc<HttpState>, store: Arc<dyn SessionStor
             notification,
         };
         let store = store.clone();
-        tokio::spawn(async move {
+        crate::rt::spawn(async move {
             if let Err(error) = store.publish(message).await {
                 tracing::warn!(%error, "could not pass a broadcast to the other instances");
             }

@@ -348,7 +348,7 @@ impl StreamEntry {
         let (queue, reader) = Queue::new(self.buffer, self.pool.clone());
         let stop = CancellationToken::new();
         state.follower = Some((stop.clone(), queue.clone()));
-        tokio::spawn(follow_store(
+        crate::rt::spawn(follow_store(
             self.id.clone(),
             start,
             self.store.clone(),
@@ -393,7 +393,7 @@ async fn follow_store(
         }
         tokio::select! {
             () = notified => {}
-            () = tokio::time::sleep(FOLLOW_RECHECK) => {}
+            () = crate::rt::sleep(FOLLOW_RECHECK) => {}
             () = queue.reader_gone() => return,
             () = stop.cancelled() => {
                 queue.close();
@@ -569,19 +569,19 @@ pub(crate) fn sse_response(
     mut frames: Frames,
     on_close: Option<Box<dyn FnOnce() + Send>>,
 ) -> Response {
-    let start = tokio::time::Instant::now() + KEEP_ALIVE;
-    let mut keep_alive = tokio::time::interval_at(start, KEEP_ALIVE);
+    let mut keep_alive = crate::rt::Timer::new(KEEP_ALIVE);
     let on_close = OnDrop(on_close);
     let body = futures_util::stream::poll_fn(move |cx| match frames.poll_next(cx) {
         Poll::Ready(Some(frame)) => {
             let _ = &on_close;
-            keep_alive.reset();
+            keep_alive.reset(KEEP_ALIVE);
             Poll::Ready(Some(Ok::<_, std::convert::Infallible>(encode(&frame))))
         }
         Poll::Ready(None) => Poll::Ready(None),
-        Poll::Pending => keep_alive
-            .poll_tick(cx)
-            .map(|_| Some(Ok(Bytes::from_static(sse::KEEP_ALIVE_COMMENT)))),
+        Poll::Pending => keep_alive.poll_elapsed(cx).map(|()| {
+            keep_alive.reset(KEEP_ALIVE);
+            Some(Ok(Bytes::from_static(sse::KEEP_ALIVE_COMMENT)))
+        }),
     });
     let mut response = Body::from_stream(body).into_response();
     let headers = response.headers_mut();
