@@ -27,8 +27,11 @@ pub(crate) async fn sleep(duration: Duration) {
     tokio::time::sleep(duration).await;
     #[cfg(target_family = "wasm")]
     {
-        // setTimeout takes milliseconds in a 32-bit integer: ~24 days at most.
-        let millis = u32::try_from(duration.as_millis()).unwrap_or(u32::MAX);
+        // setTimeout takes milliseconds in a signed 32-bit integer (~24.8 days), and fires at
+        // once when given more: a longer wait is cut to the longest it takes.
+        let millis = u32::try_from(duration.as_millis())
+            .unwrap_or(u32::MAX)
+            .min(i32::MAX.unsigned_abs());
         send_wrapper::SendWrapper::new(gloo_timers::future::TimeoutFuture::new(millis)).await;
     }
 }
