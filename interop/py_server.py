@@ -51,9 +51,11 @@ def greet(who: str) -> str:
 
 
 async def serve_http():
-    # A socket bound to a free port first, so that the endpoint printed is the one served.
+    # A socket bound to a free port and listening first, so that the endpoint printed is the one
+    # served, and a client that connects as soon as it reads the line is queued, not refused.
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
     port = sock.getsockname()[1]
     config = uvicorn.Config(mcp.streamable_http_app(), log_level="warning")
     server = uvicorn.Server(config)

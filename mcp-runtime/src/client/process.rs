@@ -84,14 +84,14 @@ async fn keep_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String
     }
 }
 
-/// How long [`McpClient::close`](super::McpClient::close) waits for a server program to exit once its stdin is closed,
-/// and again after SIGTERM.
+/// How long [`McpClient::close`](super::McpClient::close) waits for a server program to exit
+/// once its stdin is closed, and again after SIGTERM.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// Waits for `child`, whose stdin is closed, to exit: then SIGTERM, then SIGKILL.
 #[cfg(not(target_family = "wasm"))]
 pub(super) async fn end(child: &mut Child) -> std::io::Result<()> {
-    if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+    if crate::rt::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
         return Ok(());
     }
     #[cfg(unix)]
@@ -99,7 +99,7 @@ pub(super) async fn end(child: &mut Child) -> std::io::Result<()> {
         // SAFETY: kill(2) takes no pointers. The process is this client's child and has not
         // been waited for (`id()` is `None` once it has), so the id is still its own.
         unsafe { libc::kill(pid, libc::SIGTERM) };
-        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+        if crate::rt::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
             return Ok(());
         }
     }
