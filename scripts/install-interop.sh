@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the interop tests need into .tools/ (git-ignored), once, from the package registries:
 # - Node 22 (scripts/install-node.sh), which runs the TypeScript client;
-# - the official TypeScript client, @modelcontextprotocol/sdk, at the version interop/package-lock.json pins;
+# - the official TypeScript clients at the versions interop/package-lock.json pins: v1
+#   (@modelcontextprotocol/sdk, the handshake era) and v2 (@modelcontextprotocol/client, 2026-07-28);
 # - the official Python client, mcp, in a virtualenv, at the versions interop/requirements.txt pins
 #   (1.x, the handshake era), and in a second one at those of interop/requirements-v2.txt (2.x,
 #   which speaks 2026-07-28 first);

@@ -8,6 +8,8 @@
 # renders the notes board in headless Chromium through a web host (tests/browser);
 # scripts/install-browser.sh installs Chromium (Debian's package) and builds the host. The board's
 # page is committed built; scripts/build-apps.sh --check fails when its sources would build another.
+# The Cloudflare Workers example runs in workerd, built for WebAssembly by scripts/build-worker.sh
+# (which installs worker-build, wasm-bindgen and workerd once, and builds again only on a change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +19,5 @@ scripts/install-redis.sh >/dev/null
 scripts/install-haproxy.sh >/dev/null
 scripts/install-browser.sh >/dev/null
 scripts/build-apps.sh --check
+scripts/build-worker.sh
 cargo test --workspace "$@"

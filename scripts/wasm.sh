@@ -2,14 +2,12 @@
 # mcp-runtime for WebAssembly (wasm32-unknown-unknown, as Cloudflare Workers run it): the crate with
 # the HTTP transport as a function (`http-handler`) and the token verifiers (`auth`), without what
 # the target lacks (the listener, stdio, processes, tokio's multi-threaded runtime and sockets).
-# Adds the target with rustup on first use; lints with -D warnings as CI lints the workspace.
+# Adds the target with rustup on first use (scripts/install-wasm-target.sh); lints with -D warnings
+# as CI lints the workspace. scripts/build-worker.sh builds a whole worker with it, macros and all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=wasm32-unknown-unknown
-if ! rustup target list --installed | grep -qx "$target"; then
-  echo "wasm: adding the target $target" >&2
-  rustup target add "$target" >&2
-fi
+scripts/install-wasm-target.sh
 cargo clippy --quiet -p mcp-runtime --target "$target" --no-default-features \
   --features http-handler,auth -- -D warnings
 echo "wasm: mcp-runtime builds for $target" >&2

@@ -227,6 +227,7 @@ mod guide {
         Tasks: "tasks.md",
         Eras: "eras.md",
         Transports: "transports.md",
+        Serverless: "serverless.md",
         Authorization: "authorization.md",
         Gateways: "gateways.md",
         Testing: "testing.md",

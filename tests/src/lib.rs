@@ -25,6 +25,7 @@ pub mod stores;
 pub mod tasks;
 pub mod ways;
 pub mod wire;
+pub mod workerd;
 
 pub use client::TestClient;
 
@@ -35,6 +36,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use jsonschema::Validator;
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::{Map, Value, json};
+
+/// A loopback port nothing listens on now, for a server the test starts.
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    listener
+        .local_addr()
+        .expect("a bound listener has an address")
+        .port()
+}
 
 /// The folder holding `<revision>/schema.json` and the examples.
 pub fn schema_root() -> PathBuf {

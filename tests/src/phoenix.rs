@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use url::Url;
 
+use crate::free_port;
 use crate::interop::repo_root;
 
 /// How long Phoenix may take to answer after it started.
@@ -58,12 +59,6 @@ fn binary() -> PathBuf {
         path.display()
     );
     path
-}
-
-/// A loopback port nothing listens on now.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
-    listener.local_addr().unwrap().port()
 }
 
 /// The shell that starts Phoenix: it forks a watchdog, then becomes `phoenix serve` (`exec`), so

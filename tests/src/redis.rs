@@ -3,10 +3,12 @@
 //! when dropped. `scripts/install-redis.sh` installs the binary (`scripts/test.sh` runs it).
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::free_port;
 
 /// A `redis-server` this test started.
 pub struct RedisServer {
@@ -28,12 +30,6 @@ fn binary() -> PathBuf {
     found.expect(
         "redis-server is not installed: run scripts/install-redis.sh (scripts/test.sh does) before the Redis tests",
     )
-}
-
-/// A loopback port nothing listens on now.
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
-    listener.local_addr().unwrap().port()
 }
 
 impl RedisServer {

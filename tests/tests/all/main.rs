@@ -52,3 +52,4 @@ mod tasks_2025;
 mod tasks_2026;
 mod telemetry;
 mod transforms;
+mod workers;
