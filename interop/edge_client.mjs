@@ -1,8 +1,9 @@
-// Drives the Cloudflare Workers example (examples/cloudflare-worker, run in workerd) with the
-// official TypeScript client v2 (@modelcontextprotocol/client 2.4, which speaks 2026-07-28) and
-// prints what it saw as one JSON object (the transcript) on stdout. The Rust test
-// (tests/tests/all/workers.rs) compares it with tests/expected/edge-transcript.json; the Python
-// client 2.x plays the same scenario (interop/edge_client.py) and must see the same.
+// Drives a serverless example (examples/serverless: the Cloudflare Worker in workerd, the AWS
+// Lambda function in cargo-lambda's emulator) with the official TypeScript client v2
+// (@modelcontextprotocol/client 2.4, which speaks 2026-07-28) and prints what it saw as one JSON
+// object (the transcript) on stdout. The Rust test (tests/tests/all/serverless.rs) compares it
+// with tests/expected/edge-transcript.json; the Python client 2.x plays the same scenario
+// (interop/edge_client.py) and must see the same.
 //
 // Usage: node interop/edge_client.mjs <MCP endpoint URL> [bearer token]
 

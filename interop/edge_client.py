@@ -1,8 +1,8 @@
-"""Drives the Cloudflare Workers example (examples/cloudflare-worker, run in workerd) with the
-official Python client 2.x (`mcp` 2.3, which speaks 2026-07-28) and prints what it saw as one JSON
-object (the transcript) on stdout. The Rust test (tests/tests/all/workers.rs) compares it with
-tests/expected/edge-transcript.json; the TypeScript client v2 plays the same scenario
-(interop/edge_client.mjs) and must see the same.
+"""Drives a serverless example (examples/serverless: the Cloudflare Worker in workerd, the AWS
+Lambda function in cargo-lambda's emulator) with the official Python client 2.x (`mcp` 2.3, which
+speaks 2026-07-28) and prints what it saw as one JSON object (the transcript) on stdout. The Rust
+test (tests/tests/all/serverless.rs) compares it with tests/expected/edge-transcript.json; the
+TypeScript client v2 plays the same scenario (interop/edge_client.mjs) and must see the same.
 
 Usage: python interop/edge_client.py <MCP endpoint URL> [bearer token]
 

@@ -8,8 +8,9 @@
 # renders the notes board in headless Chromium through a web host (tests/browser);
 # scripts/install-browser.sh installs Chromium (Debian's package) and builds the host. The board's
 # page is committed built; scripts/build-apps.sh --check fails when its sources would build another.
-# The Cloudflare Workers example runs in workerd, built for WebAssembly by scripts/build-worker.sh
-# (which installs worker-build, wasm-bindgen and workerd once, and builds again only on a change).
+# The serverless examples run in their platforms' local runtimes (workerd, cargo lambda watch),
+# built by scripts/build-serverless.sh (which installs the tools once, and builds again only on a
+# change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,5 +20,5 @@ scripts/install-redis.sh >/dev/null
 scripts/install-haproxy.sh >/dev/null
 scripts/install-browser.sh >/dev/null
 scripts/build-apps.sh --check
-scripts/build-worker.sh
+scripts/build-serverless.sh
 cargo test --workspace "$@"

@@ -21,11 +21,11 @@ pub mod phoenix;
 pub mod redis;
 pub mod scaffold;
 pub mod scripted;
+pub mod serverless;
 pub mod stores;
 pub mod tasks;
 pub mod ways;
 pub mod wire;
-pub mod workerd;
 
 pub use client::TestClient;
 
@@ -44,6 +44,18 @@ pub fn free_port() -> u16 {
         .local_addr()
         .expect("a bound listener has an address")
         .port()
+}
+
+/// Waits until something listens on loopback `port`; panics after `limit`, naming `what`.
+pub fn wait_for_listener(port: u16, limit: std::time::Duration, what: &str) {
+    let deadline = std::time::Instant::now() + limit;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not listen on port {port} within {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The folder holding `<revision>/schema.json` and the examples.
