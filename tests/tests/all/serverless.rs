@@ -24,11 +24,8 @@ use tests::json_difference;
 use tests::serverless::{Platform, Running};
 
 /// Starts `platform`'s example on a free port with the variables `variables_for` makes from its
-/// URL; returns it and that URL.
-fn start(
-    platform: Platform,
-    variables_for: impl Fn(&str) -> Vec<(String, String)>,
-) -> (Running, String) {
+/// URL (`Running::url`).
+fn start(platform: Platform, variables_for: impl Fn(&str) -> Vec<(String, String)>) -> Running {
     let port = tests::free_port();
     let url = platform.url(port);
     let owned = variables_for(&url);
@@ -36,7 +33,7 @@ fn start(
         .iter()
         .map(|(name, value)| (name.as_str(), value.as_str()))
         .collect();
-    (platform.start(port, &variables), url)
+    platform.start(port, &variables)
 }
 
 /// The transcript both clients must print on `platform`, with `whoami` as the server answers a
@@ -108,16 +105,15 @@ async fn whoami(url: &str, token: &str) -> String {
 
 /// Both clients call `platform`'s example without authorization.
 async fn the_official_clients_call(platform: Platform) {
-    let (_running, url) = start(platform, |_| Vec::new());
-    both_clients_see(&url, None, &expected(platform)).await;
+    let running = start(platform, |_| Vec::new());
+    both_clients_see(&running.url, None, &expected(platform)).await;
 }
 
 /// What a test of authorization keeps for its platform's own checks: the issuer, the example
-/// still running, its URL, and its answer to a call without a token.
+/// still running (its URL with it), and its answer to a call without a token.
 struct Authorized {
     issuer: AuthorizationServer,
-    _running: Running,
-    url: String,
+    running: Running,
     refused: reqwest::Response,
 }
 
@@ -126,43 +122,43 @@ struct Authorized {
 async fn a_jwt_is_verified_against_given_keys(platform: Platform) -> Authorized {
     let issuer = AuthorizationServer::start().await;
     let keys = serde_json::to_string(&issuer.jwks()).unwrap();
-    let (running, url) = start(platform, |url| {
+    let running = start(platform, |url| {
         vec![
             ("JWT_ISSUER".into(), issuer.issuer().into()),
             ("MCP_RESOURCE".into(), url.into()),
             ("JWKS".into(), keys.clone()),
         ]
     });
+    let url = running.url.as_str();
 
     // The clients, with a token for this server: everything as before, and the caller known.
-    let token = issuer.token().audience(&url).subject("ada").sign();
+    let token = issuer.token().audience(url).subject("ada").sign();
     let mut expected = expected(platform);
     expected["whoami"] = json!([format!("ada via {}", issuer.issuer())]);
-    both_clients_see(&url, Some(&token), &expected).await;
+    both_clients_see(url, Some(&token), &expected).await;
 
     // A token for another resource, and one signed with a key the issuer never published.
     let elsewhere = issuer
         .token()
         .audience("https://elsewhere.example/mcp")
         .sign();
-    let forged = issuer.token().audience(&url).signed_by_stranger();
+    let forged = issuer.token().audience(url).signed_by_stranger();
     for token in [elsewhere, forged] {
-        let refused = call_whoami(&url, Some(&token)).await;
+        let refused = call_whoami(url, Some(&token)).await;
         assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     }
     // The token the clients used, in a plain request; the keys were never fetched.
     assert_eq!(
-        whoami(&url, &token).await,
+        whoami(url, &token).await,
         format!("ada via {}", issuer.issuer())
     );
     assert_eq!(issuer.jwks_fetches(), 0);
 
-    let refused = call_whoami(&url, None).await;
+    let refused = call_whoami(url, None).await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     Authorized {
         issuer,
-        _running: running,
-        url,
+        running,
         refused,
     }
 }
@@ -170,15 +166,19 @@ async fn a_jwt_is_verified_against_given_keys(platform: Platform) -> Authorized 
 /// `platform`'s example fetches the issuer's keys itself, once.
 async fn the_issuers_keys_are_fetched(platform: Platform) {
     let issuer = AuthorizationServer::start().await;
-    let (_running, url) = start(platform, |url| {
+    let running = start(platform, |url| {
         vec![
             ("JWT_ISSUER".into(), issuer.issuer().into()),
             ("MCP_RESOURCE".into(), url.into()),
         ]
     });
-    let token = issuer.token().audience(&url).subject("grace").sign();
+    let token = issuer
+        .token()
+        .audience(&running.url)
+        .subject("grace")
+        .sign();
     assert_eq!(
-        whoami(&url, &token).await,
+        whoami(&running.url, &token).await,
         format!("grace via {}", issuer.issuer())
     );
     assert_eq!(issuer.jwks_fetches(), 1);
@@ -199,6 +199,7 @@ async fn the_worker_verifies_a_jwt_against_keys_it_was_given() {
     let authorized = a_jwt_is_verified_against_given_keys(Platform::Workers).await;
     // The refusal points at the protected resource metadata, which the worker serves.
     let metadata_url = authorized
+        .running
         .url
         .replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
     assert_eq!(
@@ -211,7 +212,7 @@ async fn the_worker_verifies_a_jwt_against_keys_it_was_given() {
         .json()
         .await
         .unwrap();
-    assert_eq!(metadata["resource"], authorized.url);
+    assert_eq!(metadata["resource"], authorized.running.url);
     assert_eq!(
         metadata["authorization_servers"],
         json!([authorized.issuer.issuer()])
