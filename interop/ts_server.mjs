@@ -47,7 +47,10 @@ function build() {
             params: { progressToken: token, progress: i, total: n },
           });
         }
-        await server.sendLoggingMessage({ level: 'info', data: `step ${i}` }, extra.sessionId);
+        // On the request's own stream, before its result: sent apart from the request
+        // (sendLoggingMessage), a log goes on the session's GET stream, and may arrive after the
+        // result, when a client that has its answer may already have gone (mcp call does).
+        await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `step ${i}` } });
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },
