@@ -4,7 +4,7 @@
 //! [`RequestContext`] or [`State<T>`] (or any type implementing [`FromRequestContext`] and marked
 //! `#[ctx]`) is filled in by the server, axum-style, and does not appear in the schema.
 //!
-//! ```
+//! ```standalone_crate
 //! use mcp_runtime::prelude::*;
 //!
 //! #[derive(Clone)]
@@ -63,7 +63,7 @@ impl FromRequestContext for RequestContext {
 /// handlers take refuses to start ([`BuildError`](crate::server::BuildError)), and the macros
 /// refuse `State<Mutex<_>>` at compile time, pointing at the `Arc`.
 ///
-/// ```
+/// ```standalone_crate
 /// use std::sync::{Arc, Mutex};
 /// use mcp_runtime::prelude::*;
 ///

@@ -582,7 +582,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
 /// Any error type converts into it with `?`, like `anyhow::Error` (and, like it, `ToolError` does
 /// not itself implement `std::error::Error`): its `Display` text becomes the message.
 ///
-/// ```
+/// ```standalone_crate
 /// use mcp_runtime::prelude::*;
 ///
 /// /// Read a file of the project.
@@ -623,7 +623,7 @@ impl ToolError {
     /// [`RequestContext::cancelled`](crate::handler::RequestContext::cancelled) fires. Its
     /// result is never sent, as the protocol asks.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use mcp_runtime::prelude::*;
     ///
     /// /// Wait, unless the client gives up first.

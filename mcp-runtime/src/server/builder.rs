@@ -358,7 +358,7 @@ impl McpServerBuilder {
     /// Serves the skills `include_skills!("../skills")` embedded in the binary at compile time (the
     /// path is relative to the calling file, as with `include_str!`):
     ///
-    /// ```
+    /// ```standalone_crate
     /// use mcp_runtime::prelude::*;
     ///
     /// # fn build() -> Result<McpServer, mcp_runtime::server::BuildError> {
@@ -410,7 +410,7 @@ impl McpServerBuilder {
     /// can then be asked nothing mid-call (elicitation, sampling, roots), nor set a log level or
     /// subscribe. Requests of 2026-07-28 are stateless either way.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use mcp_runtime::prelude::*;
     ///
     /// let server = McpServer::from_registry(server_info!()).stateless().build().unwrap();

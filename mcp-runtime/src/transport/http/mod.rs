@@ -498,7 +498,7 @@ impl HttpTransport {
     /// share sessions through [`session_store`](HttpOptions::session_store). On a public
     /// host, name it in the [`host_policy`](HttpOptions::host_policy).
     ///
-    /// ```
+    /// ```standalone_crate
     /// use mcp_runtime::prelude::*;
     /// use mcp_runtime::transport::http::{HttpOptions, HttpTransport};
     ///
