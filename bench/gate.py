@@ -26,8 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marginal as served  # noqa: E402  (bench/marginal.py: a server's marginal instructions)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Built by scripts/gate.sh into the main workspace's target folder (see there why).
 PROFILE = os.environ.get(
-    "GATE_PROFILE", os.path.join(ROOT, "bench", "target", "release", "profile"))
+    "GATE_PROFILE", os.path.join(ROOT, "target", "release", "profile"))
 BASELINE = os.path.join(ROOT, "bench", "instructions.json")
 TOLERANCE = 0.03
 SHORT, LONG = 2_000, 12_000
@@ -92,8 +93,7 @@ def marginal(args, divisor):
 def main():
     update = "--update" in sys.argv[1:]
     if not os.path.exists(PROFILE):
-        sys.exit(f"gate: build the profile first: cargo build --release --manifest-path "
-                 f"bench/Cargo.toml -p micro --bin profile ({PROFILE} is missing)")
+        sys.exit(f"gate: build the profile first: scripts/gate.sh does ({PROFILE} is missing)")
     measured = {name: marginal(args, divisor) for name, (args, divisor) in CASES.items()}
     if os.path.exists(SERVER) and os.path.exists(served.run.MCP):
         for name, path in SERVER_CASES.items():

@@ -6,10 +6,12 @@
 #   --requirements 2025-11-25    the frozen 2025-11-25 set
 #   --requirements 2026-07-28    the frozen 2026-07-28 set
 # and then every client scenario against the conformance-client example, one at a time (the
-# suite's --suite and --requirements modes run them in parallel, which times out on a 2-core
+# suite's --suite and --requirements modes run them all in parallel, which times out on a 2-core
 # machine): each scenario at every revision it is tagged with from 2025-06-18 on, the extension
 # scenarios at their default revision, the auth scenarios once; all of that twice, against a debug
 # and a release build of the client, whose timings differ (a race shows in one and not the other).
+# The two builds' runs go side by side, beside the server runs: a scenario mostly waits, on its
+# client's start and on the suite's timers, and each scenario listens on a port of its own.
 # Each run is compared with its baseline of expected failures (conformance/baseline-*.yml, every
 # entry with its reason): it fails on a scenario that fails and is not listed, and on a listed
 # scenario that passes. Prints `N passed, M failed` per run; exits non-zero when any run fails.
@@ -32,10 +34,57 @@ results=target/conformance
 rm -rf "$results"
 mkdir -p "$results"
 
+# The client scenarios: one run of every scenario for each build, the two builds side by side.
+# Each writes its outcome to $results/client-PROFILE.{log,out,counts}.
+run_client() {
+  local scenario=$1
+  shift
+  local code=0 out
+  out=$(conformance/node_modules/.bin/conformance client --command "target/$profile/conformance-client" \
+    --scenario "$scenario" "$@" --expected-failures conformance/baseline-client.yml \
+    -o "$results/client-$profile" 2>&1) || code=$?
+  printf '%s\n' "$out" >>"$results/client-$profile.log"
+  if [ "$code" -ne 0 ]; then
+    echo "conformance client ($profile) $scenario $*: NOT as the baseline expects:"
+    printf '%s\n' "$out" | tail -30
+    failed=$((failed + 1))
+  elif printf '%s\n' "$out" | grep -q 'OVERALL: PASSED'; then
+    passed=$((passed + 1))
+  else
+    expected=$((expected + 1))
+  fi
+}
+client_runs() {
+  local profile=$1 passed=0 failed=0 expected=0
+  while read -r scenario tags; do
+    case "$scenario" in
+      auth/*) run_client "$scenario" ;;
+      *)
+        for version in ${tags//,/ }; do
+          case "$version" in
+            extension) run_client "$scenario" ;;
+            2025-03-26 | 2024-11-05) ;;
+            *) run_client "$scenario" --spec-version "$version" ;;
+          esac
+        done
+        ;;
+    esac
+  done <<<"$scenarios"
+  echo "$passed $expected $failed" >"$results/client-$profile.counts"
+}
+scenarios=$(conformance/node_modules/.bin/conformance list --client |
+  sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
+# Started now, beside the server runs below.
+client_lanes=()
+for profile in debug release; do
+  client_runs "$profile" >"$results/client-$profile.out" &
+  client_lanes+=($!)
+done
+
 server_log=$results/server.log
 target/debug/conformance-server http 127.0.0.1:0 2>"$server_log" &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
+trap 'kill "$server" "${client_lanes[@]}" 2>/dev/null || true' EXIT
 url=
 for _ in $(seq 100); do
   url=$(sed -n 's/^MCP endpoint: //p' "$server_log")
@@ -98,46 +147,20 @@ fi
 run requirements-2025-11-25 conformance/baseline-2025-11-25.yml --requirements 2025-11-25
 run requirements-2026-07-28 conformance/baseline-2026-07-28.yml --requirements 2026-07-28
 
-# The client scenarios.
-client_log=$results/client.log
-: >"$client_log"
+
 passed=0 failed=0 expected=0
-run_client() {
-  local scenario=$1
-  shift
-  local code=0 out
-  out=$(conformance/node_modules/.bin/conformance client --command "target/$profile/conformance-client" \
-    --scenario "$scenario" "$@" --expected-failures conformance/baseline-client.yml \
-    -o "$results/client" 2>&1) || code=$?
-  printf '%s\n' "$out" >>"$client_log"
-  if [ "$code" -ne 0 ]; then
-    echo "conformance client ($profile) $scenario $*: NOT as the baseline expects:"
-    printf '%s\n' "$out" | tail -30
-    failed=$((failed + 1))
-    status=1
-  elif printf '%s\n' "$out" | grep -q 'OVERALL: PASSED'; then
-    passed=$((passed + 1))
-  else
-    expected=$((expected + 1))
-  fi
-}
-scenarios=$(conformance/node_modules/.bin/conformance list --client |
-  sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
 for profile in debug release; do
-  while read -r scenario tags; do
-    case "$scenario" in
-      auth/*) run_client "$scenario" ;;
-      *)
-        for version in ${tags//,/ }; do
-          case "$version" in
-            extension) run_client "$scenario" ;;
-            2025-03-26 | 2024-11-05) ;;
-            *) run_client "$scenario" --spec-version "$version" ;;
-          esac
-        done
-        ;;
-    esac
-  done <<<"$scenarios"
+  wait "${client_lanes[0]}" || true
+  client_lanes=("${client_lanes[@]:1}")
+  cat "$results/client-$profile.out"
+  read -r lane_passed lane_expected lane_failed <"$results/client-$profile.counts" || {
+    echo "conformance client ($profile): the runs ended without their counts; the end of $results/client-$profile.log:"
+    tail -40 "$results/client-$profile.log"
+    status=1
+    continue
+  }
+  passed=$((passed + lane_passed)) expected=$((expected + lane_expected)) failed=$((failed + lane_failed))
 done
+[ "$failed" -eq 0 ] || status=1
 echo "conformance client (debug and release builds): $passed scenario runs passed, $expected failed as the baseline expects, $failed not as expected"
 exit "$status"

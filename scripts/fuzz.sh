@@ -3,7 +3,8 @@
 # bounded time over its committed corpus, so that a regression shows in CI:
 #   scripts/fuzz.sh            every target for FUZZ_SECONDS (10) each
 #   scripts/fuzz.sh TARGET...  those targets
-# cargo-fuzz is installed into ~/.cargo/bin on first use. New inputs go to a scratch corpus under
+# cargo-fuzz is installed into ~/.cargo/bin on first use, unoptimised (`--debug`: it only drives
+# cargo and libFuzzer, and builds sooner). New inputs go to a scratch corpus under
 # fuzz/target/, never into the committed one (grow that with `cargo +nightly fuzz run TARGET` and
 # `cargo +nightly fuzz cmin TARGET`). A crash fails the script, leaving its input in
 # fuzz/artifacts/TARGET/.
@@ -16,7 +17,7 @@ if ! rustup toolchain list | grep -q '^nightly'; then
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz: installing cargo-fuzz" >&2
-  cargo install --quiet --locked cargo-fuzz@0.13.2
+  cargo install --quiet --locked --debug cargo-fuzz@0.13.2
 fi
 
 seconds=${FUZZ_SECONDS:-10}

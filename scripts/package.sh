@@ -69,9 +69,10 @@ EOF
 echo "package: cargo install mcp-runtime-cli (from its package)" >&2
 # `cargo install` reads the configuration of the user, not of the folder: it is named.
 # Its build goes to a target folder of its own (kept for the next run): the workspace's holds a
-# `mcp` of its own, which the instruction-count gate runs.
+# `mcp` of its own, which the instruction-count gate runs. Unoptimised (`--debug`): the same
+# package and code as a user's install, built sooner.
 (cd "$work" && CARGO_TARGET_DIR=$root/target/package-install \
-  cargo --config "$work/.cargo/config.toml" install --quiet mcp-runtime-cli --root "$work/cli")
+  cargo --config "$work/.cargo/config.toml" install --quiet --debug mcp-runtime-cli --root "$work/cli")
 export PATH="$work/cli/bin:$PATH"
 [ "$(command -v mcp)" = "$work/cli/bin/mcp" ]
 

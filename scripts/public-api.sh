@@ -10,7 +10,8 @@
 # toolchain writes; mcp-runtime is listed with all its features. Blanket impls (`impl<T, U> Into<U>
 # for T`, ...) and auto-trait impls (`Send`, `Unpin`, ...) are left out: they follow from the
 # rest, and the auto traits a nightly knows of come and go. cargo-public-api is installed into
-# ~/.cargo/bin on first use, at the release that reads the rustdoc JSON of our nightly: each
+# ~/.cargo/bin on first use (unoptimised, `--debug`: it builds sooner, and still reads our rustdoc
+# JSON in seconds), at the release that reads the rustdoc JSON of our nightly: each
 # release reads one format version (0.52.0, with the locked rustdoc-types 0.57, reads format 57;
 # its README has the compatibility matrix). It lists an item under each path that reaches it (the
 # prelude's items are listed there in full again), and in signatures names a type by one of its
@@ -37,7 +38,7 @@ if ! rustup toolchain list | grep -q '^nightly'; then
 fi
 if [ "$(cargo public-api --version 2>/dev/null)" != "cargo-public-api $tool_version" ]; then
   echo "public-api: installing cargo-public-api $tool_version" >&2
-  cargo install --quiet --locked "cargo-public-api@$tool_version"
+  cargo install --quiet --locked --debug "cargo-public-api@$tool_version"
 fi
 
 # The format of the nightly's rustdoc JSON, from an empty crate: another format than the one
