@@ -21,9 +21,15 @@
 # `cargo lambda watch` (the local emulator, which the tests run it in) builds it:
 # - cargo-lambda from PyPI (a binary wheel, interop/requirements-lambda.txt), in a virtualenv in
 #   .tools/lambda/.
+#
+# One run at a time (a lock in target/): a second waits for the first, then finds the examples
+# built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+mkdir -p target
+exec 9>target/build-serverless.lock
+flock 9
 worker=examples/serverless/cloudflare-worker
 lambda=examples/serverless/aws-lambda
 
