@@ -147,11 +147,11 @@ fi
 run requirements-2025-11-25 conformance/baseline-2025-11-25.yml --requirements 2025-11-25
 run requirements-2026-07-28 conformance/baseline-2026-07-28.yml --requirements 2026-07-28
 
-
+# Each build's runs say how they went in their counts file (its absence is a failure).
+wait "${client_lanes[@]}" || true
+client_lanes=()
 passed=0 failed=0 expected=0
 for profile in debug release; do
-  wait "${client_lanes[0]}" || true
-  client_lanes=("${client_lanes[@]:1}")
   cat "$results/client-$profile.out"
   read -r lane_passed lane_expected lane_failed <"$results/client-$profile.counts" || {
     echo "conformance client ($profile): the runs ended without their counts; the end of $results/client-$profile.log:"
